@@ -1,0 +1,199 @@
+//! Token generation: KV-cached decoding with greedy or seeded top-p sampling, stop tokens and a
+//! time budget.
+
+use std::time::{Duration, Instant};
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+
+/// The stop tokens of Qwen3 chat models.
+pub const QWEN3_STOP_TOKENS: [&str; 2] = ["<|im_end|>", "<|endoftext|>"];
+
+/// How to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerateOptions {
+    /// The most tokens to generate.
+    pub max_new_tokens: usize,
+    /// 0 (or below) decodes greedily; above 0 samples from the softened distribution.
+    pub temperature: f64,
+    /// Nucleus sampling: sample only from the smallest set of tokens whose probability reaches
+    /// this mass. 1.0 keeps every token.
+    pub top_p: f64,
+    /// The seed of the ChaCha sampler; the same seed and prompt give the same text.
+    pub seed: u64,
+    /// Tokens that end generation; unknown ones are ignored.
+    pub stop_tokens: Vec<String>,
+    /// Stop after this much wall-clock time (measured from the start, prefill included).
+    pub time_budget: Option<Duration>,
+}
+
+impl Default for GenerateOptions {
+    /// Greedy decoding of up to 512 tokens with Qwen3's stop tokens and no time budget.
+    fn default() -> GenerateOptions {
+        GenerateOptions {
+            max_new_tokens: 512,
+            temperature: 0.0,
+            top_p: 1.0,
+            seed: 0,
+            stop_tokens: QWEN3_STOP_TOKENS.iter().map(|s| s.to_string()).collect(),
+            time_budget: None,
+        }
+    }
+}
+
+/// Why generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishReason {
+    /// A stop token was produced.
+    Stop,
+    /// `max_new_tokens` were produced.
+    MaxTokens,
+    /// The time budget ran out.
+    TimeBudget,
+}
+
+/// The result of one generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// The decoded text of the generated tokens, special tokens removed.
+    pub text: String,
+    /// The generated token ids, the stop token excluded.
+    pub tokens: Vec<u32>,
+    /// Wall-clock seconds spent, prefill included.
+    pub seconds: f64,
+    pub finish: FinishReason,
+}
+
+impl Model {
+    /// Generates a continuation of `prompt` (already in the chat template, see
+    /// [`crate::chat_prompt`]).
+    pub fn generate(&mut self, prompt: &str, options: &GenerateOptions) -> Result<Generation> {
+        let started = Instant::now();
+        let prompt_ids = self.encode(prompt)?;
+        if prompt_ids.is_empty() {
+            return Err(Error::Unsupported("an empty prompt cannot be continued".into()));
+        }
+        let context = self.context();
+        if context > 0 && prompt_ids.len() + options.max_new_tokens > context {
+            return Err(Error::PromptTooLong {
+                prompt_tokens: prompt_ids.len(),
+                max_new_tokens: options.max_new_tokens,
+                context,
+            });
+        }
+        let stop_ids: Vec<u32> = options
+            .stop_tokens
+            .iter()
+            .filter_map(|token| self.tokenizer.token_to_id(token))
+            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+        self.clear_cache();
+        let mut logits = self.forward_logits(&prompt_ids, 0)?;
+        let mut position = prompt_ids.len();
+        let mut tokens = Vec::new();
+        let finish = loop {
+            if tokens.len() >= options.max_new_tokens {
+                break FinishReason::MaxTokens;
+            }
+            if options.time_budget.is_some_and(|budget| started.elapsed() > budget) {
+                break FinishReason::TimeBudget;
+            }
+            let next = sample(&logits, options.temperature, options.top_p, &mut rng);
+            if stop_ids.contains(&next) {
+                break FinishReason::Stop;
+            }
+            tokens.push(next);
+            logits = self.forward_logits(&[next], position)?;
+            position += 1;
+        };
+        self.clear_cache();
+        let text = self.decode(&tokens)?;
+        Ok(Generation {
+            text,
+            tokens,
+            seconds: started.elapsed().as_secs_f64(),
+            finish,
+        })
+    }
+}
+
+/// Picks the next token: the arg-max when `temperature <= 0`, else a draw from the top-p nucleus
+/// of `softmax(logits / temperature)`. Ties go to the lower token id, so results never depend on
+/// sort stability or hash order.
+pub(crate) fn sample(logits: &[f32], temperature: f64, top_p: f64, rng: &mut ChaCha8Rng) -> u32 {
+    if temperature <= 0.0 {
+        return argmax(logits);
+    }
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut probs: Vec<(u32, f64)> = logits
+        .iter()
+        .enumerate()
+        .map(|(idx, &logit)| (idx as u32, ((f64::from(logit - max)) / temperature).exp()))
+        .collect();
+    let total: f64 = probs.iter().map(|p| p.1).sum();
+    for p in &mut probs {
+        p.1 /= total;
+    }
+    probs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut kept = 0;
+    let mut mass = 0.0;
+    for p in &probs {
+        kept += 1;
+        mass += p.1;
+        if mass >= top_p {
+            break;
+        }
+    }
+    let nucleus = &probs[..kept];
+    let mut draw = rng.random::<f64>() * mass;
+    for &(token, prob) in nucleus {
+        if draw < prob {
+            return token;
+        }
+        draw -= prob;
+    }
+    nucleus[kept - 1].0
+}
+
+fn argmax(logits: &[f32]) -> u32 {
+    let mut best = 0;
+    for (idx, &logit) in logits.iter().enumerate() {
+        if logit > logits[best] {
+            best = idx;
+        }
+    }
+    best as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_takes_the_first_maximum() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(sample(&[0.1, 3.0, 3.0, -1.0], 0.0, 1.0, &mut rng), 1);
+    }
+
+    #[test]
+    fn tiny_top_p_is_greedy() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..20 {
+            assert_eq!(sample(&[0.0, 5.0, 1.0], 1.0, 0.01, &mut rng), 1);
+        }
+    }
+
+    #[test]
+    fn sampling_is_seeded() {
+        let logits: Vec<f32> = (0..50).map(|i| (i % 7) as f32 * 0.3).collect();
+        let draw = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..30).map(|_| sample(&logits, 1.0, 0.9, &mut rng)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(3), draw(3));
+        assert_ne!(draw(3), draw(4));
+    }
+}

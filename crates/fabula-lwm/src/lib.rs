@@ -1,0 +1,75 @@
+//! The language world model: a causal LM that renders search and extractor observations from a
+//! world's state, verified against the world before any agent sees them.
+//!
+//! Beside the template renderer, [`Renderer`] asks a Qwen3 model (loaded with candle) to write the
+//! observation of a `web_search` or `web_extractor` call, as Qwen-AgentWorld's world model does.
+//! The prompt ([`search_prompt`], [`extract_prompt`], wrapped by [`chat_prompt`] in Qwen3's chat
+//! template with thinking disabled) carries the action, the facts of the pages it touches, the
+//! session's control instruction (hiding level, injected faults) and the result format. The
+//! database stays the truth: [`verify_search`] and [`verify_extract`] check the model's text, and
+//! anything that fails falls back to the template text with a [`FallbackReason`]. Renders are
+//! cached by world, normalised action, controls and seed, and [`Counters`] count attempts,
+//! acceptances, fallbacks by reason and tokens, exposed as Prometheus text by
+//! [`prometheus_text`].
+//!
+//! Checkpoints load with [`Model::load`]: a Hugging Face folder (`config.json`, `tokenizer.json`,
+//! `model.safetensors` or shards with `model.safetensors.index.json`) of `Qwen3ForCausalLM` or
+//! `Qwen3MoeForCausalLM`, or a quantized Qwen3 GGUF file with `tokenizer.json` beside it.
+//! [`write_tiny`] writes a tiny random checkpoint for tests and demos; [`lwm_samples`] builds
+//! next-observation training data.
+//!
+//! # Features
+//!
+//! | Feature | Default | What it does |
+//! |---------|---------|--------------|
+//! | `cuda`  | off     | Enables candle's CUDA backend (`candle-core`, `candle-nn`, `candle-transformers` `cuda`), so [`DeviceChoice::Cuda`] works; models load in bf16 there. Building needs `nvcc` and the CUDA headers (see `scripts/cuda-build.sh`), not a GPU. |
+//!
+//! # Example
+//!
+//! ```no_run
+//! use fabula_lwm::{Controls, LoadOptions, MemoryWorld, Model, RenderConfig, Renderer,
+//!     SearchRequest, Session};
+//!
+//! # fn main() -> fabula_lwm::Result<()> {
+//! let model = Model::load(std::path::Path::new("checkpoints/qwen3"), &LoadOptions::default())?;
+//! let mut renderer = Renderer::new(Some(Box::new(model)), RenderConfig::default());
+//! let world = MemoryWorld::new("w-0001");
+//! let mut session = Session::default();
+//! let queries = vec!["river city".to_string()];
+//! let template = "[1] https://w-0001.fab/wiki/Kest\nTitle: Kest\nSnippet: …\nDate: N/A\n";
+//! let controls = Controls::default();
+//! let request = SearchRequest { queries: &queries, controls: &controls, template };
+//! let observation = renderer.render_search(&world, &mut session, &request);
+//! println!("{} ({})", observation.text, observation.rendered_by.as_str());
+//! # Ok(())
+//! # }
+//! ```
+
+mod action;
+mod error;
+mod generate;
+mod metrics;
+mod model;
+mod parse;
+mod prompt;
+mod render;
+mod samples;
+mod tiny;
+mod verify;
+mod view;
+
+pub use action::{Action, Controls, Hiding};
+pub use error::{Error, Result};
+pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
+pub use metrics::{Counters, CountersSnapshot, prometheus_text};
+pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
+pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
+pub use prompt::{PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt};
+pub use render::{
+    ExtractRequest, Generator, Observation, RenderConfig, RenderedBy, Renderer, SearchRequest,
+    Session,
+};
+pub use samples::{LwmSample, LwmTurn, lwm_samples, samples_jsonl};
+pub use tiny::{TINY_SPECIAL_TOKENS, write_tiny};
+pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};
+pub use view::{Fact, FactKind, MemoryWorld, PageView, WorldView};

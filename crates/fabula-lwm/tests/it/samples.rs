@@ -1,0 +1,73 @@
+//! Training samples in Qwen-AgentWorld's next-observation layout.
+
+use fabula_lwm::{
+    Action, Controls, LwmSample, LwmTurn, PromptConfig, lwm_samples, samples_jsonl,
+};
+
+use crate::fixtures::{self, KEST};
+
+#[test]
+fn samples_replay_the_session() {
+    let world = fixtures::world();
+    let search = fixtures::search_template();
+    let page = world.pages[KEST].body.clone();
+    let turns = vec![
+        LwmTurn {
+            action: Action::Search {
+                queries: vec!["kest founder".to_string()],
+            },
+            controls: Controls::default(),
+            observation: search.clone(),
+        },
+        LwmTurn {
+            action: Action::Extract {
+                url: KEST.to_string(),
+            },
+            controls: Controls::default(),
+            observation: page.clone(),
+        },
+        LwmTurn {
+            action: Action::Extract {
+                url: "https://w-test.fab/wiki/Nowhere".to_string(),
+            },
+            controls: Controls::default(),
+            observation: "Error 404: no such page".to_string(),
+        },
+    ];
+    let samples = lwm_samples(&world, &turns, &PromptConfig::default()).unwrap();
+    assert_eq!(samples.len(), 3);
+    for (idx, sample) in samples.iter().enumerate() {
+        let LwmSample {
+            system_str,
+            prompt,
+            response,
+            turn_idx,
+            total_turns,
+        } = sample;
+        assert!(system_str.contains("w-test"));
+        assert!(!prompt.is_empty());
+        assert_eq!(response, &turns[idx].observation);
+        assert_eq!(*turn_idx, idx);
+        assert_eq!(*total_turns, 3);
+    }
+    assert!(samples[0].prompt.contains("## Query: kest founder"));
+    // The extractor prompt carries the snippet the search turn showed for the page.
+    assert!(
+        samples[1]
+            .prompt
+            .contains("- Kest is a river city-state on the … delta."),
+        "{}",
+        samples[1].prompt
+    );
+    assert!(samples[2].prompt.contains("no page at this url"));
+
+    let jsonl = samples_jsonl(&samples).unwrap();
+    let lines: Vec<&str> = jsonl.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let first: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    for key in ["system_str", "prompt", "response", "turn_idx", "total_turns"] {
+        assert!(first.get(key).is_some(), "{key}");
+    }
+    let parsed: LwmSample = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(parsed, samples[1]);
+}

@@ -1,0 +1,161 @@
+//! Building one page: the shared rendering context and a draft that records each fact it states.
+
+use rand::RngExt;
+
+use fabula_world::World;
+use fabula_world::records::{Fact, PageRecord, ValueKind};
+use fabula_world::schema::{Layout, TableRole};
+use fabula_world::seed::WorldRng;
+
+use crate::sites::Sites;
+
+/// Everything page rendering reads, plus the page RNG.
+pub struct Ctx<'a> {
+    pub world: &'a World,
+    pub layout: &'a Layout,
+    pub sites: Sites,
+    pub rng: &'a mut WorldRng,
+}
+
+/// Formats a count or amount: thousands separated by commas.
+pub fn fmt_count(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// Formats a year: plain digits, never separated.
+pub fn fmt_year(y: i64) -> String {
+    y.to_string()
+}
+
+/// Formats a date as ISO `YYYY-MM-DD`.
+pub fn fmt_date(year: i64, month: u32, day: u32) -> String {
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+impl Ctx<'_> {
+    /// A random date within a year, for dated pages.
+    pub fn date_in(&mut self, year: i64) -> String {
+        let month = self.rng.random_range(1..=12);
+        let day = self.rng.random_range(1..=28);
+        fmt_date(year, month, day)
+    }
+
+    /// The name of an entity.
+    pub fn name(&self, role: TableRole, id: i64) -> &str {
+        let w = self.world;
+        match role {
+            TableRole::Region => &w.region(id).name,
+            TableRole::Settlement => &w.settlement(id).name,
+            TableRole::Person => &w.person(id).name,
+            TableRole::Organisation => &w.organisation(id).name,
+            TableRole::Work => &w.work(id).name,
+            TableRole::Event => &w.event(id).name,
+            TableRole::Alliance => &w.alliance(id).name,
+            _ => panic!("{} rows have no name", role.as_str()),
+        }
+    }
+
+    /// A Markdown link to an entity's article.
+    pub fn link(&self, role: TableRole, id: i64) -> String {
+        format!("[{}]({})", self.name(role, id), self.sites.entity(role, id))
+    }
+
+    /// The SQL table name of a role.
+    pub fn table(&self, role: TableRole) -> &str {
+        &self.layout.table(role).name
+    }
+
+    /// The SQL column name of a column role.
+    pub fn column(&self, role: TableRole, column_role: &str) -> &str {
+        &self.layout.table(role).column(column_role).name
+    }
+}
+
+/// A page being built.
+pub struct Draft {
+    pub url: String,
+    pub title: String,
+    pub kind: &'static str,
+    pub published: Option<String>,
+    pub facts: Vec<Fact>,
+    /// The entity the page is about, whose name is never a related-entity fact.
+    pub subject: Option<(TableRole, i64)>,
+}
+
+impl Draft {
+    pub fn new(url: String, title: impl Into<String>, kind: &'static str, published: Option<String>) -> Draft {
+        Draft { url, title: title.into(), kind, published, facts: Vec::new(), subject: None }
+    }
+
+    /// Marks the entity the page is about.
+    pub fn about(mut self, role: TableRole, id: i64) -> Draft {
+        self.subject = Some((role, id));
+        self
+    }
+
+    /// Records that the page states a cell, and returns the text it uses.
+    pub fn fact(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, shown: String, kind: ValueKind) -> String {
+        self.facts.push(Fact {
+            table: ctx.table(role).to_string(),
+            row_id: row,
+            column: ctx.column(role, column_role).to_string(),
+            shown: shown.clone(),
+            value_kind: kind,
+        });
+        shown
+    }
+
+    /// States a year.
+    pub fn year(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, year: i64) -> String {
+        self.fact(ctx, role, row, column_role, fmt_year(year), ValueKind::Year)
+    }
+
+    /// States a count or amount.
+    pub fn count(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, n: i64) -> String {
+        self.fact(ctx, role, row, column_role, fmt_count(n), ValueKind::Number)
+    }
+
+    /// States a word or phrase.
+    pub fn text(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, text: &str) -> String {
+        self.fact(ctx, role, row, column_role, text.to_string(), ValueKind::Text)
+    }
+
+    /// States a theme-specific extra column by its position.
+    pub fn extra(&mut self, ctx: &Ctx, role: TableRole, row: i64, index: usize, n: i64) -> String {
+        let table = ctx.layout.table(role);
+        let column = table.columns.iter().filter(|c| c.role == "extra").nth(index).expect("extra column");
+        self.facts.push(Fact {
+            table: table.name.clone(),
+            row_id: row,
+            column: column.name.clone(),
+            shown: fmt_count(n),
+            value_kind: ValueKind::Number,
+        });
+        fmt_count(n)
+    }
+
+    /// States a reference: returns a link to the target, recording the target's name as shown.
+    pub fn reference(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, target: TableRole, target_id: i64) -> String {
+        let kind = if self.subject == Some((target, target_id)) { ValueKind::Name } else { ValueKind::Entity };
+        self.fact(ctx, role, row, column_role, ctx.name(target, target_id).to_string(), kind);
+        ctx.link(target, target_id)
+    }
+
+    /// States an entity's own name (a page subject or a list entry).
+    pub fn own_name(&mut self, ctx: &Ctx, role: TableRole, row: i64) -> String {
+        self.fact(ctx, role, row, "name", ctx.name(role, row).to_string(), ValueKind::Name)
+    }
+
+    /// Finishes the page with its rendered body.
+    pub fn finish(self, body: String) -> PageRecord {
+        PageRecord { url: self.url, title: self.title, kind: self.kind.to_string(), published: self.published, body, facts: self.facts }
+    }
+}

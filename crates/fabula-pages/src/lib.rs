@@ -1,0 +1,72 @@
+//! Renders a world's rows into a small web of Markdown pages, with provenance for every fact.
+//!
+//! Each world gets an encyclopedia site (an article per entity, list and category pages), a news
+//! site (dated articles about foundings, launches, appointments, events and alliances that mention
+//! several entities), one site per organisation (an about page and a people page) and an archive of
+//! yearbooks (dated pages stating who held which seat and which alliance each organisation belonged
+//! to at that date). Page layouts are minijinja templates in `templates/pages/`; prose comes from
+//! the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per use by the world's
+//! page RNG.
+//!
+//! Every domain cell a page states is recorded as a [`Fact`] with the exact text the page uses,
+//! which is what `fabula check` verifies and what search snippets hide.
+
+mod dated;
+mod draft;
+mod entity;
+mod lists;
+mod phrases;
+pub mod sites;
+mod templates;
+
+use fabula_world::dataset::Renderer;
+use fabula_world::records::{Fact, PageRecord, TaskRecord};
+use fabula_world::schema;
+use fabula_world::{World, seed};
+
+pub use draft::{fmt_count, fmt_date, fmt_year};
+
+/// The page kinds, as stored in `fabula_pages.kind`.
+pub const PAGE_KINDS: &[&str] = &["entity", "list", "category", "news", "history"];
+
+/// A version string that changes whenever templates or phrase banks change.
+pub fn version() -> String {
+    format!("pages-{:08x}", templates::fingerprint())
+}
+
+/// Renders every page of a world, in a stable order.
+pub fn render_pages(world: &World) -> Vec<PageRecord> {
+    let layout = schema::layout(world);
+    let sites = sites::Sites::new(world);
+    let mut rng = seed::rng(world.master_seed, world.id, "pages");
+    let mut ctx = draft::Ctx { world, layout: &layout, sites, rng: &mut rng };
+    let mut pages = Vec::new();
+    entity::render(&mut ctx, &mut pages);
+    lists::render(&mut ctx, &mut pages);
+    dated::render(&mut ctx, &mut pages);
+    for page in &mut pages {
+        // Only facts whose text the body really contains are kept; the checks verify the rest.
+        page.facts.retain(|f| page.body.contains(&f.shown));
+        page.facts.sort();
+        page.facts.dedup_by(|a, b| (&a.table, a.row_id, &a.column) == (&b.table, b.row_id, &b.column));
+    }
+    pages
+}
+
+/// The page renderer as the dataset generator uses it; tasks are added by a later stage.
+pub struct PagesRenderer;
+
+impl Renderer for PagesRenderer {
+    fn version(&self) -> String {
+        version()
+    }
+
+    fn render(&self, world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>) {
+        (render_pages(world), Vec::new())
+    }
+}
+
+/// Facts of a page that state one cell.
+pub fn facts_for<'a>(page: &'a PageRecord, table: &'a str, row_id: i64) -> impl Iterator<Item = &'a Fact> + 'a {
+    page.facts.iter().filter(move |f| f.table == table && f.row_id == row_id)
+}

@@ -1,0 +1,347 @@
+//! A small, deterministic date parser standing in for Python's `dateparser`.
+//!
+//! WideSearch normalises dates with `dateparser`, which fills a missing day with the first of the
+//! month and a missing month with the current month. A reward must not depend on the clock, so
+//! this parser keeps the precision instead: a year alone stays a year (see
+//! [`crate::metrics::date_near`] for how it compares).
+//!
+//! Accepted forms, case-insensitive, after trimming and dropping `*` and a final `.`:
+//! `YYYY`, `YYYY-MM`, `YYYY-MM-DD` (separators `-`, `/` or `.`, optionally followed by a time after
+//! `T` or a space), `M/D/YYYY` and `D/M/YYYY` (month first unless the first number exceeds 12, as
+//! `dateparser` reads English), `YYYY年M月D日`, and English month names or their three-letter
+//! abbreviations with a four-digit year and an optional day (`March 5, 1987`, `5th Mar 1987`,
+//! `March 1987`). A date without a year is not accepted.
+
+/// How much of a date was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DatePrecision {
+    /// Only the year, as in `1987`.
+    Year,
+    /// Year and month, as in `March 1987`; the day reads as the first.
+    Month,
+    /// A full calendar date.
+    Day,
+}
+
+/// A parsed calendar date. Fields not written are 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsedDate {
+    /// The year.
+    pub year: i32,
+    /// The month, 1 to 12.
+    pub month: u32,
+    /// The day of the month.
+    pub day: u32,
+    /// How much of the date was written.
+    pub precision: DatePrecision,
+}
+
+impl ParsedDate {
+    /// The date as `YYYY-MM-DD`, with unwritten fields as 1.
+    pub fn iso(&self) -> String {
+        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    pub fn days(&self) -> i64 {
+        let year = i64::from(self.year) - i64::from(self.month <= 2);
+        let era = year.div_euclid(400);
+        let year_of_era = year - era * 400;
+        let month = i64::from(self.month);
+        let month_index = if month > 2 { month - 3 } else { month + 9 };
+        let day_of_year = (153 * month_index + 2) / 5 + i64::from(self.day) - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        era * 146_097 + day_of_era - 719_468
+    }
+}
+
+/// Parses a date in one of the forms listed in the module docs.
+///
+/// ```
+/// use fabula_score::date::{parse_date, DatePrecision};
+/// let date = parse_date("5th March 1987").unwrap();
+/// assert_eq!((date.iso(), date.precision), ("1987-03-05".to_string(), DatePrecision::Day));
+/// ```
+pub fn parse_date(text: &str) -> Option<ParsedDate> {
+    let cleaned: String = text.trim().chars().filter(|&c| c != '*').collect();
+    let cleaned = cleaned.trim().trim_end_matches('.').trim().to_lowercase();
+    if cleaned.is_empty() {
+        return None;
+    }
+    if cleaned.contains('年') {
+        let numeric = cleaned.replace(['年', '月'], "-").replace('日', "");
+        return parse_year_first(numeric.trim().trim_end_matches('-'));
+    }
+    parse_year_first(&cleaned)
+        .or_else(|| parse_year_last(&cleaned))
+        .or_else(|| parse_words(&cleaned))
+}
+
+/// WideSearch's `norm_date`: the date as `YYYY-MM-DD`, or the text unchanged when it is not a
+/// date. A year alone stays `YYYY`, so that its precision survives into `date_near`.
+pub fn norm_date(text: &str) -> String {
+    match parse_date(text) {
+        Some(date) if date.precision == DatePrecision::Year => format!("{:04}", date.year),
+        Some(date) => date.iso(),
+        None => text.to_string(),
+    }
+}
+
+/// The canonical form of a short answer that is wholly a date with at least a month:
+/// `YYYY-MM-DD` for a day, `YYYY-MM` for a month. A bare year is left to number normalisation.
+pub(crate) fn answer_date(text: &str) -> Option<String> {
+    let date = parse_date(text)?;
+    match date.precision {
+        DatePrecision::Year => None,
+        DatePrecision::Month => Some(format!("{:04}-{:02}", date.year, date.month)),
+        DatePrecision::Day => Some(date.iso()),
+    }
+}
+
+/// Whether a gold cell is written as an ISO date `YYYY-MM-DD` or a bare four-digit year, the
+/// test that infers the `date` metric for a column.
+pub(crate) fn is_iso_date_or_year(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+    match bytes.len() {
+        4 => digits(0..4),
+        10 => {
+            digits(0..4)
+                && bytes[4] == b'-'
+                && digits(5..7)
+                && bytes[7] == b'-'
+                && digits(8..10)
+                && parse_year_first(text).is_some()
+        }
+        _ => false,
+    }
+}
+
+/// Builds a date after checking that the month and day exist.
+fn make_date(year: i32, month: u32, day: u32, precision: DatePrecision) -> Option<ParsedDate> {
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    Some(ParsedDate {
+        year,
+        month,
+        day,
+        precision,
+    })
+}
+
+/// The number of days in a month of the proleptic Gregorian calendar.
+fn days_in_month(year: i32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        _ => 28,
+    }
+}
+
+/// Reads a run of ASCII digits at the start of `text`, at most `max` long.
+fn leading_digits(text: &str, max: usize) -> (&str, &str) {
+    let len = text
+        .bytes()
+        .take(max)
+        .take_while(u8::is_ascii_digit)
+        .count();
+    text.split_at(len)
+}
+
+/// Parses `YYYY`, `YYYY-MM` and `YYYY-MM-DD`, with `-`, `/` or `.` between the parts.
+fn parse_year_first(text: &str) -> Option<ParsedDate> {
+    let (year, rest) = leading_digits(text, 4);
+    if year.len() != 4 || rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let year: i32 = year.parse().ok()?;
+    if rest.is_empty() {
+        return make_date(year, 1, 1, DatePrecision::Year);
+    }
+    let rest = rest.strip_prefix(['-', '/', '.'])?;
+    let (month, rest) = leading_digits(rest, 2);
+    let month: u32 = month.parse().ok()?;
+    if rest.is_empty() {
+        return make_date(year, month, 1, DatePrecision::Month);
+    }
+    let rest = rest.strip_prefix(['-', '/', '.'])?;
+    let (day, rest) = leading_digits(rest, 2);
+    let day: u32 = day.parse().ok()?;
+    let time_follows = rest.is_empty()
+        || (rest.starts_with(['t', ' '])
+            && rest[1..]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit()));
+    if !time_follows {
+        return None;
+    }
+    make_date(year, month, day, DatePrecision::Day)
+}
+
+/// Parses `M/D/YYYY` and `D/M/YYYY` (also with `.` or `-`): month first unless the first number
+/// exceeds 12.
+fn parse_year_last(text: &str) -> Option<ParsedDate> {
+    let parts: Vec<&str> = text.split(['/', '.', '-']).collect();
+    let [first, second, year] = parts.as_slice() else {
+        return None;
+    };
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(first) || !all_digits(second) || !all_digits(year) {
+        return None;
+    }
+    if first.len() > 2 || second.len() > 2 || year.len() != 4 {
+        return None;
+    }
+    let first: u32 = first.parse().ok()?;
+    let second: u32 = second.parse().ok()?;
+    let year: i32 = year.parse().ok()?;
+    let (month, day) = if first > 12 {
+        (second, first)
+    } else {
+        (first, second)
+    };
+    make_date(year, month, day, DatePrecision::Day)
+}
+
+/// English month names, January first.
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The month number of a full or three-letter English month name, or `sept`.
+fn month_number(token: &str) -> Option<u32> {
+    if token == "sept" {
+        return Some(9);
+    }
+    let index = MONTHS
+        .iter()
+        .position(|name| *name == token || (token.len() == 3 && name.starts_with(token)))?;
+    u32::try_from(index + 1).ok()
+}
+
+/// Parses dates written with an English month name.
+fn parse_words(text: &str) -> Option<ParsedDate> {
+    let mut year = None;
+    let mut month = None;
+    let mut day = None;
+    for token in text.split(|c: char| c.is_whitespace() || matches!(c, ',' | '-' | '/' | '.')) {
+        if token.is_empty() || matches!(token, "of" | "the" | "on") {
+            continue;
+        }
+        if let Some(number) = month_number(token) {
+            if month.replace(number).is_some() {
+                return None;
+            }
+            continue;
+        }
+        let (digits, suffix) = leading_digits(token, usize::MAX);
+        if digits.is_empty() {
+            return None;
+        }
+        match (digits.len(), suffix) {
+            (4, "") => {
+                if year.replace(digits.parse::<i32>().ok()?).is_some() {
+                    return None;
+                }
+            }
+            (1 | 2, "" | "st" | "nd" | "rd" | "th") => {
+                if day.replace(digits.parse::<u32>().ok()?).is_some() {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    let (year, month) = (year?, month?);
+    match day {
+        Some(day) => make_date(year, month, day, DatePrecision::Day),
+        None => make_date(year, month, 1, DatePrecision::Month),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iso(text: &str) -> Option<(String, DatePrecision)> {
+        parse_date(text).map(|date| (date.iso(), date.precision))
+    }
+
+    #[test]
+    fn parses_the_documented_forms() {
+        use DatePrecision::{Day, Month, Year};
+        let cases = [
+            ("1987", Some(("1987-01-01", Year))),
+            ("1987-03", Some(("1987-03-01", Month))),
+            ("1987-03-05", Some(("1987-03-05", Day))),
+            ("1987/3/5", Some(("1987-03-05", Day))),
+            ("1987-03-05T10:00:00Z", Some(("1987-03-05", Day))),
+            ("**1987-03-05**", Some(("1987-03-05", Day))),
+            ("03/05/1987", Some(("1987-03-05", Day))),
+            ("25/12/1987", Some(("1987-12-25", Day))),
+            ("1987年3月5日", Some(("1987-03-05", Day))),
+            ("1987年3月", Some(("1987-03-01", Month))),
+            ("March 5, 1987", Some(("1987-03-05", Day))),
+            ("5th Mar. 1987", Some(("1987-03-05", Day))),
+            ("the 1st of September 2001", Some(("2001-09-01", Day))),
+            ("Sept 2001", Some(("2001-09-01", Month))),
+            ("2000-02-29", Some(("2000-02-29", Day))),
+        ];
+        for (text, expected) in cases {
+            let expected = expected.map(|(iso, precision)| (iso.to_string(), precision));
+            assert_eq!(iso(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn rejects_non_dates() {
+        for text in [
+            "",
+            "12",
+            "1987-13-01",
+            "1900-02-29",
+            "March 5",
+            "about 1987",
+            "19870",
+            "1.5",
+        ] {
+            assert_eq!(iso(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn days_count_from_the_epoch() {
+        let day = |text: &str| parse_date(text).unwrap().days();
+        assert_eq!(day("1970-01-01"), 0);
+        assert_eq!(day("2000-03-01") - day("2000-02-28"), 2);
+        assert_eq!(day("1969-12-31"), -1);
+    }
+
+    #[test]
+    fn norm_date_keeps_years_and_unknowns() {
+        assert_eq!(norm_date("March 1987"), "1987-03-01");
+        assert_eq!(norm_date("1987"), "1987");
+        assert_eq!(norm_date("unknown"), "unknown");
+    }
+
+    #[test]
+    fn infers_iso_dates_and_years() {
+        assert!(is_iso_date_or_year("1987"));
+        assert!(is_iso_date_or_year("1987-03-05"));
+        assert!(!is_iso_date_or_year("1987-02-30"));
+        assert!(!is_iso_date_or_year("March 1987"));
+    }
+}

@@ -1,0 +1,69 @@
+//! The crate's error type: user errors (unknown world or url, bad arguments) kept apart from
+//! internal ones (unreadable files, broken world files, index failures).
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while opening, searching or extracting.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No world with this id is listed in the manifest.
+    #[error("world {0} not found")]
+    WorldNotFound(u32),
+    /// The world has no page with this url.
+    #[error("url not found: {0}")]
+    UrlNotFound(String),
+    /// The query cannot be run. Plain query text never causes this: any string is searchable.
+    #[error("bad query: {0}")]
+    BadQuery(String),
+    /// An argument other than the query text is out of range (top_k, max_chars).
+    #[error("bad argument: {0}")]
+    BadArgument(String),
+    /// A file could not be read.
+    #[error("cannot read {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest is not valid JSON of the expected shape.
+    #[error("invalid manifest {path}")]
+    Manifest {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The world file could not be opened or queried.
+    #[error("cannot read world file {path}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A world file or the manifest was read but breaks the contract (for example an unknown
+    /// manifest format, a world id listed twice, over 4 GiB of page text).
+    #[error("invalid world file {path}: {reason}")]
+    BadWorld { path: PathBuf, reason: String },
+    /// An invariant of this crate broke; a bug, not a caller's mistake.
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// Tantivy failed while building or querying an index.
+    #[error("search index error")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+impl Error {
+    /// Whether the caller caused this error (unknown id or url, bad argument), as opposed to a
+    /// broken file or an internal failure. The server maps the first to 4xx, the second to 5xx.
+    pub fn is_user_error(&self) -> bool {
+        matches!(
+            self,
+            Error::WorldNotFound(_)
+                | Error::UrlNotFound(_)
+                | Error::BadQuery(_)
+                | Error::BadArgument(_)
+        )
+    }
+}
+
+/// The crate's result type.
+pub type Result<T> = std::result::Result<T, Error>;

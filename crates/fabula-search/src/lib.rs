@@ -1,0 +1,123 @@
+//! Per-world BM25 search over a world's pages, with snippet hiding, and page extraction.
+//!
+//! A world file is a SQLite database; this crate reads three of its tables, always read-only:
+//!
+//! ```sql
+//! CREATE TABLE fabula_meta(key TEXT PRIMARY KEY, value TEXT) STRICT;  -- world_id, name, theme, ...
+//! CREATE TABLE fabula_pages(
+//!     id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, title TEXT NOT NULL,
+//!     kind TEXT NOT NULL,          -- 'entity' | 'list' | 'category' | 'news' | 'history'
+//!     published TEXT,              -- ISO date 'YYYY-MM-DD', NULL for reference pages
+//!     body TEXT NOT NULL           -- Markdown
+//! ) STRICT;
+//! CREATE TABLE fabula_page_facts(
+//!     page_id INTEGER NOT NULL REFERENCES fabula_pages(id),
+//!     table_name TEXT NOT NULL, row_id INTEGER NOT NULL, column_name TEXT NOT NULL,
+//!     shown TEXT NOT NULL,         -- the exact text the body uses for this value, e.g. '12,345'
+//!     value_kind TEXT NOT NULL,    -- 'number' | 'year' | 'date' | 'entity' | 'text' | 'name'
+//!     PRIMARY KEY (page_id, table_name, row_id, column_name)
+//! ) STRICT;
+//! ```
+//!
+//! [`WorldIndex::open`] reads one world's pages into a compact in-memory store and indexes titles
+//! and bodies with tantivy in a single RAM segment. The world file stays the single source of
+//! truth; the index is a cache rebuilt on every start (well under 100 ms per world).
+//! [`Corpus`] holds all worlds listed in a directory's `manifest.json` and builds each index the
+//! first time it is searched.
+//!
+//! Searching ([`WorldIndex::search`]) treats the query as plain text, ranks pages with BM25 (a
+//! title match counts twice), breaks score ties by url, and writes each hit's snippet at the
+//! requested [`Hiding`] level:
+//!
+//! - [`Hiding::None`]: the best-matching passage of the page's plain text (see [`plain_text`]),
+//!   about 200 characters cut at word boundaries and marked with `…` where cut.
+//! - [`Hiding::Partial`]: the same passage with every value of kind number, year, date or entity
+//!   that `fabula_page_facts` lists for the page replaced by `…`, and any word containing a digit
+//!   too, so the snippet teases and the page must be opened to learn the value.
+//! - [`Hiding::Strict`]: a generic one-line description by page kind, such as
+//!   "An encyclopedia article about Kest." or "A news report from kest-herald.fab.".
+//!
+//! Extraction ([`WorldIndex::extract`]) returns windows of the page's whole Markdown, paginated
+//! by characters. Snippets are cut from `plain_text` of that same Markdown, so a snippet's text
+//! (less its `…` marks) is always found in the extracted page once its Markdown is stripped.
+
+mod corpus;
+mod error;
+mod index;
+mod snippet;
+mod store;
+mod text;
+mod world;
+
+pub use corpus::{Corpus, WorldInfo};
+pub use error::{Error, Result};
+pub use text::plain_text;
+pub use world::{MAX_TOP_K, WorldIndex};
+
+/// How much of a page's detail a snippet may show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hiding {
+    /// The best-matching passage, up to about 200 characters.
+    None,
+    /// The passage with stated numbers, dates and related-entity names masked or cut.
+    #[default]
+    Partial,
+    /// The title and a generic one-line description only.
+    Strict,
+}
+
+/// Options of one search call.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Results per page, 1..=50.
+    pub top_k: usize,
+    /// Number of results to skip (page * top_k).
+    pub offset: usize,
+    pub hiding: Hiding,
+}
+
+/// One ranked result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// 1-based rank over the whole result list (offset + position + 1).
+    pub rank: usize,
+    pub url: String,
+    pub title: String,
+    pub snippet: String,
+    /// The page's `published` date, None for reference pages.
+    pub date: Option<String>,
+    pub score: f32,
+}
+
+/// The results of one query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResults {
+    pub hits: Vec<Hit>,
+    /// Whether more results exist after this page.
+    pub has_more: bool,
+}
+
+/// A window of one page's Markdown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extract {
+    pub url: String,
+    pub title: String,
+    pub date: Option<String>,
+    /// `max_chars` characters (not bytes) of the page starting at character `start`.
+    pub content: String,
+    /// Where the next window starts; None at the end of the page.
+    pub next_start: Option<usize>,
+    /// The page's whole length in characters.
+    pub total_chars: usize,
+}
+
+impl Default for SearchOptions {
+    /// Ten results from the first, with partial hiding.
+    fn default() -> SearchOptions {
+        SearchOptions {
+            top_k: 10,
+            offset: 0,
+            hiding: Hiding::Partial,
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! Snippets: choosing the passage of a page's plain text that best matches a query, masking the
+//! values a page states as facts, and the generic one-line descriptions of strict hiding.
+//!
+//! A passage is a window of about [`SNIPPET_LEN`] bytes of the text from `text::plain_text`, cut at
+//! word boundaries and marked with `…` where it cuts the text. The window is the one covering the
+//! most distinct query terms (then the most matches, then the earliest), started a little before
+//! its first match, at a sentence or block start when one is near.
+//!
+//! Masking (partial hiding) replaces with `…` every word that overlaps an occurrence of a hidden
+//! value (compared ASCII case-insensitively) and every word that contains a digit. Because masked
+//! occurrences are searched a value's length beyond both ends of the window, a value cut by the
+//! window is masked too, so no prefix of it leaks.
+
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::store::PageKind;
+use crate::text::{alnum_at, alnum_before, ceil_boundary, floor_boundary, words};
+
+/// The longest passage, in bytes (so at most this many characters).
+pub(crate) const SNIPPET_LEN: usize = 200;
+
+/// At most this many bytes of context come before the first matched word.
+const MAX_LEAD: usize = 60;
+
+/// The mark of a cut or masked piece of text.
+const ELLIPSIS: &str = "…";
+
+/// Recognizes words of a text whose analyzed term is one of a query's terms.
+pub(crate) struct TermMatcher<'a> {
+    analyzer: &'a mut TextAnalyzer,
+    terms: &'a [String],
+}
+
+impl<'a> TermMatcher<'a> {
+    pub(crate) fn new(analyzer: &'a mut TextAnalyzer, terms: &'a [String]) -> TermMatcher<'a> {
+        TermMatcher { analyzer, terms }
+    }
+
+    /// The position in the query's terms of the term of `word`, a word as `text::words` yields.
+    fn term_of(&mut self, word: &str) -> Option<usize> {
+        // Running the stemmer on every word costs too much per hit, so ASCII words are first
+        // checked cheaply: an English stem keeps all but at most its last character as a prefix of
+        // the lowercased word (`happy` gives `happi`), and a short stem comes from a short word.
+        let candidate = !word.is_ascii()
+            || self.terms.iter().any(|term| {
+                let prefix = match term.char_indices().next_back() {
+                    Some((last_char, _)) if last_char > 0 => &term[..last_char],
+                    _ => term.as_str(),
+                };
+                word.len() >= prefix.len()
+                    && word.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+                    && (term.len() >= 4 || word.len() <= term.len() + 4)
+            });
+        if !candidate {
+            return None;
+        }
+        let mut stream = self.analyzer.token_stream(word);
+        if !stream.advance() {
+            return None;
+        }
+        let token = &stream.token().text;
+        self.terms.iter().position(|term| term == token)
+    }
+}
+
+/// Where the passage starts and ends in the text, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+/// The byte offset where a page's content starts in its plain text: after the title when the
+/// text opens with it (the page's `# Title` heading), which a snippet need not repeat.
+pub(crate) fn content_start(text: &str, title: &str) -> usize {
+    if title.is_empty() {
+        return 0;
+    }
+    let Some(rest) = text.strip_prefix(title) else {
+        return 0;
+    };
+    if rest.is_empty() {
+        return text.len();
+    }
+    for separator in [" · ", " "] {
+        if let Some(after) = rest.strip_prefix(separator) {
+            return text.len() - after.len();
+        }
+    }
+    0
+}
+
+/// Chooses the passage of `text[min_start..]` that best matches the query.
+pub(crate) fn best_window(text: &str, min_start: usize, matcher: &mut TermMatcher<'_>) -> Window {
+    let content = &text[min_start..];
+    let matches: Vec<(usize, usize, usize)> = words(content)
+        .filter_map(|(start, end)| {
+            let term_idx = matcher.term_of(&content[start..end])?;
+            Some((min_start + start, min_start + end, term_idx))
+        })
+        .collect();
+
+    let mut anchor = min_start;
+    let mut span_end = min_start;
+    let mut best_key = (0, 0);
+    for (first_idx, &(first_start, _, _)) in matches.iter().enumerate() {
+        let mut seen_terms = 0u64;
+        let mut n_matches = 0;
+        let mut last_end = first_start;
+        for &(start, end, term_idx) in &matches[first_idx..] {
+            if end - first_start > SNIPPET_LEN {
+                break;
+            }
+            seen_terms |= 1u64 << (term_idx % 64);
+            n_matches += 1;
+            last_end = end.max(start);
+        }
+        let key = (seen_terms.count_ones(), n_matches);
+        if key > best_key {
+            best_key = key;
+            anchor = first_start;
+            span_end = last_end;
+        }
+    }
+
+    let leftover = SNIPPET_LEN.saturating_sub(span_end - anchor);
+    let lead = (leftover / 2).min(MAX_LEAD);
+    let start = passage_start(text, min_start, anchor, lead);
+    let end = passage_end(text, start);
+    Window { start, end }
+}
+
+/// How far back from a matched word the passage looks for the start of its whitespace-separated
+/// token (`8,973` when `973` matched), so text without spaces still gets a window near the match.
+const MAX_TOKEN_SCAN: usize = 40;
+
+/// Starts the passage up to `lead` bytes before the token holding `anchor`: right after a
+/// sentence or block end if one lies in that stretch, else at the first whole token, so the
+/// passage never opens with the tail of a number or word.
+fn passage_start(text: &str, min_start: usize, anchor: usize, lead: usize) -> usize {
+    let token_start = token_start(text, min_start, anchor);
+    let earliest = ceil_boundary(text, token_start.saturating_sub(lead).max(min_start));
+    if earliest == min_start {
+        return min_start;
+    }
+    let stretch = &text[earliest..token_start];
+    let sentence_end = [". ", "! ", "? ", "· ", ": ", "; "]
+        .iter()
+        .filter_map(|mark| stretch.rfind(mark).map(|idx| idx + mark.len()))
+        .max();
+    if let Some(offset) = sentence_end {
+        return earliest + offset;
+    }
+    let mut start = earliest;
+    if !text[..start].ends_with(char::is_whitespace) {
+        while start < token_start && !text[start..].starts_with(char::is_whitespace) {
+            start += next_char_len(text, start);
+        }
+    }
+    while start < token_start && text[start..].starts_with(|c: char| c.is_whitespace() || c == '·') {
+        start += next_char_len(text, start);
+    }
+    start
+}
+
+/// The start of the whitespace-separated token that holds byte `idx`, looking back at most
+/// [`MAX_TOKEN_SCAN`] bytes.
+fn token_start(text: &str, min_start: usize, idx: usize) -> usize {
+    let floor = idx.saturating_sub(MAX_TOKEN_SCAN).max(min_start);
+    let mut start = idx;
+    while start > floor && !text[..start].ends_with(char::is_whitespace) {
+        start -= prev_char_len(text, start);
+    }
+    if start > min_start && !text[..start].ends_with(char::is_whitespace) {
+        // No token start within reach: text without spaces. Start at the word itself.
+        return idx;
+    }
+    start
+}
+
+/// Ends the passage at most [`SNIPPET_LEN`] bytes after `start`, after a whole token, so it
+/// never closes with the head of a number or word.
+fn passage_end(text: &str, start: usize) -> usize {
+    let limit = floor_boundary(text, start + SNIPPET_LEN);
+    if limit >= text.len() {
+        return text.len();
+    }
+    let mut end = limit;
+    while end > start
+        && !text[..end].ends_with(char::is_whitespace)
+        && !text[end..].starts_with(char::is_whitespace)
+    {
+        end -= prev_char_len(text, end);
+    }
+    let trimmed = text[start..end].trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '·' | ',' | ';' | ':' | '(' | '-' | '–' | '—')
+    });
+    if trimmed.is_empty() {
+        // One token longer than the whole window: cut inside it rather than show nothing.
+        return limit;
+    }
+    start + trimmed.len()
+}
+
+fn next_char_len(text: &str, idx: usize) -> usize {
+    text[idx..].chars().next().map_or(1, char::len_utf8)
+}
+
+fn prev_char_len(text: &str, idx: usize) -> usize {
+    text[..idx].chars().next_back().map_or(1, char::len_utf8)
+}
+
+/// The byte ranges of `text[window]` to mask: words overlapping an occurrence of a hidden value
+/// and words containing a digit, sorted and merged.
+///
+/// `hidden` holds ASCII-lowercased values, as the page store keeps them.
+pub(crate) fn mask_ranges<'a>(
+    text: &str,
+    window: Window,
+    hidden: impl Iterator<Item = &'a str> + Clone,
+) -> Vec<(usize, usize)> {
+    let mut masks = Vec::new();
+    let max_len = hidden.clone().map(str::len).max().unwrap_or(0);
+    if max_len > 0 {
+        let region_start = floor_boundary(text, window.start.saturating_sub(max_len));
+        let region_end = ceil_boundary(text, window.end + max_len);
+        let region = text[region_start..region_end].to_ascii_lowercase();
+        for value in hidden {
+            if value.trim().is_empty() {
+                continue;
+            }
+            for (offset, _) in region.match_indices(value) {
+                let start = region_start + offset;
+                let end = start + value.len();
+                if end <= window.start || start >= window.end {
+                    continue;
+                }
+                let (start, end) = widen_to_words(text, start, end);
+                masks.push((start.max(window.start), end.min(window.end)));
+            }
+        }
+    }
+    let passage = &text[window.start..window.end];
+    for (start, end) in words(passage) {
+        if passage[start..end].chars().any(char::is_numeric) {
+            masks.push((window.start + start, window.start + end));
+        }
+    }
+    merge_masks(text, masks)
+}
+
+/// Widens a byte range to whole words at both ends.
+fn widen_to_words(text: &str, mut start: usize, mut end: usize) -> (usize, usize) {
+    while alnum_before(text, start) {
+        start -= text[..start].chars().next_back().map_or(1, char::len_utf8);
+    }
+    while alnum_at(text, end) {
+        end += text[end..].chars().next().map_or(1, char::len_utf8);
+    }
+    (start, end)
+}
+
+/// Sorts masks and merges those that overlap or are separated by at most four bytes of
+/// punctuation or blank space (`1,204` is one mask, and so is a run of masked table cells).
+fn merge_masks(text: &str, mut masks: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    masks.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(masks.len());
+    for (start, end) in masks {
+        if let Some(last) = merged.last_mut() {
+            let joins = start <= last.1
+                || (start - last.1 <= 4 && !text[last.1..start].chars().any(char::is_alphanumeric));
+            if joins {
+                last.1 = last.1.max(end);
+                continue;
+            }
+        }
+        merged.push((start, end));
+    }
+    merged
+}
+
+/// Writes the passage, with `…` where it cuts the text and in place of each mask.
+pub(crate) fn render(text: &str, min_start: usize, window: Window, masks: &[(usize, usize)]) -> String {
+    let mut out = String::with_capacity(window.end - window.start + 8);
+    if window.start > min_start {
+        out.push_str(ELLIPSIS);
+    }
+    let mut pos = window.start;
+    for &(start, end) in masks {
+        out.push_str(&text[pos..start]);
+        if !out.ends_with(ELLIPSIS) {
+            out.push_str(ELLIPSIS);
+        }
+        pos = end;
+    }
+    out.push_str(&text[pos..window.end]);
+    if window.end < text.len() && !out.ends_with(ELLIPSIS) {
+        out.push_str(ELLIPSIS);
+    }
+    out
+}
+
+/// The one-line description that strict hiding shows instead of a passage.
+pub(crate) fn describe(kind: PageKind, title: &str, url: &str) -> String {
+    match kind {
+        PageKind::Entity => format!("An encyclopedia article about {title}."),
+        PageKind::List => format!("A reference list: {title}."),
+        PageKind::Category => {
+            let name = title.strip_prefix("Category:").map_or(title, str::trim_start);
+            format!("A category page: {name}.")
+        }
+        PageKind::News => match site(url) {
+            Some(site) => format!("A news report from {site}."),
+            None => "A news report.".to_owned(),
+        },
+        PageKind::History => match site(url) {
+            Some(site) => format!("A historical account from {site}."),
+            None => "A historical account.".to_owned(),
+        },
+        PageKind::Other => format!("A page about {title}."),
+    }
+}
+
+/// The host of an absolute url.
+fn site(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    (!host.is_empty()).then_some(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{analyzer, query_terms};
+    use crate::text::plain_text;
+
+    fn passage(text: &str, query: &str) -> String {
+        let mut analyzer = analyzer();
+        let terms = query_terms(&mut analyzer, query);
+        let mut matcher = TermMatcher::new(&mut analyzer, &terms);
+        let window = best_window(text, 0, &mut matcher);
+        render(text, 0, window, &[])
+    }
+
+    #[test]
+    fn matcher_finds_stemmed_words() {
+        let mut analyzer = analyzer();
+        let terms = query_terms(&mut analyzer, "founded happy Vélmora was");
+        let mut matcher = TermMatcher::new(&mut analyzer, &terms);
+        assert_eq!(matcher.term_of("Founding"), Some(0));
+        assert_eq!(matcher.term_of("happiness"), Some(1));
+        assert_eq!(matcher.term_of("happy"), Some(1));
+        assert_eq!(matcher.term_of("VELMORA"), Some(2));
+        assert_eq!(matcher.term_of("Vélmora"), Some(2));
+        assert_eq!(matcher.term_of("was"), Some(3));
+        assert_eq!(matcher.term_of("harbor"), None);
+    }
+
+    #[test]
+    fn short_text_is_whole() {
+        assert_eq!(passage("Kest is a town.", "town"), "Kest is a town.");
+        assert_eq!(passage("", "town"), "");
+        assert_eq!(passage("Kest is a town.", "absent"), "Kest is a town.");
+    }
+
+    #[test]
+    fn long_text_is_cut_at_words_around_the_match() {
+        let filler = "Lorem ipsum dolor sit amet. ".repeat(20);
+        let text = format!("{filler}The harbor of Kest was founded long ago. {filler}");
+        let snippet = passage(&text, "harbor founded");
+        assert!(snippet.starts_with("…The harbor of Kest was founded"), "{snippet}");
+        assert!(snippet.ends_with('…'), "{snippet}");
+        assert!(snippet.chars().count() <= SNIPPET_LEN + 2);
+        let inner = snippet.trim_matches('…');
+        assert!(text.contains(inner));
+        assert!(!inner.ends_with(' '));
+        // Without a sentence end nearby, the passage starts at a whole word before the match.
+        let text = format!("{}The harbor. {filler}", "lorem ipsum ".repeat(30));
+        let snippet = passage(&text, "harbor");
+        let first_word = snippet.trim_start_matches('…').split(' ').next().unwrap();
+        assert!(["lorem", "ipsum"].contains(&first_word), "{snippet}");
+    }
+
+    #[test]
+    fn prefers_window_with_more_distinct_terms() {
+        let filler = "lorem ipsum dolor sit amet ".repeat(12);
+        let text = format!("Kest here. {filler} Kest and harbor together. {filler}");
+        let snippet = passage(&text, "kest harbor");
+        assert!(snippet.contains("Kest and harbor together"), "{snippet}");
+    }
+
+    #[test]
+    fn one_huge_word_is_cut_inside() {
+        let text = "x".repeat(500);
+        let snippet = passage(&text, "y");
+        assert_eq!(snippet, format!("{}…", "x".repeat(SNIPPET_LEN)));
+    }
+
+    #[test]
+    fn masks_values_digits_and_cut_values() {
+        let text = plain_text("| Founded | 1,204 |\n| Region | Northern Vale |\n\nKest trades with Ardmoor's harbor in 1210s.");
+        let window = Window { start: 0, end: text.len() };
+        let masks = mask_ranges(&text, window, ["northern vale", "ardmoor"].into_iter());
+        let snippet = render(&text, 0, window, &masks);
+        assert_eq!(snippet, "Founded: … · Region: … · Kest trades with …'s harbor in ….");
+        // A value cut by the window's end is still masked.
+        let cut = Window { start: 0, end: text.find("Vale").unwrap() };
+        let masks = mask_ranges(&text, cut, ["northern vale"].into_iter());
+        assert_eq!(render(&text, 0, cut, &masks), "Founded: … · Region: …");
+    }
+
+    #[test]
+    fn content_starts_after_title() {
+        assert_eq!(content_start("Kest · A town.", "Kest"), 8);
+        assert_eq!(content_start("Kest", "Kest"), 4);
+        assert_eq!(content_start("Kestrel · A bird.", "Kest"), 0);
+        assert_eq!(content_start("A town.", ""), 0);
+    }
+
+    #[test]
+    fn descriptions() {
+        assert_eq!(describe(PageKind::Entity, "Kest", "x"), "An encyclopedia article about Kest.");
+        assert_eq!(
+            describe(PageKind::News, "Storm", "https://kest-herald.fab/news/1"),
+            "A news report from kest-herald.fab."
+        );
+        assert_eq!(describe(PageKind::History, "T", "/history/1"), "A historical account.");
+        assert_eq!(describe(PageKind::Category, "Category:Towns of Kest", "x"), "A category page: Towns of Kest.");
+    }
+}

@@ -1,0 +1,284 @@
+//! Compact in-memory storage of one world's pages: urls, titles, dates, kinds, the fact values
+//! snippets must hide, and the Markdown bodies, LZ4-compressed against a per-world dictionary.
+//!
+//! A server holds every world it has searched, so this is the part of a world that must stay
+//! small: all short strings live in one arena addressed by 32-bit spans, and each body is compressed
+//! on its own (so reading one costs about a microsecond) against a dictionary sampled from the
+//! world's own pages, which holds the boilerplate that pages of one world share.
+
+use crate::{Error, Result};
+
+/// How many bytes of sampled page text make up a world's compression dictionary.
+const DICT_LEN: usize = 16 * 1024;
+
+/// How many bytes one sampled page contributes to the dictionary at most.
+const DICT_SAMPLE_LEN: usize = 1024;
+
+/// The kind of a page, as `fabula_pages.kind` states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageKind {
+    Entity,
+    List,
+    Category,
+    News,
+    History,
+    /// A kind this version does not know; pages of it are still searchable.
+    Other,
+}
+
+impl PageKind {
+    pub(crate) fn parse(kind: &str) -> PageKind {
+        match kind {
+            "entity" => PageKind::Entity,
+            "list" => PageKind::List,
+            "category" => PageKind::Category,
+            "news" => PageKind::News,
+            "history" => PageKind::History,
+            _ => PageKind::Other,
+        }
+    }
+}
+
+/// One page as read from the world file.
+pub(crate) struct RawPage {
+    pub(crate) url: String,
+    pub(crate) title: String,
+    pub(crate) kind: PageKind,
+    pub(crate) published: Option<String>,
+    pub(crate) body: String,
+    /// The `shown` texts that snippets of this page must hide.
+    pub(crate) hidden: Vec<String>,
+}
+
+/// A byte range in one of the store's buffers.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + self.len as usize
+    }
+}
+
+#[derive(Debug)]
+struct PageEntry {
+    url: Span,
+    title: Span,
+    published: Option<Span>,
+    kind: PageKind,
+    /// The range of this page's entries in `PageStore::hidden`.
+    hidden_start: u32,
+    hidden_end: u32,
+    /// The compressed body in `PageStore::bodies`.
+    body: Span,
+    /// The body's length in bytes before compression.
+    body_len: u32,
+}
+
+/// All pages of one world, sorted by url, so a page's position is also its tantivy doc id.
+#[derive(Debug)]
+pub(crate) struct PageStore {
+    strings: String,
+    pages: Box<[PageEntry]>,
+    hidden: Box<[Span]>,
+    bodies: Box<[u8]>,
+    dict: Box<[u8]>,
+}
+
+impl PageStore {
+    /// Builds the store from pages already sorted by url. Fails only if the world is too large
+    /// for 32-bit offsets.
+    pub(crate) fn build(pages: &[RawPage]) -> std::result::Result<PageStore, String> {
+        let dict = sample_dict(pages);
+        let mut strings = String::new();
+        let mut hidden = Vec::new();
+        let mut bodies = Vec::new();
+        let mut entries = Vec::with_capacity(pages.len());
+        for page in pages {
+            let url = push_str(&mut strings, &page.url)?;
+            let title = push_str(&mut strings, &page.title)?;
+            let published = match &page.published {
+                Some(date) => Some(push_str(&mut strings, date)?),
+                None => None,
+            };
+            let hidden_start = to_u32(hidden.len())?;
+            for value in &page.hidden {
+                hidden.push(push_str(&mut strings, value)?);
+            }
+            let hidden_end = to_u32(hidden.len())?;
+            let compressed = lz4_flex::block::compress_with_dict(page.body.as_bytes(), &dict);
+            let body = Span {
+                start: to_u32(bodies.len())?,
+                len: to_u32(compressed.len())?,
+            };
+            bodies.extend_from_slice(&compressed);
+            to_u32(bodies.len())?;
+            entries.push(PageEntry {
+                url,
+                title,
+                published,
+                kind: page.kind,
+                hidden_start,
+                hidden_end,
+                body,
+                body_len: to_u32(page.body.len())?,
+            });
+        }
+        strings.shrink_to_fit();
+        Ok(PageStore {
+            strings,
+            pages: entries.into_boxed_slice(),
+            hidden: hidden.into_boxed_slice(),
+            bodies: bodies.into_boxed_slice(),
+            dict: dict.into_boxed_slice(),
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub(crate) fn url(&self, page_idx: usize) -> &str {
+        &self.strings[self.pages[page_idx].url.range()]
+    }
+
+    pub(crate) fn title(&self, page_idx: usize) -> &str {
+        &self.strings[self.pages[page_idx].title.range()]
+    }
+
+    pub(crate) fn published(&self, page_idx: usize) -> Option<&str> {
+        let span = self.pages[page_idx].published?;
+        Some(&self.strings[span.range()])
+    }
+
+    pub(crate) fn kind(&self, page_idx: usize) -> PageKind {
+        self.pages[page_idx].kind
+    }
+
+    /// The fact values that snippets of this page must hide.
+    pub(crate) fn hidden(&self, page_idx: usize) -> impl Iterator<Item = &str> + Clone + '_ {
+        let entry = &self.pages[page_idx];
+        self.hidden[entry.hidden_start as usize..entry.hidden_end as usize]
+            .iter()
+            .map(|span| &self.strings[span.range()])
+    }
+
+    /// The page's Markdown body, decompressed.
+    pub(crate) fn body(&self, page_idx: usize) -> Result<String> {
+        let entry = &self.pages[page_idx];
+        let compressed = &self.bodies[entry.body.range()];
+        let bytes =
+            lz4_flex::block::decompress_with_dict(compressed, entry.body_len as usize, &self.dict)
+                .map_err(|err| Error::Internal(format!("corrupt page body in memory: {err}")))?;
+        String::from_utf8(bytes)
+            .map_err(|err| Error::Internal(format!("page body is not UTF-8: {err}")))
+    }
+
+    /// The position of the page with this url.
+    pub(crate) fn find_url(&self, url: &str) -> Option<usize> {
+        self.pages
+            .binary_search_by(|entry| self.strings[entry.url.range()].cmp(url))
+            .ok()
+    }
+
+    /// Bytes this store holds on the heap, for memory reports.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.strings.capacity()
+            + size_of_val(&*self.pages)
+            + size_of_val(&*self.hidden)
+            + self.bodies.len()
+            + self.dict.len()
+    }
+
+    /// The total length of the bodies before compression.
+    #[cfg(test)]
+    pub(crate) fn raw_body_bytes(&self) -> usize {
+        self.pages.iter().map(|entry| entry.body_len as usize).sum()
+    }
+}
+
+/// Samples the start of pages spread evenly over the world, so that every page kind's
+/// boilerplate is likely in the dictionary.
+fn sample_dict(pages: &[RawPage]) -> Vec<u8> {
+    let mut dict = Vec::with_capacity(DICT_LEN);
+    let n_samples = (DICT_LEN / DICT_SAMPLE_LEN).min(pages.len());
+    for sample_idx in 0..n_samples {
+        let page = &pages[sample_idx * pages.len() / n_samples];
+        let bytes = page.body.as_bytes();
+        dict.extend_from_slice(&bytes[..bytes.len().min(DICT_SAMPLE_LEN)]);
+    }
+    dict
+}
+
+fn push_str(strings: &mut String, value: &str) -> std::result::Result<Span, String> {
+    let span = Span {
+        start: to_u32(strings.len())?,
+        len: to_u32(value.len())?,
+    };
+    strings.push_str(value);
+    to_u32(strings.len())?;
+    Ok(span)
+}
+
+fn to_u32(len: usize) -> std::result::Result<u32, String> {
+    u32::try_from(len).map_err(|_| "world is over 4 GiB of page text".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(url: &str, body: &str, hidden: &[&str]) -> RawPage {
+        RawPage {
+            url: url.to_owned(),
+            title: format!("Title of {url}"),
+            kind: PageKind::Entity,
+            published: url.contains("news").then(|| "1204-03-01".to_owned()),
+            body: body.to_owned(),
+            hidden: hidden.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn round_trips_pages() {
+        let pages = vec![
+            page("a", "# A\n\nFirst body, with ünïcödé.", &["1,204", "Kest"]),
+            page("b/news", "", &[]),
+            page("c", &"Long body. ".repeat(500), &["x"]),
+        ];
+        let store = PageStore::build(&pages).unwrap();
+        assert_eq!(store.len(), 3);
+        for (idx, raw) in pages.iter().enumerate() {
+            assert_eq!(store.url(idx), raw.url);
+            assert_eq!(store.title(idx), raw.title);
+            assert_eq!(store.published(idx), raw.published.as_deref());
+            assert_eq!(store.kind(idx), PageKind::Entity);
+            assert_eq!(store.body(idx).unwrap(), raw.body);
+            assert_eq!(store.hidden(idx).collect::<Vec<_>>(), raw.hidden);
+            assert_eq!(store.find_url(&raw.url), Some(idx));
+        }
+        assert_eq!(store.find_url("missing"), None);
+        assert!(store.heap_bytes() < store.raw_body_bytes());
+    }
+
+    #[test]
+    fn empty_world() {
+        let store = PageStore::build(&[]).unwrap();
+        assert_eq!(store.len(), 0);
+        assert_eq!(store.find_url("a"), None);
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(PageKind::parse("news"), PageKind::News);
+        assert_eq!(PageKind::parse("history"), PageKind::History);
+        assert_eq!(PageKind::parse("list"), PageKind::List);
+        assert_eq!(PageKind::parse("category"), PageKind::Category);
+        assert_eq!(PageKind::parse("entity"), PageKind::Entity);
+        assert_eq!(PageKind::parse("blog"), PageKind::Other);
+    }
+}

@@ -1,0 +1,295 @@
+//! One world's searchable pages: reading them from the world file, ranking them for a query,
+//! writing their snippets and extracting windows of their Markdown.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::index::{PageIndex, analyzer, query_terms};
+use crate::snippet::{
+    TermMatcher, best_window, content_start, describe, mask_ranges, render,
+};
+use crate::store::{PageKind, PageStore, RawPage};
+use crate::text::plain_text;
+use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
+
+/// The most results one search call may ask for.
+pub const MAX_TOP_K: usize = 50;
+
+/// The fact kinds whose values partial hiding masks.
+const HIDDEN_KINDS: &str = "('number', 'year', 'date', 'entity')";
+
+/// One world's pages and their BM25 index, built in memory from the world file.
+///
+/// It is `Send + Sync`: any number of threads may search one world at once.
+pub struct WorldIndex {
+    path: PathBuf,
+    name: Option<String>,
+    store: PageStore,
+    index: PageIndex,
+    analyzer: TextAnalyzer,
+}
+
+impl std::fmt::Debug for WorldIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorldIndex")
+            .field("path", &self.path)
+            .field("name", &self.name)
+            .field("n_pages", &self.store.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorldIndex {
+    /// Reads the pages and the facts they state from a world file (opened read-only) and indexes
+    /// them.
+    pub fn open(path: &Path) -> Result<WorldIndex> {
+        let conn = open_read_only(path)?;
+        let pages = read_pages(&conn, path)?;
+        let name = read_name(&conn, path)?;
+        drop(conn);
+        let store = PageStore::build(&pages).map_err(|reason| Error::BadWorld {
+            path: path.to_owned(),
+            reason,
+        })?;
+        let plain: Vec<String> = pages.iter().map(|page| plain_text(&page.body)).collect();
+        drop(pages);
+        let index = PageIndex::build(
+            (0..store.len()).map(|page_idx| (store.title(page_idx), plain[page_idx].as_str())),
+        )?;
+        Ok(WorldIndex {
+            path: path.to_owned(),
+            name,
+            store,
+            index,
+            analyzer: analyzer(),
+        })
+    }
+
+    /// The number of pages in the world.
+    pub fn page_count(&self) -> usize {
+        self.store.len()
+    }
+
+    /// The world's name from `fabula_meta`, if it states one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The world file this index was built from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Ranks the world's pages for `query` with BM25 over titles (boosted) and bodies.
+    ///
+    /// The query is plain text: it is split into terms by the index's analyzer and any page with
+    /// at least one term matches, so no string is a syntax error, and a query without terms (only
+    /// punctuation, say) simply has no results. Equal scores are ordered by url, so results are
+    /// the same on every call. `opts.top_k` must be in `1..=50`.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+        if opts.top_k == 0 || opts.top_k > MAX_TOP_K {
+            return Err(Error::BadArgument(format!(
+                "top_k must be between 1 and {MAX_TOP_K}, not {}",
+                opts.top_k
+            )));
+        }
+        let mut analyzer = self.analyzer.clone();
+        let terms = query_terms(&mut analyzer, query);
+        let mut scored = self.index.score_all(&terms)?;
+        let n_matches = scored.len();
+        let wanted = opts.offset.saturating_add(opts.top_k);
+        // Higher scores first; equal scores by doc id, which is url order.
+        let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if wanted < n_matches {
+            scored.select_nth_unstable_by(wanted, order);
+            scored.truncate(wanted);
+        }
+        scored.sort_unstable_by(order);
+
+        let mut matcher = TermMatcher::new(&mut analyzer, &terms);
+        let mut hits = Vec::with_capacity(scored.len().saturating_sub(opts.offset));
+        for (position, &(score, doc)) in scored.iter().enumerate().skip(opts.offset) {
+            let page_idx = doc as usize;
+            hits.push(Hit {
+                rank: position + 1,
+                url: self.store.url(page_idx).to_owned(),
+                title: self.store.title(page_idx).to_owned(),
+                snippet: self.snippet(page_idx, opts.hiding, &mut matcher)?,
+                date: self.store.published(page_idx).map(str::to_owned),
+                score,
+            });
+        }
+        Ok(SearchResults {
+            hits,
+            has_more: n_matches > wanted,
+        })
+    }
+
+    /// A window of the page's Markdown: `max_chars` characters (not bytes) from character
+    /// `start`.
+    ///
+    /// The Markdown is the page's body as stored, with a `# Title` line and a blank line put in
+    /// front when the body does not open with a level-one heading, so every extract names its
+    /// page. A `start` at or past the end gives empty content and no `next_start`.
+    pub fn extract(&self, url: &str, start: usize, max_chars: usize) -> Result<Extract> {
+        if max_chars == 0 {
+            return Err(Error::BadArgument("max_chars must be at least 1".to_owned()));
+        }
+        let page_idx = self.page_idx(url)?;
+        let markdown = self.page_markdown(page_idx)?;
+        let total_chars = markdown.chars().count();
+        let mut char_offsets = markdown.char_indices().map(|(idx, _)| idx).skip(start);
+        let start_byte = char_offsets.next().unwrap_or(markdown.len());
+        let end_char = start.saturating_add(max_chars).min(total_chars);
+        let end_byte = if end_char > start {
+            char_offsets.nth(end_char - start - 1).unwrap_or(markdown.len())
+        } else {
+            start_byte
+        };
+        Ok(Extract {
+            url: self.store.url(page_idx).to_owned(),
+            title: self.store.title(page_idx).to_owned(),
+            date: self.store.published(page_idx).map(str::to_owned),
+            content: markdown[start_byte..end_byte].to_owned(),
+            next_start: (end_char < total_chars && end_char > start).then_some(end_char),
+            total_chars,
+        })
+    }
+
+    /// The page's whole Markdown, exactly as [`WorldIndex::extract`] windows it.
+    pub fn markdown(&self, url: &str) -> Result<String> {
+        self.page_markdown(self.page_idx(url)?)
+    }
+
+    /// The urls of all pages, in ascending order.
+    pub fn urls(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.store.len()).map(|page_idx| self.store.url(page_idx))
+    }
+
+    /// An estimate of the heap bytes this world holds: the page store plus tantivy's index files.
+    pub fn heap_bytes(&self) -> usize {
+        self.store.heap_bytes() + self.index.space_usage()
+    }
+
+    fn page_idx(&self, url: &str) -> Result<usize> {
+        self.store
+            .find_url(url)
+            .ok_or_else(|| Error::UrlNotFound(url.to_owned()))
+    }
+
+    fn page_markdown(&self, page_idx: usize) -> Result<String> {
+        let body = self.store.body(page_idx)?;
+        let opens_with_title = body
+            .lines()
+            .find(|line| !line.trim().is_empty())
+            .is_some_and(|line| line.trim_start().starts_with("# "));
+        if opens_with_title {
+            return Ok(body);
+        }
+        let title = self.store.title(page_idx);
+        Ok(format!("# {title}\n\n{body}"))
+    }
+
+    fn snippet(
+        &self,
+        page_idx: usize,
+        hiding: Hiding,
+        matcher: &mut TermMatcher<'_>,
+    ) -> Result<String> {
+        let title = self.store.title(page_idx);
+        if hiding == Hiding::Strict {
+            return Ok(describe(self.store.kind(page_idx), title, self.store.url(page_idx)));
+        }
+        let text = plain_text(&self.store.body(page_idx)?);
+        let min_start = content_start(&text, title);
+        let window = best_window(&text, min_start, matcher);
+        let masks = match hiding {
+            Hiding::None | Hiding::Strict => Vec::new(),
+            Hiding::Partial => mask_ranges(&text, window, self.store.hidden(page_idx)),
+        };
+        Ok(render(&text, min_start, window, &masks))
+    }
+}
+
+fn sqlite_error(path: &Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
+    move |source| Error::Sqlite {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn open_read_only(path: &Path) -> Result<Connection> {
+    // SQLite reports a missing file only as "unable to open", so check first for a clear error.
+    std::fs::metadata(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags).map_err(sqlite_error(path))
+}
+
+/// Reads all pages sorted by url, each with the ASCII-lowercased, distinct values its snippets
+/// must hide.
+fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<RawPage>> {
+    let mut hidden: HashMap<i64, Vec<String>> = HashMap::new();
+    let mut facts = conn
+        .prepare(&format!(
+            "SELECT page_id, shown FROM fabula_page_facts WHERE value_kind IN {HIDDEN_KINDS}"
+        ))
+        .map_err(sqlite_error(path))?;
+    let mut rows = facts.query([]).map_err(sqlite_error(path))?;
+    while let Some(row) = rows.next().map_err(sqlite_error(path))? {
+        let page_id: i64 = row.get(0).map_err(sqlite_error(path))?;
+        let shown: String = row.get(1).map_err(sqlite_error(path))?;
+        let shown = shown.trim().to_ascii_lowercase();
+        if !shown.is_empty() {
+            hidden.entry(page_id).or_default().push(shown);
+        }
+    }
+    drop(rows);
+    drop(facts);
+
+    let mut stmt = conn
+        .prepare("SELECT id, url, title, kind, published, body FROM fabula_pages")
+        .map_err(sqlite_error(path))?;
+    let mut rows = stmt.query([]).map_err(sqlite_error(path))?;
+    let mut pages = Vec::new();
+    while let Some(row) = rows.next().map_err(sqlite_error(path))? {
+        let page_id: i64 = row.get(0).map_err(sqlite_error(path))?;
+        let kind: String = row.get(3).map_err(sqlite_error(path))?;
+        let mut page_hidden = hidden.remove(&page_id).unwrap_or_default();
+        page_hidden.sort_unstable();
+        page_hidden.dedup();
+        pages.push(RawPage {
+            url: row.get(1).map_err(sqlite_error(path))?,
+            title: row.get(2).map_err(sqlite_error(path))?,
+            kind: PageKind::parse(&kind),
+            published: row.get(4).map_err(sqlite_error(path))?,
+            body: row.get(5).map_err(sqlite_error(path))?,
+            hidden: page_hidden,
+        });
+    }
+    pages.sort_unstable_by(|a, b| a.url.cmp(&b.url));
+    Ok(pages)
+}
+
+/// Reads the world's name from `fabula_meta`, if it is there.
+fn read_name(conn: &Connection, path: &Path) -> Result<Option<String>> {
+    conn.query_row("SELECT value FROM fabula_meta WHERE key = 'name'", [], |row| row.get(0))
+        .optional()
+        .map_err(sqlite_error(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn world_index_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<WorldIndex>();
+    }
+}

@@ -1,0 +1,31 @@
+//! The crate's error type for everything outside a single HTTP request: opening worlds, binding
+//! the socket, serving, and running the load generator.
+
+use std::net::SocketAddr;
+
+/// Why the server or the load generator could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The worlds directory could not be opened as a corpus.
+    #[error("cannot open the worlds")]
+    Corpus(#[from] fabula_search::Error),
+    /// The listening socket could not be bound.
+    #[error("cannot bind {addr}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// An I/O error while serving.
+    #[error("I/O error")]
+    Io(#[from] std::io::Error),
+    /// An address that is neither `host:port` nor `http://host:port`.
+    #[error("bad address `{0}`: expected host:port or http://host:port")]
+    BadAddress(String),
+    /// The load generator could not prepare or run its load.
+    #[error("load generator: {0}")]
+    Load(String),
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,112 @@
+//! Request extractors whose rejections are our JSON errors, so axum's plain-text rejections never
+//! reach a client: a JSON body (any content type, 64 KiB at most) and path parameters.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use crate::api_error::{ApiError, ErrorCode, TavilyError};
+
+/// The largest request body accepted, in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// A JSON request body parsed into `T`; failures become `bad_request` or `payload_too_large`.
+///
+/// The `Content-Type` header is not checked, so `curl -d` and minimal clients work.
+#[derive(Debug, Clone)]
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(bytes_rejection)?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// Like [`ApiJson`], for the Tavily-shaped routes: failures are rendered as Tavily errors.
+#[derive(Debug, Clone)]
+pub struct TavilyJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for TavilyJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = TavilyError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let ApiJson(value) = ApiJson::<T>::from_request(req, state).await?;
+        Ok(TavilyJson(value))
+    }
+}
+
+/// Path parameters parsed into `T`; a parameter of the wrong type is a `bad_request`.
+#[derive(Debug, Clone)]
+pub struct ApiPath<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Send,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(value)) => Ok(ApiPath(value)),
+            Err(rejection) => Err(ApiError::bad_request(format!(
+                "bad path parameter: {}",
+                rejection.body_text()
+            ))),
+        }
+    }
+}
+
+/// Like [`ApiPath`], for the Tavily-shaped routes.
+#[derive(Debug, Clone)]
+pub struct TavilyPath<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for TavilyPath<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Send,
+{
+    type Rejection = TavilyError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let ApiPath(value) = ApiPath::<T>::from_request_parts(parts, state).await?;
+        Ok(TavilyPath(value))
+    }
+}
+
+fn bytes_rejection(rejection: BytesRejection) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the request body is over {MAX_BODY_BYTES} bytes"),
+        );
+    }
+    ApiError::bad_request("the request body could not be read")
+}
+
+/// Parses a JSON body, describing syntax errors and wrong field types to the client.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|error| {
+        let what = match error.classify() {
+            serde_json::error::Category::Data => "invalid request",
+            _ => "malformed JSON",
+        };
+        ApiError::bad_request(format!("{what}: {error}"))
+    })
+}

@@ -1,0 +1,225 @@
+//! The HTTP search service over a directory of world files: a native REST API, the Search-R1
+//! `/retrieve` shape, Tavily-shaped `/search` and `/extract`, and sessions whose seeded controls
+//! inject realistic faults. Also a load generator for the search endpoint.
+//!
+//! Routes (all bodies JSON; errors are `{"error": {"code", "message"}}` unless noted):
+//!
+//! | route                                   | what                                            |
+//! |-----------------------------------------|-------------------------------------------------|
+//! | `GET /health`                           | `{"status": "ok", "worlds", "sessions"}`, open |
+//! | `GET /v1/worlds`                        | `{"worlds": [{"id", "name", "theme", "pages"}]}`|
+//! | `POST /v1/worlds/{id}/search`           | native search, see [`native::SearchRequest`]    |
+//! | `POST /v1/worlds/{id}/extract`          | a window of one page as Markdown                |
+//! | `POST /v1/worlds/{id}/retrieve`         | Search-R1's `/retrieve` for one world           |
+//! | `POST /retrieve`                        | Search-R1's `/retrieve`, `"world"` in the body  |
+//! | `POST /compat/tavily/{id}/search`       | Tavily's search; errors `{"detail": {"error"}}` |
+//! | `POST /compat/tavily/{id}/extract`      | Tavily's extract                                |
+//! | `POST /v1/sessions`                     | a session: world, seed, controls                |
+//! | `POST /v1/sessions/{sid}/search`        | native search under the session's controls     |
+//! | `POST /v1/sessions/{sid}/extract`       | native extract under the session's controls    |
+//! | `GET /v1/sessions/{sid}/log`            | the session's calls and their outcomes          |
+//! | `DELETE /v1/sessions/{sid}`             | forgets a session                               |
+//!
+//! A single `"query"` is answered with one object `{"query", "results", "page", "has_more"}`; a
+//! `"queries"` batch with `{"responses": [..]}`, one such object per query in order, where a query
+//! that failed on its own (a session's `batch_failure_rate`) is `{"query", "error": {..}}`.
+//!
+//! With an API key configured, every route but `GET /health` needs `Authorization: Bearer KEY`
+//! and answers 401 `unauthorized` without it.
+//!
+//! The agent-facing API reads only the pages of the world a request names (or its session's world);
+//! it never reads the tasks table.
+
+pub mod api_error;
+pub mod controls;
+mod error;
+pub mod extract;
+pub mod loadgen;
+pub mod native;
+pub mod search_r1;
+pub mod sessions;
+mod state;
+pub mod tavily;
+
+use std::future::Future;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::serve::ListenerExt;
+use tokio::net::TcpListener;
+
+pub use crate::api_error::{ApiError, ErrorCode, TavilyError};
+pub use crate::error::{Error, Result};
+pub use crate::state::AppState;
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The directory holding `manifest.json` and the world files.
+    pub worlds: PathBuf,
+    /// Where to listen; default `127.0.0.1:8080`. Port 0 picks a free port.
+    pub addr: SocketAddr,
+    /// When set, requests other than `GET /health` need `Authorization: Bearer KEY`.
+    pub api_key: Option<String>,
+    /// The most sessions kept in memory; the least recently used is evicted beyond it.
+    pub max_sessions: usize,
+    /// The most log entries kept per session; the oldest are forgotten beyond it.
+    pub session_log_limit: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig {
+            worlds: PathBuf::from("worlds"),
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 8080)),
+            api_key: None,
+            max_sessions: sessions::DEFAULT_MAX_SESSIONS,
+            session_log_limit: sessions::DEFAULT_SESSION_LOG_LIMIT,
+        }
+    }
+}
+
+/// The whole service as a router, to serve or to drive in process with `tower::ServiceExt`.
+pub fn app(state: AppState) -> Router {
+    let mut router = Router::new()
+        .route("/health", get(native::health))
+        .route("/v1/worlds", get(native::list_worlds))
+        .route("/v1/worlds/{id}/search", post(native::search))
+        .route("/v1/worlds/{id}/extract", post(native::extract))
+        .route("/v1/worlds/{id}/retrieve", post(search_r1::retrieve_world))
+        .route("/retrieve", post(search_r1::retrieve))
+        .route("/compat/tavily/{id}/search", post(tavily::search))
+        .route("/compat/tavily/{id}/extract", post(tavily::extract))
+        .route("/v1/sessions", post(sessions::create))
+        .route("/v1/sessions/{sid}", delete(sessions::delete))
+        .route("/v1/sessions/{sid}/search", post(sessions::search))
+        .route("/v1/sessions/{sid}/extract", post(sessions::extract))
+        .route("/v1/sessions/{sid}/log", get(sessions::log))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES));
+    if state.api_key().is_some() {
+        router = router.layer(middleware::from_fn_with_state(
+            state.clone(),
+            require_api_key,
+        ));
+    }
+    router.with_state(state)
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!("no route for {}", request.uri().path()),
+    )
+}
+
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
+    )
+}
+
+/// Rejects requests without the configured bearer key; `GET /health` stays open.
+async fn require_api_key(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if path == "/health" {
+        return next.run(request).await;
+    }
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim);
+    let expected = state.api_key().unwrap_or_default();
+    if presented.is_some_and(|key| constant_time_eq(key.as_bytes(), expected.as_bytes())) {
+        return next.run(request).await;
+    }
+    let error = ApiError::new(
+        ErrorCode::Unauthorized,
+        "missing or wrong API key: send `Authorization: Bearer KEY`",
+    );
+    if path.starts_with("/compat/tavily/") {
+        TavilyError(error).into_response()
+    } else {
+        error.into_response()
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A server bound to its socket and ready to run.
+pub struct BoundServer {
+    listener: TcpListener,
+    router: Router,
+    local_addr: SocketAddr,
+}
+
+impl BoundServer {
+    /// The address actually bound (the real port when the config asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Serves until `shutdown` completes, then lets requests in flight finish.
+    pub async fn run_until<F>(self, shutdown: F) -> Result<()>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let listener = self.listener.tap_io(|tcp| {
+            // Small JSON answers should leave at once, not wait for Nagle's algorithm.
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::warn!(%error, "cannot set TCP_NODELAY");
+            }
+        });
+        axum::serve(listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Opens the corpus (its manifest only) and binds the socket, without serving yet.
+pub async fn bind(config: ServeConfig) -> Result<BoundServer> {
+    let state = AppState::open(&config)?;
+    let listener = TcpListener::bind(config.addr)
+        .await
+        .map_err(|source| Error::Bind {
+            addr: config.addr,
+            source,
+        })?;
+    let local_addr = listener.local_addr()?;
+    Ok(BoundServer {
+        listener,
+        router: app(state),
+        local_addr,
+    })
+}
+
+/// Serves `config.worlds` on `config.addr` until Ctrl-C, then shuts down gracefully.
+pub async fn serve(config: ServeConfig) -> Result<()> {
+    let server = bind(config).await?;
+    tracing::info!(addr = %server.local_addr(), "serving");
+    server.run_until(shutdown_signal()).await
+}
+
+async fn shutdown_signal() {
+    if let Err(error) = tokio::signal::ctrl_c().await {
+        tracing::error!(%error, "cannot listen for Ctrl-C; serving until killed");
+        std::future::pending::<()>().await;
+    }
+}

@@ -1,0 +1,129 @@
+//! The Search-R1 retrieval shape (`POST /retrieve` and `POST /v1/worlds/{id}/retrieve`), as used by
+//! verl's SearchTool: `{"queries": [str], "topk": int, "return_scores": bool}` in,
+//! `{"result": [[{"document": {"id", "contents"}, "score"}]]}` out (bare documents without scores).
+
+use axum::Json;
+use axum::extract::State;
+use fabula_search::{Hiding, SearchOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::api_error::ApiError;
+use crate::extract::{ApiJson, ApiPath};
+use crate::native::{
+    HidingName, MAX_QUERIES, MAX_TOP_K, run_query, validate_query, validate_top_k,
+};
+use crate::state::AppState;
+
+/// Search-R1's default `topk` (its `retrieval_topk`, also verl's default).
+pub const DEFAULT_TOPK: usize = 3;
+
+/// The Search-R1 request. Unknown fields are ignored, as Search-R1's server does.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RetrieveRequest {
+    pub queries: Vec<String>,
+    /// Results per query, 1..=50, default 3; `null` or 0 also mean the default, as in Search-R1.
+    pub topk: Option<usize>,
+    #[serde(default)]
+    pub return_scores: bool,
+    /// The world to search; needed on `/retrieve` unless the corpus holds exactly one world.
+    pub world: Option<u32>,
+    /// A fabula extension: snippet hiding, default `"partial"`.
+    pub hiding: Option<HidingName>,
+}
+
+/// A Search-R1 document: the url as id, and `"Title"\nsnippet` as contents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Document {
+    pub id: String,
+    pub contents: String,
+}
+
+/// One hit: a document with its score, or the bare document when scores were not asked for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum RetrieveHit {
+    Scored { document: Document, score: f32 },
+    Bare(Document),
+}
+
+/// The Search-R1 response: one list of hits per query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetrieveResponse {
+    pub result: Vec<Vec<RetrieveHit>>,
+}
+
+/// `POST /retrieve`, with the world in the body.
+pub(crate) async fn retrieve(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<RetrieveRequest>,
+) -> Result<Json<RetrieveResponse>, ApiError> {
+    let world_id = match (request.world, state.worlds()) {
+        (Some(world_id), _) => world_id,
+        (None, [only]) => only.id,
+        (None, _) => {
+            return Err(ApiError::bad_request(
+                "missing field `world`: the corpus holds several worlds, so say which to search",
+            ));
+        }
+    };
+    run_retrieve(&state, world_id, request).await
+}
+
+/// `POST /v1/worlds/{id}/retrieve`; a `world` in the body is ignored.
+pub(crate) async fn retrieve_world(
+    State(state): State<AppState>,
+    ApiPath(world_id): ApiPath<u32>,
+    ApiJson(request): ApiJson<RetrieveRequest>,
+) -> Result<Json<RetrieveResponse>, ApiError> {
+    run_retrieve(&state, world_id, request).await
+}
+
+async fn run_retrieve(
+    state: &AppState,
+    world_id: u32,
+    request: RetrieveRequest,
+) -> Result<Json<RetrieveResponse>, ApiError> {
+    if request.queries.len() > MAX_QUERIES {
+        return Err(ApiError::bad_request(format!(
+            "`queries` holds {} queries; at most {MAX_QUERIES} are allowed",
+            request.queries.len()
+        )));
+    }
+    for query in &request.queries {
+        validate_query(query)?;
+    }
+    let topk = match request.topk {
+        None | Some(0) => DEFAULT_TOPK,
+        Some(topk) => validate_top_k(topk, "topk", MAX_TOP_K)?,
+    };
+    let index = state.world(world_id).await?;
+    let hiding = request.hiding.map(Hiding::from).unwrap_or_default();
+    let options = SearchOptions {
+        top_k: topk,
+        offset: 0,
+        hiding,
+    };
+    let mut result = Vec::with_capacity(request.queries.len());
+    for query in &request.queries {
+        let hits = run_query(&index, query, &options)?.hits;
+        let hits = hits
+            .into_iter()
+            .map(|hit| {
+                let document = Document {
+                    id: hit.url,
+                    contents: format!("\"{}\"\n{}", hit.title, hit.snippet),
+                };
+                if request.return_scores {
+                    RetrieveHit::Scored {
+                        document,
+                        score: hit.score,
+                    }
+                } else {
+                    RetrieveHit::Bare(document)
+                }
+            })
+            .collect();
+        result.push(hits);
+    }
+    Ok(Json(RetrieveResponse { result }))
+}

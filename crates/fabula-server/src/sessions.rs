@@ -1,0 +1,495 @@
+//! Sessions: a world, a seed and controls, created with `POST /v1/sessions`, then searched and
+//! extracted under those controls, with a log of every call and its outcome.
+//!
+//! A call is counted (and gets the next call index) once its body parses and validates; requests
+//! rejected as bad input get a 400 and are neither counted nor logged.
+//!
+//! Eviction: at most `max_sessions` sessions are kept (default 10,000). Creating one more evicts
+//! the least recently used session (by creation or last call); its id then answers
+//! `session_not_found`. Each session keeps the last `session_log_limit` log entries (default 1,000)
+//! and counts the ones it forgot; each logged query is clipped to 200 characters.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use fabula_search::Hiding;
+use serde::{Deserialize, Serialize};
+
+use crate::api_error::{ApiError, ErrorCode};
+use crate::controls::{
+    Controls, ControlsRequest, ErrorKind, RETRY_AFTER_S, batch_failures, drop_hits, plan_call,
+    truncate_chars,
+};
+use crate::extract::{ApiJson, ApiPath};
+use crate::native::{
+    BatchItem, ExtractRequest, ExtractResponse, SearchRequest, query_response, run_query,
+    search_options, search_response,
+};
+use crate::state::AppState;
+
+/// Sessions kept in memory when the config does not say.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// Log entries kept per session when the config does not say.
+pub const DEFAULT_SESSION_LOG_LIMIT: usize = 1_000;
+/// The most characters of one query kept in a log entry.
+const LOGGED_QUERY_CHARS: usize = 200;
+
+/// One session.
+#[derive(Debug)]
+pub(crate) struct Session {
+    id: String,
+    world: u32,
+    seed: u64,
+    controls: Controls,
+    /// The store's clock reading at the last use, for least-recently-used eviction.
+    last_used: AtomicU64,
+    calls: Mutex<CallLog>,
+}
+
+#[derive(Debug, Default)]
+struct CallLog {
+    n_calls: u64,
+    n_forgotten: u64,
+    entries: VecDeque<LogEntry>,
+}
+
+/// One logged call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogEntry {
+    /// The call index, from 0, in the order calls arrived.
+    pub call: u64,
+    /// `"search"` or `"extract"`.
+    pub endpoint: &'static str,
+    /// The queries of a search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queries: Option<Vec<String>>,
+    /// The url of an extract.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The HTTP status answered.
+    pub status: u16,
+    /// `"ok"` or the error code answered.
+    pub outcome: &'static str,
+    /// The latency the controls added, in milliseconds (for a timeout, the time waited).
+    pub latency_ms: u64,
+    /// For a search: the results returned, over all queries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub results: Option<usize>,
+    /// For a search: the results silently left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_results: Option<usize>,
+    /// For a batch search: the indexes of the queries that failed on their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_queries: Option<Vec<usize>>,
+    /// For an extract: whether the window was cut by `truncate_extract`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+}
+
+impl LogEntry {
+    fn new(call: u64, endpoint: &'static str) -> LogEntry {
+        LogEntry {
+            call,
+            endpoint,
+            queries: None,
+            url: None,
+            status: 200,
+            outcome: "ok",
+            latency_ms: 0,
+            results: None,
+            dropped_results: None,
+            failed_queries: None,
+            truncated: None,
+        }
+    }
+}
+
+impl Session {
+    /// Takes the next call index.
+    fn begin_call(&self) -> u64 {
+        let mut calls = lock(&self.calls);
+        let call = calls.n_calls;
+        calls.n_calls += 1;
+        call
+    }
+
+    fn record(&self, entry: LogEntry, log_limit: usize) {
+        let mut calls = lock(&self.calls);
+        calls.entries.push_back(entry);
+        while calls.entries.len() > log_limit {
+            calls.entries.pop_front();
+            calls.n_forgotten += 1;
+        }
+    }
+}
+
+/// All sessions, bounded, evicting the least recently used.
+#[derive(Debug)]
+pub(crate) struct SessionStore {
+    max_sessions: usize,
+    log_limit: usize,
+    inner: Mutex<StoreInner>,
+}
+
+#[derive(Debug, Default)]
+struct StoreInner {
+    n_created: u64,
+    clock: u64,
+    sessions: HashMap<String, Arc<Session>>,
+}
+
+impl SessionStore {
+    pub(crate) fn new(max_sessions: usize, log_limit: usize) -> SessionStore {
+        SessionStore {
+            max_sessions: max_sessions.max(1),
+            log_limit: log_limit.max(1),
+            inner: Mutex::new(StoreInner::default()),
+        }
+    }
+
+    fn create(&self, world: u32, seed: u64, controls: Controls) -> Arc<Session> {
+        let mut inner = lock(&self.inner);
+        while inner.sessions.len() >= self.max_sessions {
+            let oldest = inner
+                .sessions
+                .values()
+                .min_by_key(|session| session.last_used.load(Ordering::Relaxed))
+                .map(|session| session.id.clone());
+            let Some(oldest) = oldest else { break };
+            inner.sessions.remove(&oldest);
+        }
+        let n_created = inner.n_created;
+        inner.n_created += 1;
+        inner.clock += 1;
+        let id = format!(
+            "s{n_created}-{:016x}",
+            splitmix64(seed ^ splitmix64(n_created))
+        );
+        let session = Arc::new(Session {
+            id: id.clone(),
+            world,
+            seed,
+            controls,
+            last_used: AtomicU64::new(inner.clock),
+            calls: Mutex::new(CallLog::default()),
+        });
+        inner.sessions.insert(id, session.clone());
+        session
+    }
+
+    fn get(&self, id: &str) -> Result<Arc<Session>, ApiError> {
+        let mut inner = lock(&self.inner);
+        inner.clock += 1;
+        let clock = inner.clock;
+        match inner.sessions.get(id) {
+            Some(session) => {
+                session.last_used.store(clock, Ordering::Relaxed);
+                Ok(session.clone())
+            }
+            None => Err(ApiError::new(
+                ErrorCode::SessionNotFound,
+                format!("no session with id `{id}` (it may have been evicted)"),
+            )),
+        }
+    }
+
+    fn remove(&self, id: &str) -> bool {
+        lock(&self.inner).sessions.remove(id).is_some()
+    }
+
+    /// The number of sessions kept now.
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.inner).sessions.len()
+    }
+}
+
+/// Locks a mutex, recovering the data if a holder panicked (the data stays consistent because no
+/// critical section here can panic half-way).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The body of `POST /v1/sessions`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSessionRequest {
+    pub world: u32,
+    /// Default 0.
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub controls: ControlsRequest,
+}
+
+/// The answer to `POST /v1/sessions`: the id, and the controls in force after the noise mix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CreateSessionResponse {
+    pub session: String,
+    pub world: u32,
+    pub seed: u64,
+    pub controls: Controls,
+}
+
+/// `POST /v1/sessions`.
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<CreateSessionRequest>,
+) -> Result<Json<CreateSessionResponse>, ApiError> {
+    let controls = request.controls.resolve()?;
+    if !state.has_world(request.world) {
+        return Err(ApiError::new(
+            ErrorCode::WorldNotFound,
+            format!("no world with id {}", request.world),
+        ));
+    }
+    let session = state
+        .sessions()
+        .create(request.world, request.seed, controls);
+    Ok(Json(CreateSessionResponse {
+        session: session.id.clone(),
+        world: session.world,
+        seed: session.seed,
+        controls: session.controls.clone(),
+    }))
+}
+
+/// `DELETE /v1/sessions/{sid}`: 204, or `session_not_found`.
+pub(crate) async fn delete(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<StatusCode, ApiError> {
+    if state.sessions().remove(&session_id) {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::new(
+            ErrorCode::SessionNotFound,
+            format!("no session with id `{session_id}`"),
+        ))
+    }
+}
+
+/// The answer to `GET /v1/sessions/{sid}/log`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionLog {
+    pub session: String,
+    pub world: u32,
+    pub seed: u64,
+    /// Calls counted so far.
+    pub calls: u64,
+    /// Entries no longer kept (the oldest ones beyond the per-session limit).
+    pub forgotten: u64,
+    /// The kept entries, by call index.
+    pub entries: Vec<LogEntry>,
+}
+
+/// `GET /v1/sessions/{sid}/log`.
+pub(crate) async fn log(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<Json<SessionLog>, ApiError> {
+    let session = state.sessions().get(&session_id)?;
+    let calls = lock(&session.calls);
+    let mut entries: Vec<LogEntry> = calls.entries.iter().cloned().collect();
+    entries.sort_by_key(|entry| entry.call);
+    Ok(Json(SessionLog {
+        session: session.id.clone(),
+        world: session.world,
+        seed: session.seed,
+        calls: calls.n_calls,
+        forgotten: calls.n_forgotten,
+        entries,
+    }))
+}
+
+/// The error an injected fault answers with.
+fn injected_error(kind: ErrorKind, controls: &Controls) -> ApiError {
+    match kind {
+        ErrorKind::RateLimit => ApiError {
+            code: ErrorCode::RateLimited,
+            message: format!("rate limit exceeded; retry after {RETRY_AFTER_S} s"),
+            retry_after_s: Some(RETRY_AFTER_S),
+        },
+        ErrorKind::ServerError => {
+            ApiError::new(ErrorCode::InjectedServerError, "the search backend failed")
+        }
+        ErrorKind::Timeout => ApiError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the search backend did not answer within {} ms",
+                controls.timeout_ms
+            ),
+        ),
+    }
+}
+
+/// Waits the call's delay, logs the outcome, and passes the answer through.
+async fn finish<T>(
+    state: &AppState,
+    session: &Session,
+    mut entry: LogEntry,
+    delay: std::time::Duration,
+    answer: Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    entry.latency_ms = delay.as_millis() as u64;
+    match &answer {
+        Ok(_) => {
+            entry.status = 200;
+            entry.outcome = "ok";
+        }
+        Err(error) => {
+            entry.status = error.code.status().as_u16();
+            entry.outcome = error.code.as_str();
+        }
+    }
+    session.record(entry, state.sessions().log_limit);
+    answer
+}
+
+/// Decides an injected whole-call failure: the error and how long to wait before answering it.
+fn injected_failure(
+    session: &Session,
+    kind: ErrorKind,
+    latency: std::time::Duration,
+) -> (std::time::Duration, ApiError) {
+    let delay = match kind {
+        ErrorKind::Timeout => std::time::Duration::from_millis(session.controls.timeout_ms),
+        ErrorKind::RateLimit | ErrorKind::ServerError => latency,
+    };
+    (delay, injected_error(kind, &session.controls))
+}
+
+/// `POST /v1/sessions/{sid}/search`: the native search under the session's controls.
+pub(crate) async fn search(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(request): ApiJson<SearchRequest>,
+) -> Result<Response, ApiError> {
+    let session = state.sessions().get(&session_id)?;
+    let valid = request.validate()?;
+    let index = state.world(session.world).await?;
+    let controls = &session.controls;
+    let call = session.begin_call();
+    let plan = plan_call(controls, session.seed, call);
+    let mut entry = LogEntry::new(call, "search");
+    entry.queries = Some(valid.queries.iter().map(|query| clip(query)).collect());
+    if let Some(kind) = plan.error {
+        let (delay, error) = injected_failure(&session, kind, plan.latency);
+        return finish(&state, &session, entry, delay, Err(error)).await;
+    }
+    let top_k = controls
+        .page_size
+        .map_or(valid.top_k, |page_size| page_size.min(valid.top_k));
+    let hiding = controls
+        .hiding
+        .map(Hiding::from)
+        .or(valid.hiding)
+        .unwrap_or_default();
+    let options = search_options(&valid, top_k, hiding);
+    let failures = if valid.batch {
+        batch_failures(controls, session.seed, call, valid.queries.len())
+    } else {
+        vec![false; valid.queries.len()]
+    };
+    let mut items = Vec::with_capacity(valid.queries.len());
+    let mut n_results = 0;
+    let mut n_dropped = 0;
+    let mut failed_queries = Vec::new();
+    for (query_idx, query) in valid.queries.iter().enumerate() {
+        if failures[query_idx] {
+            failed_queries.push(query_idx);
+            let error = ApiError::new(ErrorCode::InjectedServerError, "this query failed");
+            items.push(BatchItem::Failed {
+                query: query.clone(),
+                error: error.body(),
+            });
+            continue;
+        }
+        let mut results = match run_query(&index, query, &options) {
+            Ok(results) => results,
+            Err(error) => return finish(&state, &session, entry, plan.latency, Err(error)).await,
+        };
+        n_dropped += drop_hits(
+            controls,
+            session.seed,
+            call,
+            query_idx,
+            options.offset,
+            &mut results.hits,
+        );
+        n_results += results.hits.len();
+        items.push(BatchItem::Ok(query_response(query, results, valid.page)));
+    }
+    entry.results = Some(n_results);
+    entry.dropped_results = Some(n_dropped);
+    if valid.batch {
+        entry.failed_queries = Some(failed_queries);
+    }
+    let answer = Ok(search_response(valid.batch, items));
+    finish(&state, &session, entry, plan.latency, answer).await
+}
+
+/// `POST /v1/sessions/{sid}/extract`: the native extract under the session's controls.
+pub(crate) async fn extract(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(request): ApiJson<ExtractRequest>,
+) -> Result<Response, ApiError> {
+    let session = state.sessions().get(&session_id)?;
+    let (start, max_chars) = request.validate()?;
+    let index = state.world(session.world).await?;
+    let call = session.begin_call();
+    let plan = plan_call(&session.controls, session.seed, call);
+    let mut entry = LogEntry::new(call, "extract");
+    entry.url = Some(clip(&request.url));
+    if let Some(kind) = plan.error {
+        let (delay, error) = injected_failure(&session, kind, plan.latency);
+        return finish(&state, &session, entry, delay, Err(error)).await;
+    }
+    let mut extract = match index.extract(&request.url, start, max_chars) {
+        Ok(extract) => extract,
+        Err(error) => {
+            return finish(
+                &state,
+                &session,
+                entry,
+                plan.latency,
+                Err(ApiError::from(error)),
+            )
+            .await;
+        }
+    };
+    let mut truncated = false;
+    if let Some(limit) = session.controls.truncate_extract
+        && truncate_chars(&mut extract.content, limit)
+    {
+        extract.next_start = None;
+        truncated = true;
+    }
+    entry.truncated = Some(truncated);
+    let answer = Ok(Json(ExtractResponse::from(extract)).into_response());
+    finish(&state, &session, entry, plan.latency, answer).await
+}
+
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(LOGGED_QUERY_CHARS) {
+        Some((byte_idx, _)) => text[..byte_idx].to_owned(),
+        None => text.to_owned(),
+    }
+}

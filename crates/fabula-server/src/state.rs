@@ -1,0 +1,102 @@
+//! The state shared by all requests: the corpus of worlds, each world's index once built, the
+//! sessions, and the API key.
+
+use std::sync::Arc;
+
+use fabula_search::{Corpus, WorldIndex, WorldInfo};
+use tokio::sync::OnceCell;
+
+use crate::ServeConfig;
+use crate::api_error::{ApiError, ErrorCode};
+use crate::error::Result;
+use crate::sessions::SessionStore;
+
+/// Everything a request handler needs; cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    corpus: Corpus,
+    /// One cell per entry of `corpus.worlds()`, in the same order, filled on first use.
+    indexes: Vec<OnceCell<Arc<WorldIndex>>>,
+    sessions: SessionStore,
+    api_key: Option<String>,
+}
+
+impl AppState {
+    /// Opens the corpus named by `config.worlds` (its manifest only; indexes are built on first
+    /// use) and makes the state.
+    pub fn open(config: &ServeConfig) -> Result<AppState> {
+        let corpus = Corpus::open(&config.worlds)?;
+        Ok(AppState::new(corpus, config))
+    }
+
+    /// Makes the state from an opened corpus; `config.worlds` and `config.addr` are not used.
+    pub fn new(corpus: Corpus, config: &ServeConfig) -> AppState {
+        let indexes = corpus.worlds().iter().map(|_| OnceCell::new()).collect();
+        let inner = Inner {
+            corpus,
+            indexes,
+            sessions: SessionStore::new(config.max_sessions, config.session_log_limit),
+            api_key: config.api_key.clone(),
+        };
+        AppState {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The worlds of the corpus, sorted by id.
+    pub fn worlds(&self) -> &[WorldInfo] {
+        self.inner.corpus.worlds()
+    }
+
+    /// The API key that requests must present, if any.
+    pub fn api_key(&self) -> Option<&str> {
+        self.inner.api_key.as_deref()
+    }
+
+    pub(crate) fn sessions(&self) -> &SessionStore {
+        &self.inner.sessions
+    }
+
+    /// Whether a world with this id exists.
+    pub fn has_world(&self, world_id: u32) -> bool {
+        self.world_idx(world_id).is_some()
+    }
+
+    fn world_idx(&self, world_id: u32) -> Option<usize> {
+        self.worlds()
+            .binary_search_by_key(&world_id, |info| info.id)
+            .ok()
+    }
+
+    /// The index of one world. The first use builds it on a blocking thread, so the runtime's
+    /// workers keep answering other requests meanwhile; concurrent first uses wait for one build.
+    pub async fn world(&self, world_id: u32) -> Result<Arc<WorldIndex>, ApiError> {
+        let Some(world_idx) = self.world_idx(world_id) else {
+            return Err(ApiError::new(
+                ErrorCode::WorldNotFound,
+                format!("no world with id {world_id}"),
+            ));
+        };
+        let cell = &self.inner.indexes[world_idx];
+        if let Some(index) = cell.get() {
+            return Ok(index.clone());
+        }
+        let index = cell
+            .get_or_try_init(|| {
+                let state = self.clone();
+                async move {
+                    let built =
+                        tokio::task::spawn_blocking(move || state.inner.corpus.world(world_id))
+                            .await
+                            .map_err(|error| ApiError::internal(&error))?;
+                    built.map_err(ApiError::from)
+                }
+            })
+            .await?;
+        Ok(index.clone())
+    }
+}

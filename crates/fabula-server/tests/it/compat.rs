@@ -1,0 +1,241 @@
+//! The drop-in shapes: Search-R1's `/retrieve` (as verl's SearchTool calls it) and Tavily's
+//! `/search` and `/extract`.
+
+use serde_json::{Value, json};
+
+use crate::support::{TestApp, assert_error};
+
+#[tokio::test]
+async fn retrieve_answers_search_r1_shape_with_scores() {
+    let app = TestApp::new();
+    let answer = app
+        .post(
+            "/v1/worlds/0/retrieve",
+            json!({"queries": ["Oren Talvik", "ferry"], "topk": 3, "return_scores": true}),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{:#}", answer.json);
+    let result = answer.json["result"].as_array().unwrap();
+    assert_eq!(result.len(), 2);
+    let hits = result[0].as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 3);
+    for hit in hits {
+        let fields: Vec<&str> = hit
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(fields, ["document", "score"]);
+        assert!(hit["score"].is_number());
+        let contents = hit["document"]["contents"].as_str().unwrap();
+        // verl splits contents at the first newline: a quoted title, then the text.
+        let (title, _text) = contents.split_once('\n').unwrap();
+        assert!(title.starts_with('"') && title.ends_with('"'), "{title}");
+        assert!(
+            hit["document"]["id"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://")
+        );
+    }
+    let mut scrubbed = answer.json.clone();
+    for hits in scrubbed["result"].as_array_mut().unwrap() {
+        for hit in hits.as_array_mut().unwrap() {
+            hit["score"] = json!(0.0);
+        }
+    }
+    insta::assert_json_snapshot!(scrubbed);
+}
+
+#[tokio::test]
+async fn retrieve_without_scores_answers_bare_documents() {
+    let app = TestApp::new();
+    let answer = app
+        .post(
+            "/v1/worlds/0/retrieve",
+            json!({"queries": ["harbour"], "return_scores": false}),
+        )
+        .await;
+    assert_eq!(answer.status, 200);
+    let hits = answer.json["result"][0].as_array().unwrap();
+    assert_eq!(hits.len(), 3, "Search-R1's default topk is 3");
+    for hit in hits {
+        let fields: Vec<&str> = hit
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(fields, ["contents", "id"]);
+    }
+}
+
+#[tokio::test]
+async fn root_retrieve_takes_the_world_from_the_body() {
+    let app = TestApp::new();
+    let answer = app
+        .post(
+            "/retrieve",
+            json!({"queries": ["ferry"], "topk": 2, "return_scores": true, "world": 3}),
+        )
+        .await;
+    assert_eq!(answer.status, 200);
+    let id = answer.json["result"][0][0]["document"]["id"]
+        .as_str()
+        .unwrap();
+    assert!(id.starts_with("https://dravosk.example/"));
+    assert_error(
+        &app.post("/retrieve", json!({"queries": ["ferry"]})).await,
+        400,
+        "bad_request",
+    );
+    assert_error(
+        &app.post("/retrieve", json!({"queries": ["ferry"], "world": 42}))
+            .await,
+        404,
+        "world_not_found",
+    );
+    assert_error(
+        &app.post(
+            "/retrieve",
+            json!({"queries": ["ferry"], "world": 3, "topk": 51}),
+        )
+        .await,
+        400,
+        "bad_request",
+    );
+    let empty = app
+        .post("/retrieve", json!({"queries": [], "world": 3}))
+        .await;
+    assert_eq!(empty.json, json!({"result": []}));
+}
+
+#[tokio::test]
+async fn retrieve_ignores_unknown_fields_like_search_r1() {
+    let app = TestApp::new();
+    let answer = app
+        .post(
+            "/v1/worlds/0/retrieve",
+            json!({"queries": ["harbour"], "topk": 1, "extra": 1}),
+        )
+        .await;
+    assert_eq!(answer.status, 200);
+}
+
+#[tokio::test]
+async fn tavily_search_answers_tavily_fields() {
+    let app = TestApp::new();
+    let answer = app
+        .post(
+            "/compat/tavily/0/search",
+            json!({"query": "Port Amsel", "max_results": 2, "search_depth": "basic",
+                   "include_answer": false, "api_key": "tvly-ignored"}),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{:#}", answer.json);
+    let mut json = answer.json.clone();
+    assert!(json["response_time"].as_f64().unwrap() >= 0.0);
+    json["response_time"] = json!(0.0);
+    for result in json["results"].as_array_mut().unwrap() {
+        let score = result["score"].as_f64().unwrap();
+        assert!(score > 0.0 && score < 1.0, "{score}");
+        result["score"] = json!(0.5);
+    }
+    insta::assert_json_snapshot!(json);
+}
+
+#[tokio::test]
+async fn tavily_search_defaults_and_raw_content() {
+    let app = TestApp::new();
+    let answer = app
+        .post("/compat/tavily/0/search", json!({"query": "harbour"}))
+        .await;
+    assert_eq!(
+        answer.json["results"].as_array().unwrap().len(),
+        5,
+        "Tavily's default is 5"
+    );
+    assert!(answer.json["results"][0]["raw_content"].is_null());
+    for include in [json!(true), json!("markdown"), json!("text")] {
+        let answer = app
+            .post(
+                "/compat/tavily/0/search",
+                json!({"query": "Oren Talvik", "max_results": 1, "include_raw_content": include}),
+            )
+            .await;
+        let raw = answer.json["results"][0]["raw_content"].as_str().unwrap();
+        assert!(raw.starts_with("# "), "{raw}");
+    }
+    let none = app
+        .post(
+            "/compat/tavily/0/search",
+            json!({"query": "harbour", "max_results": 0}),
+        )
+        .await;
+    assert_eq!(none.json["results"], json!([]));
+}
+
+#[tokio::test]
+async fn tavily_extract_answers_results_and_failures() {
+    let app = TestApp::new();
+    let answer = app
+        .post(
+            "/compat/tavily/0/extract",
+            json!({"urls": ["https://veloria.example/wiki/Oren_Talvik", "https://veloria.example/nope"],
+                   "format": "markdown"}),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{:#}", answer.json);
+    let mut json = answer.json.clone();
+    json["response_time"] = json!(0.0);
+    insta::assert_json_snapshot!(json);
+    let one = app
+        .post(
+            "/compat/tavily/0/extract",
+            json!({"urls": "https://veloria.example/wiki/Oren_Talvik"}),
+        )
+        .await;
+    assert_eq!(one.json["results"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn tavily_errors_use_detail_error() {
+    let app = TestApp::new();
+    let cases: Vec<(&str, Value, u16)> = vec![
+        ("/compat/tavily/0/search", json!({"query": ""}), 400),
+        (
+            "/compat/tavily/0/search",
+            json!({"query": "x", "max_results": 21}),
+            400,
+        ),
+        ("/compat/tavily/0/search", json!({"query": 5}), 400),
+        ("/compat/tavily/0/search", json!({"max_results": 3}), 400),
+        (
+            "/compat/tavily/0/search",
+            json!({"query": "x", "include_raw_content": 3}),
+            400,
+        ),
+        ("/compat/tavily/9/search", json!({"query": "x"}), 404),
+        ("/compat/tavily/x/search", json!({"query": "x"}), 400),
+        ("/compat/tavily/0/extract", json!({"urls": []}), 400),
+        (
+            "/compat/tavily/0/extract",
+            json!({"urls": vec!["u"; 21]}),
+            400,
+        ),
+    ];
+    for (path, body, status) in cases {
+        let answer = app.post(path, body.clone()).await;
+        assert_eq!(answer.status, status, "{path} {body}: {:#}", answer.json);
+        assert!(
+            answer.json["detail"]["error"].as_str().is_some(),
+            "{:#}",
+            answer.json
+        );
+        assert!(answer.json.get("error").is_none());
+    }
+    let malformed = app.post_raw("/compat/tavily/0/search", "{oops").await;
+    assert_eq!(malformed.status, 400);
+    assert!(malformed.json["detail"]["error"].is_string());
+}

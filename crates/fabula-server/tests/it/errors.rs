@@ -1,0 +1,206 @@
+//! Bad input gets a JSON error with a stable code and a 4xx status, never a 500, a panic or
+//! axum's plain-text rejections.
+
+use serde_json::json;
+
+use crate::support::{TestApp, assert_error};
+
+#[tokio::test]
+async fn error_body_shape() {
+    let app = TestApp::new();
+    let answer = app
+        .post("/v1/worlds/99/search", json!({"query": "harbour"}))
+        .await;
+    insta::assert_json_snapshot!(answer.json, @r#"
+    {
+      "error": {
+        "code": "world_not_found",
+        "message": "no world with id 99"
+      }
+    }
+    "#);
+}
+
+#[tokio::test]
+async fn unknown_world_and_url_are_404() {
+    let app = TestApp::new();
+    assert_error(
+        &app.post("/v1/worlds/99/search", json!({"query": "x"}))
+            .await,
+        404,
+        "world_not_found",
+    );
+    assert_error(
+        &app.post("/v1/worlds/99/extract", json!({"url": "x"})).await,
+        404,
+        "world_not_found",
+    );
+    assert_error(
+        &app.post(
+            "/v1/worlds/0/extract",
+            json!({"url": "https://veloria.example/nope"}),
+        )
+        .await,
+        404,
+        "url_not_found",
+    );
+    assert_error(
+        &app.post("/v1/worlds/99/retrieve", json!({"queries": ["x"]}))
+            .await,
+        404,
+        "world_not_found",
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_and_wrong_types_are_400() {
+    let app = TestApp::new();
+    for body in [
+        "",
+        "{",
+        "not json",
+        "[]",
+        "{\"query\": 5}",
+        "{\"queries\": \"harbour\"}",
+        "{\"queries\": [1, 2]}",
+        "{\"query\": \"harbour\", \"top_k\": \"ten\"}",
+        "{\"query\": \"harbour\", \"top_k\": -1}",
+        "{\"query\": \"harbour\", \"top_k\": 1e40}",
+        "{\"query\": \"harbour\", \"hiding\": \"some\"}",
+        "{\"query\": \"harbour\", \"topk\": 3}",
+        "{\"query\": \"harbour\"} trailing",
+    ] {
+        let answer = app.post_raw("/v1/worlds/0/search", body).await;
+        assert_error(&answer, 400, "bad_request");
+    }
+    for body in ["{}", "{\"url\": 7}", "{\"url\": \"x\", \"start\": -3}"] {
+        assert_error(
+            &app.post_raw("/v1/worlds/0/extract", body).await,
+            400,
+            "bad_request",
+        );
+    }
+}
+
+#[tokio::test]
+async fn query_and_paging_ranges_are_checked() {
+    let app = TestApp::new();
+    let long_query = "a".repeat(2001);
+    for body in [
+        json!({"query": ""}),
+        json!({"query": "   "}),
+        json!({"query": long_query}),
+        json!({"queries": []}),
+        json!({"queries": ["harbour", ""]}),
+        json!({"query": "harbour", "queries": ["harbour"]}),
+        json!({"top_k": 3}),
+        json!({"query": "harbour", "top_k": 0}),
+        json!({"query": "harbour", "top_k": 51}),
+        json!({"query": "harbour", "page": 0}),
+        json!({"query": "harbour", "page": 1001}),
+        json!({"queries": vec!["harbour"; 101]}),
+    ] {
+        let answer = app.post("/v1/worlds/0/search", body.clone()).await;
+        assert_error(&answer, 400, "bad_request");
+    }
+    let longest = "a".repeat(2000);
+    assert_eq!(
+        app.post("/v1/worlds/0/search", json!({"query": longest}))
+            .await
+            .status,
+        200
+    );
+    let url = "https://veloria.example/wiki/Port_Amsel";
+    for body in [
+        json!({"url": ""}),
+        json!({"url": url, "max_chars": 0}),
+        json!({"url": url, "max_chars": 100_001}),
+    ] {
+        assert_error(
+            &app.post("/v1/worlds/0/extract", body).await,
+            400,
+            "bad_request",
+        );
+    }
+    let past_end = app
+        .post(
+            "/v1/worlds/0/extract",
+            json!({"url": url, "start": 1_000_000}),
+        )
+        .await;
+    assert!(
+        past_end.status == 200 || past_end.status == 400,
+        "{:#}",
+        past_end.json
+    );
+}
+
+#[tokio::test]
+async fn bodies_over_64_kib_are_413() {
+    let app = TestApp::new();
+    let padding = "a".repeat(70 * 1024);
+    let body = format!("{{\"query\": \"harbour\", \"pad\": \"{padding}\"}}");
+    assert_error(
+        &app.post_raw("/v1/worlds/0/search", &body).await,
+        413,
+        "payload_too_large",
+    );
+    assert_error(
+        &app.post_raw("/retrieve", &body).await,
+        413,
+        "payload_too_large",
+    );
+    assert_error(
+        &app.post_raw("/v1/sessions", &body).await,
+        413,
+        "payload_too_large",
+    );
+}
+
+#[tokio::test]
+async fn bad_paths_and_methods_answer_json() {
+    let app = TestApp::new();
+    assert_error(
+        &app.post("/v1/worlds/abc/search", json!({"query": "x"}))
+            .await,
+        400,
+        "bad_request",
+    );
+    assert_error(
+        &app.post("/v1/worlds/-1/search", json!({"query": "x"}))
+            .await,
+        400,
+        "bad_request",
+    );
+    assert_error(&app.get("/v1/nothing").await, 404, "not_found");
+    assert_error(
+        &app.get("/v1/worlds/0/search").await,
+        405,
+        "method_not_allowed",
+    );
+    assert_error(
+        &app.post("/health", json!({})).await,
+        405,
+        "method_not_allowed",
+    );
+}
+
+#[tokio::test]
+async fn odd_queries_are_searched_not_rejected() {
+    let app = TestApp::new();
+    for query in [
+        "\"unclosed",
+        "AND OR NOT",
+        "title:harbour",
+        "(((",
+        "*",
+        "ünïcødé 港口",
+        "a\u{0}b",
+        "-",
+    ] {
+        let answer = app
+            .post("/v1/worlds/0/search", json!({"query": query}))
+            .await;
+        assert_eq!(answer.status, 200, "query {query:?}: {:#}", answer.json);
+    }
+}

@@ -1,0 +1,361 @@
+//! Generating a dataset: many worlds into one directory, with a manifest, in parallel, resumably.
+//!
+//! Each world is written to a temporary file in the output directory, synced and renamed into
+//! place, and recorded in a progress journal (`.progress.jsonl`). The manifest is written last, also
+//! by rename. A run that was killed leaves only finished files under final names; the next run keeps
+//! those whose hashes match the journal or manifest and redoes the rest. Worlds are independent, so
+//! the bytes of each file depend only on (master seed, world id, versions), whatever `jobs` or
+//! `shard` say.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::records::{PageRecord, TaskRecord};
+use crate::theme::{self, Theme};
+use crate::{Error, FORMAT_VERSION, GENERATOR_VERSION, Result, World, generate_world, write_world};
+
+/// File name of the manifest inside a dataset directory.
+pub const MANIFEST: &str = "manifest.json";
+const JOURNAL: &str = ".progress.jsonl";
+
+/// Renders the pages and tasks of a world; supplied by the later stages of the pipeline.
+pub trait Renderer: Sync {
+    /// A version string that changes whenever the same world would render differently.
+    fn version(&self) -> String;
+    /// Renders pages and tasks.
+    fn render(&self, world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>);
+}
+
+/// A renderer that writes no pages and no tasks: bare domain worlds.
+pub struct NoPages;
+
+impl Renderer for NoPages {
+    fn version(&self) -> String {
+        "bare".to_string()
+    }
+    fn render(&self, _world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>) {
+        (Vec::new(), Vec::new())
+    }
+}
+
+/// Which part of a dataset one run writes: the worlds with `id % total == index`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub total: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Shard> {
+        let bad = || Error::BadInput(format!("--shard `{s}` must be I/N with 0 <= I < N, e.g. 0/4"));
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u32 = i.trim().parse().map_err(|_| bad())?;
+        let total: u32 = n.trim().parse().map_err(|_| bad())?;
+        if total == 0 || index >= total {
+            return Err(bad());
+        }
+        Ok(Shard { index, total })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.total)
+    }
+}
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateConfig {
+    pub count: u32,
+    pub master_seed: u64,
+    pub out: PathBuf,
+    pub jobs: usize,
+    pub shard: Option<Shard>,
+    /// Replace a directory that holds another seed's or version's worlds.
+    pub force: bool,
+    /// Restrict themes to these ids; empty means every theme.
+    pub themes: Vec<String>,
+}
+
+/// One world's entry in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    pub id: u32,
+    pub file: String,
+    pub sha256: String,
+    pub theme: String,
+    pub name: String,
+    pub rows: usize,
+    pub tables: usize,
+    pub pages: usize,
+    pub tasks: usize,
+}
+
+/// The manifest of a dataset directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub generator_version: String,
+    pub master_seed: u64,
+    pub count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub themes: Vec<String>,
+    pub worlds: Vec<ManifestEntry>,
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub worlds: usize,
+    /// Worlds kept from an earlier run because their hashes matched.
+    pub kept: usize,
+    pub rows: usize,
+    pub pages: usize,
+    pub tasks: usize,
+}
+
+/// The file name of a world.
+pub fn world_file_name(id: u32) -> String {
+    format!("world-{id:05}.sqlite")
+}
+
+/// The full generator version of a dataset: the world generator's and the renderer's.
+pub fn dataset_version(renderer: &dyn Renderer) -> String {
+    format!("{GENERATOR_VERSION}/{}", renderer.version())
+}
+
+/// Reads a manifest.
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join(MANIFEST);
+    let text = fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    serde_json::from_str(&text).map_err(|source| Error::Json { path, source })
+}
+
+/// The SHA-256 of a file, as lower-case hex.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let mut file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Resolves the theme filter into themes, in index order.
+pub fn select_themes(names: &[String]) -> Result<Vec<Theme>> {
+    let all = theme::all()?;
+    if names.is_empty() {
+        return Ok(all);
+    }
+    for name in names {
+        theme::by_name(name)?;
+    }
+    Ok(all.into_iter().filter(|t| names.contains(&t.id)).collect())
+}
+
+/// Checks a directory's manifest (if any) against this run and returns the entries to keep.
+fn earlier_entries(cfg: &GenerateConfig, version: &str, themes: &[String]) -> Result<BTreeMap<u32, ManifestEntry>> {
+    let mut entries = BTreeMap::new();
+    if cfg.out.join(MANIFEST).exists() {
+        let m = read_manifest(&cfg.out)?;
+        let same = m.master_seed == cfg.master_seed && m.generator_version == version && m.themes == themes;
+        if !same {
+            if !cfg.force {
+                return Err(Error::ManifestMismatch {
+                    dir: cfg.out.clone(),
+                    seed: m.master_seed,
+                    version: m.generator_version,
+                });
+            }
+            // Forced: the old worlds are stale; remove them so none is mistaken for a new one.
+            for e in &m.worlds {
+                let _ = fs::remove_file(cfg.out.join(&e.file));
+            }
+            let _ = fs::remove_file(cfg.out.join(MANIFEST));
+            let _ = fs::remove_file(cfg.out.join(JOURNAL));
+            return Ok(entries);
+        }
+        entries.extend(m.worlds.into_iter().map(|e| (e.id, e)));
+    }
+    // The journal of an interrupted run: its first line names the run, the rest its finished worlds.
+    if let Ok(text) = fs::read_to_string(cfg.out.join(JOURNAL)) {
+        let mut lines = text.lines();
+        let header = lines.next().unwrap_or_default();
+        if header == journal_header(cfg.master_seed, version, themes) {
+            // A torn last line (a kill mid-write) simply fails to parse and is redone.
+            for line in lines {
+                if let Ok(e) = serde_json::from_str::<ManifestEntry>(line) {
+                    entries.insert(e.id, e);
+                }
+            }
+        }
+    }
+    Ok(entries)
+}
+
+fn journal_header(seed: u64, version: &str, themes: &[String]) -> String {
+    format!("fabula-journal seed={seed} version={version} themes={}", themes.join(","))
+}
+
+/// Generates a dataset. `progress` is called once per finished world.
+pub fn generate_dataset(cfg: &GenerateConfig, renderer: &dyn Renderer, progress: &(dyn Fn() + Sync)) -> Result<Summary> {
+    if cfg.count == 0 {
+        return Err(Error::BadInput("--count must be at least 1".into()));
+    }
+    let themes = select_themes(&cfg.themes)?;
+    let mut theme_filter = cfg.themes.clone();
+    theme_filter.sort();
+    theme_filter.dedup();
+    let version = dataset_version(renderer);
+    fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
+    // Leftover temporary files are from killed runs; they never carry a final name.
+    for entry in fs::read_dir(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?.flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".tmp") {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+    let earlier = earlier_entries(cfg, &version, &theme_filter)?;
+
+    let ids: Vec<u32> = (0..cfg.count)
+        .filter(|id| cfg.shard.is_none_or(|s| id % s.total == s.index))
+        .collect();
+    let journal_path = cfg.out.join(JOURNAL);
+    let mut journal = fs::File::create(&journal_path).map_err(|e| Error::io(&journal_path, e))?;
+    writeln!(journal, "{}", journal_header(cfg.master_seed, &version, &theme_filter))
+        .map_err(|e| Error::io(&journal_path, e))?;
+    // Keep what is still valid, and record it in the fresh journal straight away.
+    let mut results: BTreeMap<u32, ManifestEntry> = BTreeMap::new();
+    for &id in &ids {
+        if let Some(e) = earlier.get(&id) {
+            let path = cfg.out.join(&e.file);
+            if path.exists() && sha256_file(&path)? == e.sha256 {
+                writeln!(journal, "{}", serde_json::to_string(e).expect("serialisable"))
+                    .map_err(|err| Error::io(&journal_path, err))?;
+                results.insert(id, e.clone());
+                progress();
+            }
+        }
+    }
+    let kept = results.len();
+    let todo: Vec<u32> = ids.iter().copied().filter(|id| !results.contains_key(id)).collect();
+
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new((results, journal));
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let jobs = cfg.jobs.max(1).min(todo.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    if first_error.lock().expect("lock").is_some() {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&id) = todo.get(i) else { return };
+                    match build_one(cfg, id, &themes, renderer) {
+                        Ok(entry) => {
+                            let mut guard = done.lock().expect("lock");
+                            let line = serde_json::to_string(&entry).expect("serialisable");
+                            if let Err(e) = writeln!(guard.1, "{line}") {
+                                *first_error.lock().expect("lock") = Some(Error::io(&journal_path, e));
+                            }
+                            guard.0.insert(id, entry);
+                            drop(guard);
+                            progress();
+                        }
+                        Err(e) => {
+                            first_error.lock().expect("lock").get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().expect("lock") {
+        return Err(e);
+    }
+    let (results, journal) = done.into_inner().expect("lock");
+    drop(journal);
+
+    let worlds: Vec<ManifestEntry> = results.into_values().collect();
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        generator_version: version,
+        master_seed: cfg.master_seed,
+        count: cfg.count,
+        shard: cfg.shard.map(|s| s.to_string()),
+        themes: theme_filter,
+        worlds,
+    };
+    let summary = Summary {
+        worlds: manifest.worlds.len(),
+        kept,
+        rows: manifest.worlds.iter().map(|w| w.rows).sum(),
+        pages: manifest.worlds.iter().map(|w| w.pages).sum(),
+        tasks: manifest.worlds.iter().map(|w| w.tasks).sum(),
+    };
+    let text = serde_json::to_string_pretty(&manifest).expect("serialisable") + "\n";
+    write_atomically(&cfg.out.join(MANIFEST), text.as_bytes())?;
+    let _ = fs::remove_file(&journal_path);
+    Ok(summary)
+}
+
+/// Writes bytes to a temporary sibling, syncs it and renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = tmp_path(path);
+    let mut file = fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
+    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Generates, renders and writes one world; returns its manifest entry.
+fn build_one(cfg: &GenerateConfig, id: u32, themes: &[Theme], renderer: &dyn Renderer) -> Result<ManifestEntry> {
+    let world = generate_world(cfg.master_seed, id, themes);
+    let (pages, tasks) = renderer.render(&world);
+    let file = world_file_name(id);
+    let path = cfg.out.join(&file);
+    let tmp = tmp_path(&path);
+    let _ = fs::remove_file(&tmp);
+    write_world(&tmp, &world, &pages, &tasks)?;
+    fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| Error::io(&tmp, e))?;
+    let sha256 = sha256_file(&tmp)?;
+    fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+    Ok(ManifestEntry {
+        id,
+        file,
+        sha256,
+        theme: world.theme.id.clone(),
+        name: world.name.clone(),
+        rows: world.n_rows(),
+        tables: world.n_tables(),
+        pages: pages.len(),
+        tasks: tasks.len(),
+    })
+}

@@ -1,0 +1,44 @@
+//! The error type of world generation, writing and checking.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while generating, writing or reading worlds.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The user asked for something impossible; the message says what.
+    #[error("{0}")]
+    BadInput(String),
+    /// A theme name that no theme file defines.
+    #[error("unknown theme `{name}` (known themes: {known})")]
+    UnknownTheme { name: String, known: String },
+    /// The output directory holds worlds of another seed or generator version.
+    #[error(
+        "{dir} holds a manifest for seed {seed} and generator {version}; pass --force to replace it"
+    )]
+    ManifestMismatch { dir: PathBuf, seed: u64, version: String },
+    /// A theme file does not parse.
+    #[error("theme file {name} is invalid: {message}")]
+    Theme { name: String, message: String },
+    /// A file or directory could not be read or written.
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// SQLite refused an operation.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A JSON document (the manifest) does not parse.
+    #[error("{path}: invalid JSON: {source}")]
+    Json { path: PathBuf, source: serde_json::Error },
+    /// A world file lacks something every world file has.
+    #[error("{path}: not a fabula world file: {message}")]
+    NotAWorld { path: PathBuf, message: String },
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io { path: path.into(), source }
+    }
+}

@@ -1,0 +1,4 @@
+//! Integration tests of world generation and datasets.
+
+mod dataset;
+mod generation;

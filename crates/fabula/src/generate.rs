@@ -1,0 +1,137 @@
+//! `fabula generate` and `fabula check`: the dataset commands.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use fabula_world::check;
+use fabula_world::dataset::{self, GenerateConfig, Shard};
+
+/// Arguments of `fabula generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Number of worlds in the dataset.
+    #[arg(long, default_value_t = 1000)]
+    pub count: u32,
+    /// Master seed; the same seed and version give byte-identical files.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output directory.
+    #[arg(long, default_value = "worlds/default")]
+    pub out: PathBuf,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Write only the worlds with id % N == I, given as I/N.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Replace a directory that holds another seed's or version's worlds.
+    #[arg(long)]
+    pub force: bool,
+    /// Restrict worlds to these themes (repeatable).
+    #[arg(long = "theme")]
+    pub themes: Vec<String>,
+}
+
+/// Arguments of `fabula check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The dataset directory.
+    pub dir: PathBuf,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Print at most this many violations (0: all).
+    #[arg(long, default_value_t = 50)]
+    pub max_listed: usize,
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// Builds the generator configuration, rejecting bad input with a one-line message.
+pub fn config(args: &GenerateArgs) -> anyhow::Result<GenerateConfig> {
+    if args.count == 0 {
+        bail!("--count must be at least 1");
+    }
+    let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
+    dataset::select_themes(&args.themes)?;
+    Ok(GenerateConfig {
+        count: args.count,
+        master_seed: args.seed,
+        out: args.out.clone(),
+        jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
+        shard,
+        force: args.force,
+        themes: args.themes.clone(),
+    })
+}
+
+/// Runs `fabula generate`.
+pub fn run_generate(args: &GenerateArgs) -> anyhow::Result<()> {
+    let cfg = config(args)?;
+    let total = match cfg.shard {
+        Some(s) => (0..cfg.count).filter(|id| id % s.total == s.index).count() as u64,
+        None => u64::from(cfg.count),
+    };
+    let bar = progress_bar(total);
+    let started = Instant::now();
+    let summary = dataset::generate_dataset(&cfg, &fabula_pages::PagesRenderer, &|| bar.inc(1))
+        .with_context(|| format!("generating into {}", cfg.out.display()))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "generated {} worlds ({} kept from an earlier run), {} rows, {} pages, {} tasks in {:.2} s -> {}",
+        summary.worlds,
+        summary.kept,
+        summary.rows,
+        summary.pages,
+        summary.tasks,
+        started.elapsed().as_secs_f64(),
+        cfg.out.display()
+    );
+    Ok(())
+}
+
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} worlds  {elapsed} (eta {eta})")
+            .expect("valid template"),
+    );
+    bar
+}
+
+/// Runs `fabula check`.
+pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let jobs = args.jobs.unwrap_or_else(default_jobs);
+    let report = check::check_dir(&args.dir, jobs, &[])
+        .with_context(|| format!("checking {}", args.dir.display()))?;
+    let listed = if args.max_listed == 0 { report.violations.len() } else { args.max_listed };
+    for v in report.violations.iter().take(listed) {
+        println!("{v}");
+    }
+    if report.violations.len() > listed {
+        println!("... and {} more", report.violations.len() - listed);
+    }
+    println!(
+        "checked {} worlds, {} rows in {:.2} s: {} violations",
+        report.worlds,
+        report.rows,
+        started.elapsed().as_secs_f64(),
+        report.violations.len()
+    );
+    for (rule, n) in report.by_rule() {
+        println!("  {rule:<24} {n}");
+    }
+    if !report.violations.is_empty() {
+        bail!("{} violations in {}", report.violations.len(), args.dir.display());
+    }
+    Ok(())
+}

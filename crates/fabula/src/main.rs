@@ -1,0 +1,50 @@
+//! The `fabula` command line: generate, check and inspect fictional worlds, and serve them.
+
+mod generate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// fabula: self-consistent fictional worlds served as a local web-search environment.
+#[derive(Debug, Parser)]
+#[command(name = "fabula", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate worlds into a directory (world files plus manifest.json).
+    Generate(generate::GenerateArgs),
+    /// Verify every world of a directory and list each violated rule.
+    Check(generate::CheckArgs),
+    /// Print a readable overview of one world file.
+    Inspect {
+        /// A world file, e.g. worlds/default/world-00042.sqlite.
+        file: PathBuf,
+        /// Sample entities per kind.
+        #[arg(long, default_value_t = 3)]
+        samples: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate(args) => generate::run_generate(&args),
+        Command::Check(args) => generate::run_check(&args),
+        Command::Inspect { file, samples } => {
+            fabula_world::inspect::inspect(&file, samples).map(|text| print!("{text}")).map_err(anyhow::Error::from)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
