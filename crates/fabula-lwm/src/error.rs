@@ -18,7 +18,9 @@ pub enum Error {
     #[error("{path}: invalid checkpoint metadata: {message}")]
     Metadata { path: PathBuf, message: String },
     /// The prompt plus the requested new tokens do not fit the model's context window.
-    #[error("prompt of {prompt_tokens} tokens plus {max_new_tokens} new tokens exceeds the context of {context} tokens")]
+    #[error(
+        "prompt of {prompt_tokens} tokens plus {max_new_tokens} new tokens exceeds the context of {context} tokens"
+    )]
     PromptTooLong {
         prompt_tokens: usize,
         max_new_tokens: usize,

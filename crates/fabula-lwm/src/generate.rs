@@ -74,7 +74,9 @@ impl Model {
         let started = Instant::now();
         let prompt_ids = self.encode(prompt)?;
         if prompt_ids.is_empty() {
-            return Err(Error::Unsupported("an empty prompt cannot be continued".into()));
+            return Err(Error::Unsupported(
+                "an empty prompt cannot be continued".into(),
+            ));
         }
         let context = self.context();
         if context > 0 && prompt_ids.len() + options.max_new_tokens > context {
@@ -98,7 +100,10 @@ impl Model {
             if tokens.len() >= options.max_new_tokens {
                 break FinishReason::MaxTokens;
             }
-            if options.time_budget.is_some_and(|budget| started.elapsed() > budget) {
+            if options
+                .time_budget
+                .is_some_and(|budget| started.elapsed() > budget)
+            {
                 break FinishReason::TimeBudget;
             }
             let next = sample(&logits, options.temperature, options.top_p, &mut rng);
@@ -191,7 +196,9 @@ mod tests {
         let logits: Vec<f32> = (0..50).map(|i| (i % 7) as f32 * 0.3).collect();
         let draw = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..30).map(|_| sample(&logits, 1.0, 0.9, &mut rng)).collect::<Vec<_>>()
+            (0..30)
+                .map(|_| sample(&logits, 1.0, 0.9, &mut rng))
+                .collect::<Vec<_>>()
         };
         assert_eq!(draw(3), draw(3));
         assert_ne!(draw(3), draw(4));

@@ -187,7 +187,10 @@ mod tests {
         counters.record_outcome(None);
         counters.record_generation(50, 0.5);
         let text = prometheus_text(&counters.snapshot());
-        assert!(text.contains("fabula_lwm_renders_attempted_total 2\n"), "{text}");
+        assert!(
+            text.contains("fabula_lwm_renders_attempted_total 2\n"),
+            "{text}"
+        );
         assert!(text.contains("fabula_lwm_fallbacks_total{reason=\"unparsable\"} 1\n"));
         assert!(text.contains("fabula_lwm_fallbacks_total{reason=\"unknown_url\"} 0\n"));
         assert!(text.contains("fabula_lwm_tokens_per_second 100.000\n"));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use candle_core::quantized::gguf_file;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::{qwen3, qwen3_moe, quantized_qwen3};
+use candle_transformers::models::{quantized_qwen3, qwen3, qwen3_moe};
 use serde_json::{Map, Value};
 use tokenizers::Tokenizer;
 
@@ -154,7 +154,9 @@ impl Model {
     /// KV cache), appends them to the cache, and returns the logits of the last position as f32.
     pub fn forward_logits(&mut self, tokens: &[u32], offset: usize) -> Result<Vec<f32>> {
         if tokens.is_empty() {
-            return Err(Error::Unsupported("a forward pass needs at least one token".into()));
+            return Err(Error::Unsupported(
+                "a forward pass needs at least one token".into(),
+            ));
         }
         let input = Tensor::new(tokens, &self.device)?.unsqueeze(0)?;
         let logits = match &mut self.weights {
@@ -162,7 +164,10 @@ impl Model {
             Weights::Moe(m) => m.forward(&input, offset)?,
             Weights::Quantized(m) => m.forward(&input, offset)?,
         };
-        Ok(logits.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?)
+        Ok(logits
+            .flatten_all()?
+            .to_dtype(DType::F32)?
+            .to_vec1::<f32>()?)
     }
 }
 
@@ -301,7 +306,10 @@ fn with_defaults(path: &Path, config: Value) -> Result<Value> {
         "num_attention_heads",
     ] {
         if !map.get(field).is_some_and(Value::is_u64) {
-            return Err(metadata_error(path, format!("missing or invalid `{field}`")));
+            return Err(metadata_error(
+                path,
+                format!("missing or invalid `{field}`"),
+            ));
         }
     }
     let get = |map: &Map<String, Value>, name: &str| map[name].as_u64().unwrap_or(0);
@@ -346,11 +354,7 @@ fn read_weights(dir: &Path, device: &Device) -> Result<HashMap<String, Tensor>> 
     ))
 }
 
-fn read_sharded(
-    dir: &Path,
-    index_path: &Path,
-    device: &Device,
-) -> Result<HashMap<String, Tensor>> {
+fn read_sharded(dir: &Path, index_path: &Path, device: &Device) -> Result<HashMap<String, Tensor>> {
     let index = read_json(index_path)?;
     let Some(weight_map) = index.get("weight_map").and_then(Value::as_object) else {
         return Err(metadata_error(index_path, "no `weight_map` object"));
@@ -358,7 +362,10 @@ fn read_sharded(
     let mut shards = BTreeSet::new();
     for (name, file) in weight_map {
         let Some(file) = file.as_str() else {
-            return Err(metadata_error(index_path, format!("`{name}` maps to a non-string")));
+            return Err(metadata_error(
+                index_path,
+                format!("`{name}` maps to a non-string"),
+            ));
         };
         shards.insert(file.to_string());
     }

@@ -86,14 +86,20 @@ pub fn parse_search(text: &str) -> Result<Vec<SearchSection>, String> {
             continue;
         }
         let Some((rank, url)) = parse_block_head(line) else {
-            return Err(format!("line {}: expected `[n] URL`, found {line:?}", idx + 1));
+            return Err(format!(
+                "line {}: expected `[n] URL`, found {line:?}",
+                idx + 1
+            ));
         };
         let field = |offset: usize, name: &str| -> Result<String, String> {
             let line_no = idx + offset;
             let line = lines.get(line_no).map(|l| l.trim_start()).unwrap_or("");
             match line.strip_prefix(name) {
                 Some(value) => Ok(value.trim().to_string()),
-                None => Err(format!("line {}: expected `{name}`, found {line:?}", line_no + 1)),
+                None => Err(format!(
+                    "line {}: expected `{name}`, found {line:?}",
+                    line_no + 1
+                )),
             }
         };
         let title = field(1, "Title:")?;
@@ -158,7 +164,10 @@ pub fn parse_page(text: &str) -> Result<ParsedPage, String> {
     if body.is_empty() {
         return Err("no text after the heading".to_string());
     }
-    if body.lines().any(|line| parse_block_head(line.trim()).is_some()) {
+    if body
+        .lines()
+        .any(|line| parse_block_head(line.trim()).is_some())
+    {
         return Err("a page must not contain search result blocks".to_string());
     }
     Ok(ParsedPage {
@@ -177,7 +186,7 @@ mod tests {
             url: url.to_string(),
             title: format!("Page {rank}"),
             snippet: "Some … text".to_string(),
-            date: (rank % 2 == 0).then(|| "2031-04-02".to_string()),
+            date: rank.is_multiple_of(2).then(|| "2031-04-02".to_string()),
         }
     }
 

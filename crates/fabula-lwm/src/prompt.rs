@@ -167,6 +167,16 @@ fn plain_line(markdown: &str) -> String {
     stripped.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The Markdown after a leading `# Title` line (the title is given separately).
+fn without_heading(markdown: &str) -> &str {
+    let trimmed = markdown.trim_start();
+    match trimmed.split_once('\n') {
+        Some((first, rest)) if first.starts_with("# ") => rest,
+        None if trimmed.starts_with("# ") => "",
+        _ => trimmed,
+    }
+}
+
 /// The user message asking the model to render a search observation.
 ///
 /// `sections` are the template observation's parsed results: they say which pages matched each
@@ -208,7 +218,10 @@ pub fn search_prompt(
                     date: page.date.as_deref().unwrap_or("N/A"),
                     facts: fact_records(page),
                     hidden: hidden_values(page, controls.hiding),
-                    excerpt: cut(&plain_line(&page.body), config.max_excerpt_chars),
+                    excerpt: cut(
+                        &plain_line(without_heading(&page.body)),
+                        config.max_excerpt_chars,
+                    ),
                 })
                 .collect(),
         })

@@ -230,11 +230,19 @@ impl Renderer {
             queries: request.queries.to_vec(),
         }
         .normalised();
-        let key = self.cache_key(world.world_id(), &action, request.controls, request.template);
+        let Action::Search { queries } = &action else {
+            unreachable!("a search action stays a search action");
+        };
+        let key = self.cache_key(
+            world.world_id(),
+            &action,
+            request.controls,
+            request.template,
+        );
         let hiding = request.controls.hiding;
         let config = self.config.prompt.clone();
         let prompt = || -> crate::Result<String> {
-            let user = search_prompt(world, request.queries, request.controls, &sections, &config)?;
+            let user = search_prompt(world, queries, request.controls, &sections, &config)?;
             Ok(chat_prompt(&system_prompt(world.world_id())?, &user))
         };
         let generated = self.generate_cached(key, prompt);
@@ -261,7 +269,12 @@ impl Renderer {
         let Action::Extract { url } = &action else {
             unreachable!("an extract action stays an extract action");
         };
-        let key = self.cache_key(world.world_id(), &action, request.controls, request.template);
+        let key = self.cache_key(
+            world.world_id(),
+            &action,
+            request.controls,
+            request.template,
+        );
         let earlier = session.snippets_for(url);
         let config = self.config.prompt.clone();
         let prompt = || -> crate::Result<String> {

@@ -48,9 +48,13 @@ pub fn lwm_samples(
                 let sections = parse_search(&turn.observation).unwrap_or_default();
                 search_prompt(world, queries, &turn.controls, &sections, config)?
             }
-            Action::Extract { url } => {
-                extract_prompt(world, url, &turn.controls, session.snippets_for(url), config)?
-            }
+            Action::Extract { url } => extract_prompt(
+                world,
+                url,
+                &turn.controls,
+                session.snippets_for(url),
+                config,
+            )?,
         };
         if matches!(turn.action, Action::Search { .. }) {
             session.record_search(&turn.observation);

@@ -129,15 +129,36 @@ fn tiny_weights(seed: u64, vocab_size: usize) -> Result<HashMap<String, Tensor>>
         shapes.extend([
             (format!("{p}.input_layernorm.weight"), vec![HIDDEN]),
             (format!("{p}.post_attention_layernorm.weight"), vec![HIDDEN]),
-            (format!("{p}.self_attn.q_proj.weight"), vec![HEADS * HEAD_DIM, HIDDEN]),
-            (format!("{p}.self_attn.k_proj.weight"), vec![KV_HEADS * HEAD_DIM, HIDDEN]),
-            (format!("{p}.self_attn.v_proj.weight"), vec![KV_HEADS * HEAD_DIM, HIDDEN]),
-            (format!("{p}.self_attn.o_proj.weight"), vec![HIDDEN, HEADS * HEAD_DIM]),
+            (
+                format!("{p}.self_attn.q_proj.weight"),
+                vec![HEADS * HEAD_DIM, HIDDEN],
+            ),
+            (
+                format!("{p}.self_attn.k_proj.weight"),
+                vec![KV_HEADS * HEAD_DIM, HIDDEN],
+            ),
+            (
+                format!("{p}.self_attn.v_proj.weight"),
+                vec![KV_HEADS * HEAD_DIM, HIDDEN],
+            ),
+            (
+                format!("{p}.self_attn.o_proj.weight"),
+                vec![HIDDEN, HEADS * HEAD_DIM],
+            ),
             (format!("{p}.self_attn.q_norm.weight"), vec![HEAD_DIM]),
             (format!("{p}.self_attn.k_norm.weight"), vec![HEAD_DIM]),
-            (format!("{p}.mlp.gate_proj.weight"), vec![INTERMEDIATE, HIDDEN]),
-            (format!("{p}.mlp.up_proj.weight"), vec![INTERMEDIATE, HIDDEN]),
-            (format!("{p}.mlp.down_proj.weight"), vec![HIDDEN, INTERMEDIATE]),
+            (
+                format!("{p}.mlp.gate_proj.weight"),
+                vec![INTERMEDIATE, HIDDEN],
+            ),
+            (
+                format!("{p}.mlp.up_proj.weight"),
+                vec![INTERMEDIATE, HIDDEN],
+            ),
+            (
+                format!("{p}.mlp.down_proj.weight"),
+                vec![HIDDEN, INTERMEDIATE],
+            ),
         ]);
     }
     shapes.sort();

@@ -89,24 +89,37 @@ pub fn verify_search(
         if block.title != page.title {
             return reject(
                 FallbackReason::ContradictsWorld,
-                format!("{}: title {:?}, page says {:?}", block.url, block.title, page.title),
+                format!(
+                    "{}: title {:?}, page says {:?}",
+                    block.url, block.title, page.title
+                ),
             );
         }
         if !same_date(block.date.as_deref(), page.date.as_deref()) {
             return reject(
                 FallbackReason::ContradictsWorld,
-                format!("{}: date {:?}, page says {:?}", block.url, block.date, page.date),
+                format!(
+                    "{}: date {:?}, page says {:?}",
+                    block.url, block.date, page.date
+                ),
             );
         }
         if let Some(value) = leaked_value(&block.snippet, &page, hiding) {
             return reject(
                 FallbackReason::HiddenValueLeak,
-                format!("{}: snippet shows {value:?} at hiding {}", block.url, hiding.as_str()),
+                format!(
+                    "{}: snippet shows {value:?} at hiding {}",
+                    block.url,
+                    hiding.as_str()
+                ),
             );
         }
         let known = Known::of_page(&page);
         if let Err(detail) = known.check(&block.snippet) {
-            return reject(FallbackReason::ContradictsWorld, format!("{}: {detail}", block.url));
+            return reject(
+                FallbackReason::ContradictsWorld,
+                format!("{}: {detail}", block.url),
+            );
         }
     }
     Ok(sections)
@@ -169,7 +182,10 @@ fn leaked_value(snippet: &str, page: &PageView, hiding: Hiding) -> Option<String
         return None;
     }
     // Both hiding levels mask every word that contains a digit, as the search crate does.
-    if let Some(number) = tokens(snippet).into_iter().find(|t| t.kind == TokenKind::Number) {
+    if let Some(number) = tokens(snippet)
+        .into_iter()
+        .find(|t| t.kind == TokenKind::Number)
+    {
         return Some(number.text.to_string());
     }
     let title = page.title.to_lowercase();
@@ -204,11 +220,61 @@ fn contains_value(text: &str, value: &str) -> bool {
 
 /// Words that may start a sentence or label a page without naming anything.
 const COMMON_CAPITALISED: &[&str] = &[
-    "a", "about", "after", "also", "an", "and", "article", "as", "at", "before", "but", "by",
-    "category", "during", "for", "from", "he", "her", "his", "history", "in", "it", "its", "list",
-    "news", "of", "on", "or", "page", "report", "see", "she", "since", "the", "their", "there",
-    "these", "they", "this", "those", "to", "when", "while", "with", "january", "february",
-    "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "a",
+    "about",
+    "after",
+    "also",
+    "an",
+    "and",
+    "article",
+    "as",
+    "at",
+    "before",
+    "but",
+    "by",
+    "category",
+    "during",
+    "for",
+    "from",
+    "he",
+    "her",
+    "his",
+    "history",
+    "in",
+    "it",
+    "its",
+    "list",
+    "news",
+    "of",
+    "on",
+    "or",
+    "page",
+    "report",
+    "see",
+    "she",
+    "since",
+    "the",
+    "their",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "to",
+    "when",
+    "while",
+    "with",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
     "december",
 ];
 
@@ -295,7 +361,11 @@ fn normalise_number(text: &str) -> String {
         return plain;
     }
     let trimmed = plain.trim_start_matches('0');
-    if trimmed.is_empty() { "0".to_string() } else { trimmed.to_string() }
+    if trimmed.is_empty() {
+        "0".to_string()
+    } else {
+        trimmed.to_string()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -416,9 +486,12 @@ fn date_spans(tokens: &[Token<'_>]) -> Vec<(Date, std::ops::Range<usize>)> {
         {
             dates.push(((y, m, d), idx..idx + 5));
         }
-        if let (Some(m), Some(d), true, Some(y)) =
-            (month(idx), number(idx + 1, 2), punct(idx + 2, ","), year(idx + 3))
-            && valid(y, m, d)
+        if let (Some(m), Some(d), true, Some(y)) = (
+            month(idx),
+            number(idx + 1, 2),
+            punct(idx + 2, ","),
+            year(idx + 3),
+        ) && valid(y, m, d)
         {
             dates.push(((y, m, d), idx..idx + 4));
         }
@@ -433,7 +506,10 @@ fn date_spans(tokens: &[Token<'_>]) -> Vec<(Date, std::ops::Range<usize>)> {
 
 /// The full dates in `tokens`.
 fn dates_in(tokens: &[Token<'_>]) -> Vec<Date> {
-    date_spans(tokens).into_iter().map(|(date, _)| date).collect()
+    date_spans(tokens)
+        .into_iter()
+        .map(|(date, _)| date)
+        .collect()
 }
 
 #[cfg(test)]
@@ -446,12 +522,20 @@ mod tests {
             .iter()
             .map(|t| t.text)
             .collect();
-        assert_eq!(texts, ["Kest", "had", "12,345", "people", "(", "3.5", "%", ")", "."]);
+        assert_eq!(
+            texts,
+            ["Kest", "had", "12,345", "people", "(", "3.5", "%", ")", "."]
+        );
     }
 
     #[test]
     fn dates_in_three_forms() {
-        for text in ["on 2031-04-02.", "on April 2, 2031.", "on 2 April 2031.", "Apr 2, 2031"] {
+        for text in [
+            "on 2031-04-02.",
+            "on April 2, 2031.",
+            "on 2 April 2031.",
+            "Apr 2, 2031",
+        ] {
             assert_eq!(dates_in(&tokens(text)), [(2031, 4, 2)], "{text}");
         }
         assert!(dates_in(&tokens("in 2031, 4 ships")).is_empty());
@@ -467,7 +551,11 @@ mod tests {
     #[test]
     fn known_accepts_paraphrase_and_rejects_new_values() {
         let known = Known::of_text("Kest was founded on 2031-04-02 by Oru Venn; 12,345 people.");
-        assert!(known.check("The founder was Oru Venn, on April 2, 2031.").is_ok());
+        assert!(
+            known
+                .check("The founder was Oru Venn, on April 2, 2031.")
+                .is_ok()
+        );
         assert!(known.check("It has 12345 people.").is_ok());
         assert!(known.check("It has 12,346 people.").is_err());
         assert!(known.check("Founded by Ilsa Venn.").is_err());

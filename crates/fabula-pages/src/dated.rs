@@ -36,7 +36,15 @@ struct HistoryPage<'a> {
 fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> PageRecord {
     let title = d.title.clone();
     let date = d.published.clone().unwrap_or_default();
-    let body = templates::render("news.md.j2", NewsPage { title: &title, site: &ctx.sites.news_name, date: &date, paragraphs });
+    let body = templates::render(
+        "news.md.j2",
+        NewsPage {
+            title: &title,
+            site: &ctx.sites.news_name,
+            date: &date,
+            paragraphs,
+        },
+    );
     d.finish(body)
 }
 
@@ -55,7 +63,11 @@ pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     let w = ctx.world;
     let theme = &w.theme;
-    let (s, p, o) = (TableRole::Settlement, TableRole::Person, TableRole::Organisation);
+    let (s, p, o) = (
+        TableRole::Settlement,
+        TableRole::Person,
+        TableRole::Organisation,
+    );
 
     for org in &w.organisations {
         let title = format!("New {} {} founded", theme.organisation.singular, org.name);
@@ -68,8 +80,20 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let f = w.person(org.founder);
         let occupation = d.text(ctx, p, f.id, "occupation", &f.occupation);
         let paragraphs = vec![
-            say(ctx.rng, "news_founding", &[("subject", &subject), ("kind", &theme.organisation.singular), ("place", &place), ("object", &founder)]),
-            format!("The founder, a {occupation}, says the new {} will work in {category}.", theme.organisation.singular),
+            say(
+                ctx.rng,
+                "news_founding",
+                &[
+                    ("subject", &subject),
+                    ("kind", &theme.organisation.singular),
+                    ("place", &place),
+                    ("object", &founder),
+                ],
+            ),
+            format!(
+                "The founder, a {occupation}, says the new {} will work in {category}.",
+                theme.organisation.singular
+            ),
         ];
         pages.push(news(ctx, d, paragraphs));
     }
@@ -82,7 +106,16 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         d.year(ctx, wr, work.id, "year", work.year);
         let org = d.reference(ctx, wr, work.id, "organisation", o, work.organisation);
         let subject = ctx.link(wr, work.id);
-        let mut paragraphs = vec![say(ctx.rng, "news_work", &[("subject", &subject), ("object", &org), ("verb", &verb), ("kind", &theme.work.singular)])];
+        let mut paragraphs = vec![say(
+            ctx.rng,
+            "news_work",
+            &[
+                ("subject", &subject),
+                ("object", &org),
+                ("verb", &verb),
+                ("kind", &theme.work.singular),
+            ],
+        )];
         if let Some(extra) = theme.work.extras.first() {
             let value = d.extra(ctx, wr, work.id, 0, work.extras[0]);
             paragraphs.push(format!("Its {} is {value}.", extra.label));
@@ -103,7 +136,11 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let born = d.year(ctx, p, holder.id, "birth_year", holder.birth_year);
         let place = d.reference(ctx, p, holder.id, "birthplace", s, holder.birthplace);
         let paragraphs = vec![
-            say(ctx.rng, "news_appointment", &[("subject", &person), ("object", &org), ("seat", &seat)]),
+            say(
+                ctx.rng,
+                "news_appointment",
+                &[("subject", &person), ("object", &org), ("seat", &seat)],
+            ),
             format!("The new {seat} was born in {place} in {born}."),
         ];
         pages.push(news(ctx, d, paragraphs));
@@ -116,8 +153,16 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         d.year(ctx, er, event.id, "year", event.year);
         let place = d.reference(ctx, er, event.id, "host", s, event.host);
         let subject = ctx.link(er, event.id);
-        let mut paragraphs = vec![say(ctx.rng, "news_event", &[("subject", &subject), ("place", &place)])];
-        if let Some(winner) = w.participations.iter().find(|x| x.event == event.id && x.result == 1) {
+        let mut paragraphs = vec![say(
+            ctx.rng,
+            "news_event",
+            &[("subject", &subject), ("place", &place)],
+        )];
+        if let Some(winner) = w
+            .participations
+            .iter()
+            .find(|x| x.event == event.id && x.result == 1)
+        {
             let pr = TableRole::Participation;
             d.reference(ctx, pr, winner.id, "event", er, event.id);
             let org = d.reference(ctx, pr, winner.id, "organisation", o, winner.organisation);
@@ -134,12 +179,20 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         d.year(ctx, mr, m.id, "start_year", m.start);
         let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
         let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
-        let paragraphs = vec![say(ctx.rng, "news_alliance", &[("subject", &alliance), ("object", &org)])];
+        let paragraphs = vec![say(
+            ctx.rng,
+            "news_alliance",
+            &[("subject", &alliance), ("object", &org)],
+        )];
         pages.push(news(ctx, d, paragraphs));
     }
 
     // Membership news: a share of the joinings, more when the world would otherwise have few pages.
-    let share = if pages.len() + w.memberships.len() / 2 < 330 { 1.0 } else { 0.5 };
+    let share = if pages.len() + w.memberships.len() / 2 < 330 {
+        1.0
+    } else {
+        0.5
+    };
     for m in &w.memberships {
         if !ctx.rng.random_bool(share) {
             continue;
@@ -152,10 +205,16 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let person = d.reference(ctx, mr, m.id, "person", p, m.person);
         let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
         let role = d.text(ctx, mr, m.id, "member_role", &m.role);
-        let occupation = d.text(ctx, p, m.person, "occupation", &w.person(m.person).occupation);
-        let paragraphs = vec![
-            format!("{person}, a {occupation}, has joined {org} as {role}."),
-        ];
+        let occupation = d.text(
+            ctx,
+            p,
+            m.person,
+            "occupation",
+            &w.person(m.person).occupation,
+        );
+        let paragraphs = vec![format!(
+            "{person}, a {occupation}, has joined {org} as {role}."
+        )];
         pages.push(news(ctx, d, paragraphs));
     }
 
@@ -177,7 +236,11 @@ fn render_yearbook(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, year: i64) {
     let mut d = Draft::new(url, title.clone(), "history", Some(date.clone()));
     let mut sections = Vec::new();
     let mut lines = Vec::new();
-    for t in w.tenures.iter().filter(|t| holds_at_end_of(year, t.start, t.end)) {
+    for t in w
+        .tenures
+        .iter()
+        .filter(|t| holds_at_end_of(year, t.start, t.end))
+    {
         let tr = TableRole::Tenure;
         let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
         let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
@@ -185,17 +248,27 @@ fn render_yearbook(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, year: i64) {
         lines.push(format!("{seat} of {org}: {person}"));
     }
     if !lines.is_empty() {
-        sections.push(HistorySection { heading: "Office holders".into(), lines });
+        sections.push(HistorySection {
+            heading: "Office holders".into(),
+            lines,
+        });
     }
     let mut lines = Vec::new();
-    for m in w.alliance_memberships.iter().filter(|m| holds_at_end_of(year, m.start, m.end)) {
+    for m in w
+        .alliance_memberships
+        .iter()
+        .filter(|m| holds_at_end_of(year, m.start, m.end))
+    {
         let mr = TableRole::AllianceMembership;
         let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
         let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
         lines.push(format!("{org} belonged to {alliance}"));
     }
     if !lines.is_empty() {
-        sections.push(HistorySection { heading: crate::phrases::upper_first(&theme.alliance.plural), lines });
+        sections.push(HistorySection {
+            heading: crate::phrases::upper_first(&theme.alliance.plural),
+            lines,
+        });
     }
     let mut lines = Vec::new();
     for org in w.organisations.iter().filter(|x| x.founded == year) {
@@ -203,9 +276,23 @@ fn render_yearbook(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, year: i64) {
         lines.push(format!("{} was founded", ctx.link(o, org.id)));
     }
     if !lines.is_empty() {
-        sections.push(HistorySection { heading: "Founded this year".into(), lines });
+        sections.push(HistorySection {
+            heading: "Founded this year".into(),
+            lines,
+        });
     }
-    let intro = format!("The state of {} as of 31 December {year}, as recorded by the archive.", w.name);
-    let body = templates::render("history.md.j2", HistoryPage { title: &title, dateline: format!("Archive of {}, {date}", w.name), intro, sections });
+    let intro = format!(
+        "The state of {} as of 31 December {year}, as recorded by the archive.",
+        w.name
+    );
+    let body = templates::render(
+        "history.md.j2",
+        HistoryPage {
+            title: &title,
+            dateline: format!("Archive of {}, {date}", w.name),
+            intro,
+            sections,
+        },
+    );
     pages.push(d.finish(body));
 }

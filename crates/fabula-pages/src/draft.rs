@@ -91,8 +91,20 @@ pub struct Draft {
 }
 
 impl Draft {
-    pub fn new(url: String, title: impl Into<String>, kind: &'static str, published: Option<String>) -> Draft {
-        Draft { url, title: title.into(), kind, published, facts: Vec::new(), subject: None }
+    pub fn new(
+        url: String,
+        title: impl Into<String>,
+        kind: &'static str,
+        published: Option<String>,
+    ) -> Draft {
+        Draft {
+            url,
+            title: title.into(),
+            kind,
+            published,
+            facts: Vec::new(),
+            subject: None,
+        }
     }
 
     /// Marks the entity the page is about.
@@ -102,7 +114,15 @@ impl Draft {
     }
 
     /// Records that the page states a cell, and returns the text it uses.
-    pub fn fact(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, shown: String, kind: ValueKind) -> String {
+    pub fn fact(
+        &mut self,
+        ctx: &Ctx,
+        role: TableRole,
+        row: i64,
+        column_role: &str,
+        shown: String,
+        kind: ValueKind,
+    ) -> String {
         self.facts.push(Fact {
             table: ctx.table(role).to_string(),
             row_id: row,
@@ -114,24 +134,57 @@ impl Draft {
     }
 
     /// States a year.
-    pub fn year(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, year: i64) -> String {
+    pub fn year(
+        &mut self,
+        ctx: &Ctx,
+        role: TableRole,
+        row: i64,
+        column_role: &str,
+        year: i64,
+    ) -> String {
         self.fact(ctx, role, row, column_role, fmt_year(year), ValueKind::Year)
     }
 
     /// States a count or amount.
-    pub fn count(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, n: i64) -> String {
+    pub fn count(
+        &mut self,
+        ctx: &Ctx,
+        role: TableRole,
+        row: i64,
+        column_role: &str,
+        n: i64,
+    ) -> String {
         self.fact(ctx, role, row, column_role, fmt_count(n), ValueKind::Number)
     }
 
     /// States a word or phrase.
-    pub fn text(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, text: &str) -> String {
-        self.fact(ctx, role, row, column_role, text.to_string(), ValueKind::Text)
+    pub fn text(
+        &mut self,
+        ctx: &Ctx,
+        role: TableRole,
+        row: i64,
+        column_role: &str,
+        text: &str,
+    ) -> String {
+        self.fact(
+            ctx,
+            role,
+            row,
+            column_role,
+            text.to_string(),
+            ValueKind::Text,
+        )
     }
 
     /// States a theme-specific extra column by its position.
     pub fn extra(&mut self, ctx: &Ctx, role: TableRole, row: i64, index: usize, n: i64) -> String {
         let table = ctx.layout.table(role);
-        let column = table.columns.iter().filter(|c| c.role == "extra").nth(index).expect("extra column");
+        let column = table
+            .columns
+            .iter()
+            .filter(|c| c.role == "extra")
+            .nth(index)
+            .expect("extra column");
         self.facts.push(Fact {
             table: table.name.clone(),
             row_id: row,
@@ -143,19 +196,52 @@ impl Draft {
     }
 
     /// States a reference: returns a link to the target, recording the target's name as shown.
-    pub fn reference(&mut self, ctx: &Ctx, role: TableRole, row: i64, column_role: &str, target: TableRole, target_id: i64) -> String {
-        let kind = if self.subject == Some((target, target_id)) { ValueKind::Name } else { ValueKind::Entity };
-        self.fact(ctx, role, row, column_role, ctx.name(target, target_id).to_string(), kind);
+    pub fn reference(
+        &mut self,
+        ctx: &Ctx,
+        role: TableRole,
+        row: i64,
+        column_role: &str,
+        target: TableRole,
+        target_id: i64,
+    ) -> String {
+        let kind = if self.subject == Some((target, target_id)) {
+            ValueKind::Name
+        } else {
+            ValueKind::Entity
+        };
+        self.fact(
+            ctx,
+            role,
+            row,
+            column_role,
+            ctx.name(target, target_id).to_string(),
+            kind,
+        );
         ctx.link(target, target_id)
     }
 
     /// States an entity's own name (a page subject or a list entry).
     pub fn own_name(&mut self, ctx: &Ctx, role: TableRole, row: i64) -> String {
-        self.fact(ctx, role, row, "name", ctx.name(role, row).to_string(), ValueKind::Name)
+        self.fact(
+            ctx,
+            role,
+            row,
+            "name",
+            ctx.name(role, row).to_string(),
+            ValueKind::Name,
+        )
     }
 
     /// Finishes the page with its rendered body.
     pub fn finish(self, body: String) -> PageRecord {
-        PageRecord { url: self.url, title: self.title, kind: self.kind.to_string(), published: self.published, body, facts: self.facts }
+        PageRecord {
+            url: self.url,
+            title: self.title,
+            kind: self.kind.to_string(),
+            published: self.published,
+            body,
+            facts: self.facts,
+        }
     }
 }

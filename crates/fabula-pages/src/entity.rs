@@ -31,9 +31,24 @@ fn label(text: &str) -> String {
     crate::phrases::upper_first(text)
 }
 
-fn article(d: Draft, lead: Vec<String>, infobox: Vec<(String, String)>, sections: Vec<Section>, see_also: Vec<String>) -> PageRecord {
+fn article(
+    d: Draft,
+    lead: Vec<String>,
+    infobox: Vec<(String, String)>,
+    sections: Vec<Section>,
+    see_also: Vec<String>,
+) -> PageRecord {
     let title = d.title.clone();
-    let body = templates::render("entity.md.j2", Article { title: &title, lead: lead.join(" "), infobox, sections, see_also });
+    let body = templates::render(
+        "entity.md.j2",
+        Article {
+            title: &title,
+            lead: lead.join(" "),
+            infobox,
+            sections,
+            see_also,
+        },
+    );
     d.finish(body)
 }
 
@@ -45,40 +60,89 @@ fn end_text(end: Option<i64>) -> String {
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     let w = ctx.world;
     let theme = &w.theme;
-    let (r, s, p, o) = (TableRole::Region, TableRole::Settlement, TableRole::Person, TableRole::Organisation);
+    let (r, s, p, o) = (
+        TableRole::Region,
+        TableRole::Settlement,
+        TableRole::Person,
+        TableRole::Organisation,
+    );
 
     for region in &w.regions {
-        let mut d = Draft::new(ctx.sites.entity(r, region.id).to_string(), &region.name, "entity", None).about(r, region.id);
+        let mut d = Draft::new(
+            ctx.sites.entity(r, region.id).to_string(),
+            &region.name,
+            "entity",
+            None,
+        )
+        .about(r, region.id);
         let name = d.own_name(ctx, r, region.id);
         let pop = d.count(ctx, r, region.id, "population", region.population);
         let lead = vec![
             format!("{name} is a {} of {}.", theme.region.singular, w.name),
-            say(ctx.rng, "region_population", &[("subject", &name), ("value", &pop)]),
+            say(
+                ctx.rng,
+                "region_population",
+                &[("subject", &name), ("value", &pop)],
+            ),
         ];
-        let mut infobox = vec![("Type".into(), label(&theme.region.singular)), ("Population".into(), pop.clone())];
+        let mut infobox = vec![
+            ("Type".into(), label(&theme.region.singular)),
+            ("Population".into(), pop.clone()),
+        ];
         for (i, e) in theme.region.extras.iter().enumerate() {
-            infobox.push((label(&e.label), d.extra(ctx, r, region.id, i, region.extras[i])));
+            infobox.push((
+                label(&e.label),
+                d.extra(ctx, r, region.id, i, region.extras[i]),
+            ));
         }
         let mut rows = Vec::new();
         for st in w.settlements.iter().filter(|x| x.region == region.id) {
             d.reference(ctx, s, st.id, "region", r, region.id);
             rows.push(vec![ctx.link(s, st.id)]);
         }
-        let sections = vec![Section { heading: label(&theme.settlement.plural), columns: vec![label(&theme.settlement.singular)], rows, ..Default::default() }];
+        let sections = vec![Section {
+            heading: label(&theme.settlement.plural),
+            columns: vec![label(&theme.settlement.singular)],
+            rows,
+            ..Default::default()
+        }];
         pages.push(article(d, lead, infobox, sections, Vec::new()));
     }
 
     for st in &w.settlements {
-        let mut d = Draft::new(ctx.sites.entity(s, st.id).to_string(), &st.name, "entity", None).about(s, st.id);
+        let mut d = Draft::new(
+            ctx.sites.entity(s, st.id).to_string(),
+            &st.name,
+            "entity",
+            None,
+        )
+        .about(s, st.id);
         let name = d.own_name(ctx, s, st.id);
         let region = d.reference(ctx, s, st.id, "region", r, st.region);
         let founded = d.year(ctx, s, st.id, "founded", st.founded);
         let pop = d.count(ctx, s, st.id, "population", st.population);
         let kind = theme.settlement.singular.as_str();
         let lead = vec![
-            say(ctx.rng, "settlement_region", &[("subject", &name), ("kind", kind), ("kinds", &theme.settlement.plural), ("object", &region)]),
-            say(ctx.rng, "settlement_founded", &[("subject", &name), ("kind", kind), ("value", &founded)]),
-            say(ctx.rng, "settlement_population", &[("subject", &name), ("value", &pop)]),
+            say(
+                ctx.rng,
+                "settlement_region",
+                &[
+                    ("subject", &name),
+                    ("kind", kind),
+                    ("kinds", &theme.settlement.plural),
+                    ("object", &region),
+                ],
+            ),
+            say(
+                ctx.rng,
+                "settlement_founded",
+                &[("subject", &name), ("kind", kind), ("value", &founded)],
+            ),
+            say(
+                ctx.rng,
+                "settlement_population",
+                &[("subject", &name), ("value", &pop)],
+            ),
         ];
         let mut infobox = vec![
             (label(&theme.region.singular), region.clone()),
@@ -95,7 +159,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             people.push(vec![ctx.link(p, person.id)]);
         }
         if !people.is_empty() {
-            sections.push(Section { heading: "Notable people born here".into(), columns: vec!["Name".into()], rows: people, ..Default::default() });
+            sections.push(Section {
+                heading: "Notable people born here".into(),
+                columns: vec!["Name".into()],
+                rows: people,
+                ..Default::default()
+            });
         }
         let mut orgs = Vec::new();
         for org in w.organisations.iter().filter(|x| x.home == st.id) {
@@ -103,25 +172,51 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             orgs.push(vec![ctx.link(o, org.id)]);
         }
         if !orgs.is_empty() {
-            sections.push(Section { heading: format!("{} based here", label(&theme.organisation.plural)), columns: vec!["Name".into()], rows: orgs, ..Default::default() });
+            sections.push(Section {
+                heading: format!("{} based here", label(&theme.organisation.plural)),
+                columns: vec!["Name".into()],
+                rows: orgs,
+                ..Default::default()
+            });
         }
         pages.push(article(d, lead, infobox, sections, Vec::new()));
     }
 
     for person in &w.people {
-        let mut d = Draft::new(ctx.sites.entity(p, person.id).to_string(), &person.name, "entity", None).about(p, person.id);
+        let mut d = Draft::new(
+            ctx.sites.entity(p, person.id).to_string(),
+            &person.name,
+            "entity",
+            None,
+        )
+        .about(p, person.id);
         let name = d.own_name(ctx, p, person.id);
         let born = d.year(ctx, p, person.id, "birth_year", person.birth_year);
         let place = d.reference(ctx, p, person.id, "birthplace", s, person.birthplace);
         let occupation = d.text(ctx, p, person.id, "occupation", &person.occupation);
-        let mut lead = vec![say(ctx.rng, "person_born", &[("subject", &name), ("value", &born), ("object", &place)])];
-        let mut infobox = vec![("Born".into(), born.clone()), ("Birthplace".into(), place.clone())];
+        let mut lead = vec![say(
+            ctx.rng,
+            "person_born",
+            &[("subject", &name), ("value", &born), ("object", &place)],
+        )];
+        let mut infobox = vec![
+            ("Born".into(), born.clone()),
+            ("Birthplace".into(), place.clone()),
+        ];
         if let Some(death) = person.death_year {
             let died = d.year(ctx, p, person.id, "death_year", death);
-            lead.push(say(ctx.rng, "person_died", &[("subject", &name), ("value", &died)]));
+            lead.push(say(
+                ctx.rng,
+                "person_died",
+                &[("subject", &name), ("value", &died)],
+            ));
             infobox.push(("Died".into(), died));
         }
-        lead.push(say(ctx.rng, "person_occupation", &[("subject", &name), ("value", &occupation)]));
+        lead.push(say(
+            ctx.rng,
+            "person_occupation",
+            &[("subject", &name), ("value", &occupation)],
+        ));
         infobox.push(("Occupation".into(), occupation.clone()));
         let mut career = Vec::new();
         for org in w.organisations.iter().filter(|x| x.founder == person.id) {
@@ -154,7 +249,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         if !career.is_empty() {
             sections.push(Section {
                 heading: "Career".into(),
-                columns: vec!["Role".into(), label(&theme.organisation.singular), "From".into(), "To".into()],
+                columns: vec![
+                    "Role".into(),
+                    label(&theme.organisation.singular),
+                    "From".into(),
+                    "To".into(),
+                ],
                 rows: career,
                 ..Default::default()
             });
@@ -173,10 +273,30 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let members = d.count(ctx, o, org.id, "member_count", org.member_count);
         let kind = theme.organisation.singular.as_str();
         let lead = vec![
-            say(ctx.rng, "org_founded", &[("subject", &name), ("value", &founded), ("object", &founder)]),
-            say(ctx.rng, "org_home", &[("subject", &name), ("kind", kind), ("object", &home)]),
-            say(ctx.rng, "org_category", &[("subject", &name), ("kind", kind), ("value", &category)]),
-            say(ctx.rng, "org_members", &[("subject", &name), ("value", &members)]),
+            say(
+                ctx.rng,
+                "org_founded",
+                &[
+                    ("subject", &name),
+                    ("value", &founded),
+                    ("object", &founder),
+                ],
+            ),
+            say(
+                ctx.rng,
+                "org_home",
+                &[("subject", &name), ("kind", kind), ("object", &home)],
+            ),
+            say(
+                ctx.rng,
+                "org_category",
+                &[("subject", &name), ("kind", kind), ("value", &category)],
+            ),
+            say(
+                ctx.rng,
+                "org_members",
+                &[("subject", &name), ("value", &members)],
+            ),
         ];
         let mut infobox = vec![
             ("Category".into(), category.clone()),
@@ -197,10 +317,19 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         }
         if !works.is_empty() {
             let verb = theme.work.verb.clone().unwrap_or_default();
-            sections.push(Section { heading: label(&theme.work.plural), columns: vec!["Name".into(), label(&verb)], rows: works, ..Default::default() });
+            sections.push(Section {
+                heading: label(&theme.work.plural),
+                columns: vec!["Name".into(), label(&verb)],
+                rows: works,
+                ..Default::default()
+            });
         }
         let mut alliances = Vec::new();
-        for m in w.alliance_memberships.iter().filter(|x| x.organisation == org.id) {
+        for m in w
+            .alliance_memberships
+            .iter()
+            .filter(|x| x.organisation == org.id)
+        {
             let ar = TableRole::AllianceMembership;
             d.reference(ctx, ar, m.id, "organisation", o, org.id);
             let alliance = d.reference(ctx, ar, m.id, "alliance", TableRole::Alliance, m.alliance);
@@ -220,40 +349,85 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             });
         }
         let site = ctx.sites.org_sites[&org.id].clone();
-        let see_also = vec![format!("[Official website of {}]({site}about)", org.name), format!("[People of {}]({site}people)", org.name)];
+        let see_also = vec![
+            format!("[Official website of {}]({site}about)", org.name),
+            format!("[People of {}]({site}people)", org.name),
+        ];
         pages.push(article(d, lead, infobox, sections, see_also));
         render_org_site(ctx, pages, org.id);
     }
 
     for work in &w.works {
         let wr = TableRole::Work;
-        let mut d = Draft::new(ctx.sites.entity(wr, work.id).to_string(), &work.name, "entity", None).about(wr, work.id);
+        let mut d = Draft::new(
+            ctx.sites.entity(wr, work.id).to_string(),
+            &work.name,
+            "entity",
+            None,
+        )
+        .about(wr, work.id);
         let name = d.own_name(ctx, wr, work.id);
         let org = d.reference(ctx, wr, work.id, "organisation", o, work.organisation);
         let year = d.year(ctx, wr, work.id, "year", work.year);
         let verb = theme.work.verb.clone().unwrap_or_default();
         let lead = vec![
             format!("{name} is a {}.", theme.work.singular),
-            say(ctx.rng, "work_made", &[("subject", &name), ("verb", &verb), ("object", &org), ("value", &year)]),
+            say(
+                ctx.rng,
+                "work_made",
+                &[
+                    ("subject", &name),
+                    ("verb", &verb),
+                    ("object", &org),
+                    ("value", &year),
+                ],
+            ),
         ];
-        let mut infobox = vec![(label(&theme.organisation.singular), org.clone()), (label(&verb), year.clone())];
+        let mut infobox = vec![
+            (label(&theme.organisation.singular), org.clone()),
+            (label(&verb), year.clone()),
+        ];
         for (i, e) in theme.work.extras.iter().enumerate() {
-            infobox.push((label(&e.label), d.extra(ctx, wr, work.id, i, work.extras[i])));
+            infobox.push((
+                label(&e.label),
+                d.extra(ctx, wr, work.id, i, work.extras[i]),
+            ));
         }
         pages.push(article(d, lead, infobox, Vec::new(), Vec::new()));
     }
 
     for event in &w.events {
         let er = TableRole::Event;
-        let mut d = Draft::new(ctx.sites.entity(er, event.id).to_string(), &event.name, "entity", None).about(er, event.id);
+        let mut d = Draft::new(
+            ctx.sites.entity(er, event.id).to_string(),
+            &event.name,
+            "entity",
+            None,
+        )
+        .about(er, event.id);
         let name = d.own_name(ctx, er, event.id);
         let year = d.year(ctx, er, event.id, "year", event.year);
         let host = d.reference(ctx, er, event.id, "host", s, event.host);
-        let lead = vec![say(ctx.rng, "event_held", &[("subject", &name), ("value", &year), ("object", &host)])];
-        let infobox = vec![("Year".into(), year.clone()), (format!("Host {}", theme.settlement.singular), host.clone())];
-        let result_label = theme.participation.result_label.clone().unwrap_or_else(|| "result".into());
+        let lead = vec![say(
+            ctx.rng,
+            "event_held",
+            &[("subject", &name), ("value", &year), ("object", &host)],
+        )];
+        let infobox = vec![
+            ("Year".into(), year.clone()),
+            (format!("Host {}", theme.settlement.singular), host.clone()),
+        ];
+        let result_label = theme
+            .participation
+            .result_label
+            .clone()
+            .unwrap_or_else(|| "result".into());
         let mut rows = Vec::new();
-        let mut entries: Vec<_> = w.participations.iter().filter(|x| x.event == event.id).collect();
+        let mut entries: Vec<_> = w
+            .participations
+            .iter()
+            .filter(|x| x.event == event.id)
+            .collect();
         entries.sort_by_key(|x| x.result);
         for x in entries {
             let pr = TableRole::Participation;
@@ -262,23 +436,48 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             let org = d.reference(ctx, pr, x.id, "organisation", o, x.organisation);
             rows.push(vec![result, org]);
         }
-        let sections = vec![Section { heading: "Results".into(), columns: vec![label(&result_label), label(&theme.organisation.singular)], rows, ..Default::default() }];
+        let sections = vec![Section {
+            heading: "Results".into(),
+            columns: vec![label(&result_label), label(&theme.organisation.singular)],
+            rows,
+            ..Default::default()
+        }];
         pages.push(article(d, lead, infobox, sections, Vec::new()));
     }
 
     for alliance in &w.alliances {
         let ar = TableRole::Alliance;
-        let mut d = Draft::new(ctx.sites.entity(ar, alliance.id).to_string(), &alliance.name, "entity", None).about(ar, alliance.id);
+        let mut d = Draft::new(
+            ctx.sites.entity(ar, alliance.id).to_string(),
+            &alliance.name,
+            "entity",
+            None,
+        )
+        .about(ar, alliance.id);
         let name = d.own_name(ctx, ar, alliance.id);
         let founded = d.year(ctx, ar, alliance.id, "founded", alliance.founded);
         let seat = d.reference(ctx, ar, alliance.id, "home", s, alliance.seat);
         let lead = vec![
-            format!("{name} is a {} of {}.", theme.alliance.singular, theme.organisation.plural),
-            say(ctx.rng, "alliance_founded", &[("subject", &name), ("value", &founded), ("object", &seat)]),
+            format!(
+                "{name} is a {} of {}.",
+                theme.alliance.singular, theme.organisation.plural
+            ),
+            say(
+                ctx.rng,
+                "alliance_founded",
+                &[("subject", &name), ("value", &founded), ("object", &seat)],
+            ),
         ];
-        let infobox = vec![("Founded".into(), founded.clone()), ("Seat".into(), seat.clone())];
+        let infobox = vec![
+            ("Founded".into(), founded.clone()),
+            ("Seat".into(), seat.clone()),
+        ];
         let mut rows = Vec::new();
-        for m in w.alliance_memberships.iter().filter(|x| x.alliance == alliance.id) {
+        for m in w
+            .alliance_memberships
+            .iter()
+            .filter(|x| x.alliance == alliance.id)
+        {
             let mr = TableRole::AllianceMembership;
             d.reference(ctx, mr, m.id, "alliance", ar, alliance.id);
             let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
@@ -291,7 +490,11 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         }
         let sections = vec![Section {
             heading: "Members".into(),
-            columns: vec![label(&theme.organisation.singular), "From".into(), "To".into()],
+            columns: vec![
+                label(&theme.organisation.singular),
+                "From".into(),
+                "To".into(),
+            ],
             rows,
             ..Default::default()
         }];
@@ -313,10 +516,19 @@ fn render_org_site(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, org_id: i64) {
     let founded = d.year(ctx, o, org_id, "founded", org.founded);
     let category = d.text(ctx, o, org_id, "category", &org.category);
     let lead = vec![
-        format!("Welcome to {name}, a {} {} from {home}, serving since {founded}.", category, theme.organisation.singular),
-        format!("Our {} members carry on the work begun by our founder.", fmt_count(org.member_count)),
+        format!(
+            "Welcome to {name}, a {} {} from {home}, serving since {founded}.",
+            category, theme.organisation.singular
+        ),
+        format!(
+            "Our {} members carry on the work begun by our founder.",
+            fmt_count(org.member_count)
+        ),
     ];
-    let infobox = vec![("Established".into(), founded.clone()), ("Based in".into(), home.clone())];
+    let infobox = vec![
+        ("Established".into(), founded.clone()),
+        ("Based in".into(), home.clone()),
+    ];
     pages.push(article(d, lead, infobox, Vec::new(), Vec::new()));
 
     let url = ctx.sites.org_url(org_id, "people");
@@ -346,8 +558,18 @@ fn render_org_site(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, org_id: i64) {
     }
     let lead = vec![format!("The people who lead and make up {name}.")];
     let sections = vec![
-        Section { heading: "Office holders".into(), columns: vec!["Seat".into(), "Holder".into(), "From".into(), "To".into()], rows: holders, ..Default::default() },
-        Section { heading: "Members".into(), columns: vec!["Name".into(), "Role".into(), "Joined".into()], rows: members, ..Default::default() },
+        Section {
+            heading: "Office holders".into(),
+            columns: vec!["Seat".into(), "Holder".into(), "From".into(), "To".into()],
+            rows: holders,
+            ..Default::default()
+        },
+        Section {
+            heading: "Members".into(),
+            columns: vec!["Name".into(), "Role".into(), "Joined".into()],
+            rows: members,
+            ..Default::default()
+        },
     ];
     pages.push(article(d, lead, Vec::new(), sections, Vec::new()));
 }

@@ -39,7 +39,12 @@ pub fn render_pages(world: &World) -> Vec<PageRecord> {
     let layout = schema::layout(world);
     let sites = sites::Sites::new(world);
     let mut rng = seed::rng(world.master_seed, world.id, "pages");
-    let mut ctx = draft::Ctx { world, layout: &layout, sites, rng: &mut rng };
+    let mut ctx = draft::Ctx {
+        world,
+        layout: &layout,
+        sites,
+        rng: &mut rng,
+    };
     let mut pages = Vec::new();
     entity::render(&mut ctx, &mut pages);
     lists::render(&mut ctx, &mut pages);
@@ -48,7 +53,8 @@ pub fn render_pages(world: &World) -> Vec<PageRecord> {
         // Only facts whose text the body really contains are kept; the checks verify the rest.
         page.facts.retain(|f| page.body.contains(&f.shown));
         page.facts.sort();
-        page.facts.dedup_by(|a, b| (&a.table, a.row_id, &a.column) == (&b.table, b.row_id, &b.column));
+        page.facts
+            .dedup_by(|a, b| (&a.table, a.row_id, &a.column) == (&b.table, b.row_id, &b.column));
     }
     pages
 }
@@ -67,6 +73,12 @@ impl Renderer for PagesRenderer {
 }
 
 /// Facts of a page that state one cell.
-pub fn facts_for<'a>(page: &'a PageRecord, table: &'a str, row_id: i64) -> impl Iterator<Item = &'a Fact> + 'a {
-    page.facts.iter().filter(move |f| f.table == table && f.row_id == row_id)
+pub fn facts_for<'a>(
+    page: &'a PageRecord,
+    table: &'a str,
+    row_id: i64,
+) -> impl Iterator<Item = &'a Fact> + 'a {
+    page.facts
+        .iter()
+        .filter(move |f| f.table == table && f.row_id == row_id)
 }

@@ -20,7 +20,15 @@ struct ListPage<'a> {
 
 fn list(d: Draft, intro: String, columns: Vec<String>, rows: Vec<Vec<String>>) -> PageRecord {
     let title = d.title.clone();
-    let body = templates::render("list.md.j2", ListPage { title: &title, intro, columns, rows });
+    let body = templates::render(
+        "list.md.j2",
+        ListPage {
+            title: &title,
+            intro,
+            columns,
+            rows,
+        },
+    );
     d.finish(body)
 }
 
@@ -32,7 +40,12 @@ fn cap(text: &str) -> String {
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     let w = ctx.world;
     let theme = &w.theme;
-    let (r, s, p, o) = (TableRole::Region, TableRole::Settlement, TableRole::Person, TableRole::Organisation);
+    let (r, s, p, o) = (
+        TableRole::Region,
+        TableRole::Settlement,
+        TableRole::Person,
+        TableRole::Organisation,
+    );
 
     // One list per entity kind.
     let title = format!("List of {}", theme.region.plural);
@@ -43,7 +56,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let pop = d.count(ctx, r, x.id, "population", x.population);
         rows.push(vec![ctx.link(r, x.id), pop]);
     }
-    pages.push(list(d, format!("The {} of {}.", theme.region.plural, w.name), vec!["Name".into(), "Population".into()], rows));
+    pages.push(list(
+        d,
+        format!("The {} of {}.", theme.region.plural, w.name),
+        vec!["Name".into(), "Population".into()],
+        rows,
+    ));
 
     let title = format!("List of {}", theme.settlement.plural);
     let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
@@ -55,8 +73,21 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let pop = d.count(ctx, s, x.id, "population", x.population);
         rows.push(vec![ctx.link(s, x.id), region, founded, pop]);
     }
-    let columns = vec!["Name".into(), cap(&theme.region.singular), "Founded".into(), "Population".into()];
-    pages.push(list(d, format!("Every {} of {}, with its {}.", theme.settlement.singular, w.name, theme.region.singular), columns, rows));
+    let columns = vec![
+        "Name".into(),
+        cap(&theme.region.singular),
+        "Founded".into(),
+        "Population".into(),
+    ];
+    pages.push(list(
+        d,
+        format!(
+            "Every {} of {}, with its {}.",
+            theme.settlement.singular, w.name, theme.region.singular
+        ),
+        columns,
+        rows,
+    ));
 
     let title = format!("List of {}", theme.person.plural);
     let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
@@ -67,7 +98,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let occupation = d.text(ctx, p, x.id, "occupation", &x.occupation);
         rows.push(vec![ctx.link(p, x.id), born, occupation]);
     }
-    pages.push(list(d, format!("Notable {} of {}.", theme.person.plural, w.name), vec!["Name".into(), "Born".into(), "Occupation".into()], rows));
+    pages.push(list(
+        d,
+        format!("Notable {} of {}.", theme.person.plural, w.name),
+        vec!["Name".into(), "Born".into(), "Occupation".into()],
+        rows,
+    ));
 
     let title = format!("List of {}", theme.organisation.plural);
     let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
@@ -78,7 +114,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         let founded = d.year(ctx, o, x.id, "founded", x.founded);
         rows.push(vec![ctx.link(o, x.id), category, founded]);
     }
-    pages.push(list(d, format!("The {} of {}.", theme.organisation.plural, w.name), vec!["Name".into(), "Category".into(), "Founded".into()], rows));
+    pages.push(list(
+        d,
+        format!("The {} of {}.", theme.organisation.plural, w.name),
+        vec!["Name".into(), "Category".into(), "Founded".into()],
+        rows,
+    ));
 
     if w.groups.works {
         let wr = TableRole::Work;
@@ -91,7 +132,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             rows.push(vec![ctx.link(wr, x.id), year]);
         }
         let verb = theme.work.verb.clone().unwrap_or_default();
-        pages.push(list(d, format!("{} of {}.", cap(&theme.work.plural), w.name), vec!["Name".into(), cap(&verb)], rows));
+        pages.push(list(
+            d,
+            format!("{} of {}.", cap(&theme.work.plural), w.name),
+            vec!["Name".into(), cap(&verb)],
+            rows,
+        ));
     }
     if w.groups.events {
         let er = TableRole::Event;
@@ -103,7 +149,12 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             let year = d.year(ctx, er, x.id, "year", x.year);
             rows.push(vec![ctx.link(er, x.id), year]);
         }
-        pages.push(list(d, format!("{} held in {}.", cap(&theme.event.plural), w.name), vec!["Name".into(), "Year".into()], rows));
+        pages.push(list(
+            d,
+            format!("{} held in {}.", cap(&theme.event.plural), w.name),
+            vec!["Name".into(), "Year".into()],
+            rows,
+        ));
     }
     if w.groups.alliances {
         let ar = TableRole::Alliance;
@@ -115,25 +166,42 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             let founded = d.year(ctx, ar, x.id, "founded", x.founded);
             rows.push(vec![ctx.link(ar, x.id), founded]);
         }
-        pages.push(list(d, format!("{} of {}.", cap(&theme.alliance.plural), w.name), vec!["Name".into(), "Founded".into()], rows));
+        pages.push(list(
+            d,
+            format!("{} of {}.", cap(&theme.alliance.plural), w.name),
+            vec!["Name".into(), "Founded".into()],
+            rows,
+        ));
     }
 
     // Category pages: settlements by region, organisations by category, people by occupation.
     for region in &w.regions {
-        let title = format!("Category:{} of {}", cap(&theme.settlement.plural), region.name);
-        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "category", None).about(r, region.id);
+        let title = format!(
+            "Category:{} of {}",
+            cap(&theme.settlement.plural),
+            region.name
+        );
+        let mut d =
+            Draft::new(ctx.sites.wiki_url(&title), &title, "category", None).about(r, region.id);
         let mut rows = Vec::new();
         for x in w.settlements.iter().filter(|x| x.region == region.id) {
             d.reference(ctx, s, x.id, "region", r, region.id);
             d.own_name(ctx, s, x.id);
             rows.push(vec![ctx.link(s, x.id)]);
         }
-        let intro = format!("{} in {}.", cap(&theme.settlement.plural), ctx.link(r, region.id));
+        let intro = format!(
+            "{} in {}.",
+            cap(&theme.settlement.plural),
+            ctx.link(r, region.id)
+        );
         pages.push(list(d, intro, vec![cap(&theme.settlement.singular)], rows));
     }
     let mut by_category: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for x in &w.organisations {
-        by_category.entry(x.category.as_str()).or_default().push(x.id);
+        by_category
+            .entry(x.category.as_str())
+            .or_default()
+            .push(x.id);
     }
     for (category, ids) in by_category {
         let title = format!("Category:{} ({})", cap(category), theme.organisation.plural);
@@ -144,12 +212,23 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
             d.text(ctx, o, id, "category", category);
             rows.push(vec![ctx.link(o, id)]);
         }
-        let intro = format!("{} whose field is {category}.", cap(&theme.organisation.plural));
-        pages.push(list(d, intro, vec![cap(&theme.organisation.singular)], rows));
+        let intro = format!(
+            "{} whose field is {category}.",
+            cap(&theme.organisation.plural)
+        );
+        pages.push(list(
+            d,
+            intro,
+            vec![cap(&theme.organisation.singular)],
+            rows,
+        ));
     }
     let mut by_occupation: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for x in &w.people {
-        by_occupation.entry(x.occupation.as_str()).or_default().push(x.id);
+        by_occupation
+            .entry(x.occupation.as_str())
+            .or_default()
+            .push(x.id);
     }
     for (occupation, ids) in by_occupation {
         let title = format!("Category:{} ({})", cap(occupation), theme.person.plural);

@@ -8,7 +8,9 @@ use crate::templates;
 
 /// Fills one randomly chosen phrasing of `key` with named values.
 pub fn say(rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) -> String {
-    let bank = templates::phrases().get(key).unwrap_or_else(|| panic!("no phrase bank `{key}`"));
+    let bank = templates::phrases()
+        .get(key)
+        .unwrap_or_else(|| panic!("no phrase bank `{key}`"));
     let mut text = bank.choose(rng).expect("banks are non-empty").clone();
     for (name, value) in values {
         text = text.replace(&format!("{{{name}}}"), value);

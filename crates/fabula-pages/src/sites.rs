@@ -10,7 +10,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use fabula_world::World;
 use fabula_world::schema::TableRole;
 
-const PAPERS: &[&str] = &["tidings", "courier", "herald", "gazette", "chronicle", "dispatch", "ledger", "post"];
+const PAPERS: &[&str] = &[
+    "tidings",
+    "courier",
+    "herald",
+    "gazette",
+    "chronicle",
+    "dispatch",
+    "ledger",
+    "post",
+];
 const TLDS: &[&str] = &["org", "com", "net", "co"];
 
 /// Lower-case ASCII slug with single dashes: "Port Kelvar's Cup" becomes `port-kelvars-cup`.
@@ -28,7 +37,11 @@ pub fn slug(text: &str) -> String {
 
 /// Wiki-style title path: spaces to underscores, apostrophes dropped.
 pub fn wiki_path(title: &str) -> String {
-    title.chars().filter(|c| *c != '\'').map(|c| if c == ' ' { '_' } else { c }).collect()
+    title
+        .chars()
+        .filter(|c| *c != '\'')
+        .map(|c| if c == ' ' { '_' } else { c })
+        .collect()
 }
 
 /// The sites of one world and the url of every entity article.
@@ -48,26 +61,71 @@ pub struct Sites {
 impl Sites {
     /// Names the sites of a world; depends only on the world's names and theme.
     pub fn new(world: &World) -> Sites {
-        let root = slug(world.name.split_whitespace().max_by_key(|w| w.len()).unwrap_or("world"));
+        let root = slug(
+            world
+                .name
+                .split_whitespace()
+                .max_by_key(|w| w.len())
+                .unwrap_or("world"),
+        );
         let paper = PAPERS[(world.world_seed % PAPERS.len() as u64) as usize];
         let mut sites = Sites {
             wiki_host: format!("{root}pedia.org"),
             wiki_name: format!("{}pedia", fabula_world::naming::capitalise(&root)),
             news_host: format!("www.{root}-{paper}.com"),
-            news_name: format!("The {} {}", fabula_world::naming::capitalise(&root), fabula_world::naming::capitalise(paper)),
+            news_name: format!(
+                "The {} {}",
+                fabula_world::naming::capitalise(&root),
+                fabula_world::naming::capitalise(paper)
+            ),
             archive_host: format!("archive.{root}.org"),
             org_sites: BTreeMap::new(),
             entity_urls: BTreeMap::new(),
             used: BTreeSet::new(),
         };
         let mut entities: Vec<(TableRole, i64, &str)> = Vec::new();
-        entities.extend(world.regions.iter().map(|r| (TableRole::Region, r.id, r.name.as_str())));
-        entities.extend(world.settlements.iter().map(|s| (TableRole::Settlement, s.id, s.name.as_str())));
-        entities.extend(world.people.iter().map(|p| (TableRole::Person, p.id, p.name.as_str())));
-        entities.extend(world.organisations.iter().map(|o| (TableRole::Organisation, o.id, o.name.as_str())));
-        entities.extend(world.works.iter().map(|w| (TableRole::Work, w.id, w.name.as_str())));
-        entities.extend(world.events.iter().map(|e| (TableRole::Event, e.id, e.name.as_str())));
-        entities.extend(world.alliances.iter().map(|a| (TableRole::Alliance, a.id, a.name.as_str())));
+        entities.extend(
+            world
+                .regions
+                .iter()
+                .map(|r| (TableRole::Region, r.id, r.name.as_str())),
+        );
+        entities.extend(
+            world
+                .settlements
+                .iter()
+                .map(|s| (TableRole::Settlement, s.id, s.name.as_str())),
+        );
+        entities.extend(
+            world
+                .people
+                .iter()
+                .map(|p| (TableRole::Person, p.id, p.name.as_str())),
+        );
+        entities.extend(
+            world
+                .organisations
+                .iter()
+                .map(|o| (TableRole::Organisation, o.id, o.name.as_str())),
+        );
+        entities.extend(
+            world
+                .works
+                .iter()
+                .map(|w| (TableRole::Work, w.id, w.name.as_str())),
+        );
+        entities.extend(
+            world
+                .events
+                .iter()
+                .map(|e| (TableRole::Event, e.id, e.name.as_str())),
+        );
+        entities.extend(
+            world
+                .alliances
+                .iter()
+                .map(|a| (TableRole::Alliance, a.id, a.name.as_str())),
+        );
         for (role, id, name) in entities {
             let url = sites.wiki_url(name);
             sites.entity_urls.insert((role, id), url);
@@ -87,7 +145,11 @@ impl Sites {
 
     /// A fresh encyclopedia url for a title; a clash gets a numeric suffix.
     pub fn wiki_url(&mut self, title: &str) -> String {
-        self.unique(format!("https://{}/wiki/{}", self.wiki_host, wiki_path(title)))
+        self.unique(format!(
+            "https://{}/wiki/{}",
+            self.wiki_host,
+            wiki_path(title)
+        ))
     }
 
     /// A fresh news url.

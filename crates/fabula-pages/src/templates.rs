@@ -8,10 +8,22 @@ use minijinja::Environment;
 use serde::Deserialize;
 
 const FILES: &[(&str, &str)] = &[
-    ("entity.md.j2", include_str!("../../../templates/pages/entity.md.j2")),
-    ("list.md.j2", include_str!("../../../templates/pages/list.md.j2")),
-    ("news.md.j2", include_str!("../../../templates/pages/news.md.j2")),
-    ("history.md.j2", include_str!("../../../templates/pages/history.md.j2")),
+    (
+        "entity.md.j2",
+        include_str!("../../../templates/pages/entity.md.j2"),
+    ),
+    (
+        "list.md.j2",
+        include_str!("../../../templates/pages/list.md.j2"),
+    ),
+    (
+        "news.md.j2",
+        include_str!("../../../templates/pages/news.md.j2"),
+    ),
+    (
+        "history.md.j2",
+        include_str!("../../../templates/pages/history.md.j2"),
+    ),
 ];
 const PHRASES: &str = include_str!("../../../templates/pages/phrases.toml");
 
@@ -23,7 +35,8 @@ pub fn env() -> &'static Environment<'static> {
         // Markdown is not HTML: values are inserted verbatim.
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
         for (name, text) in FILES {
-            env.add_template(name, text).expect("page templates are valid");
+            env.add_template(name, text)
+                .expect("page templates are valid");
         }
         env
     })
@@ -31,7 +44,11 @@ pub fn env() -> &'static Environment<'static> {
 
 /// Renders a page template with a serialisable context.
 pub fn render<S: serde::Serialize>(name: &str, ctx: S) -> String {
-    let text = env().get_template(name).expect("known template").render(minijinja::value::Serde(&ctx)).expect("templates render");
+    let text = env()
+        .get_template(name)
+        .expect("known template")
+        .render(minijinja::value::Serde(&ctx))
+        .expect("templates render");
     tidy(&text)
 }
 

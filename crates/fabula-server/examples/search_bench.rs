@@ -4,7 +4,8 @@
 //! ```text
 //! cargo run --release -p fabula-server --example search_bench -- make DIR N_WORLDS PAGES_PER_WORLD
 //! cargo run --release -p fabula-server --example search_bench -- serve DIR [ADDR]
-//! cargo run --release -p fabula-server --example search_bench -- load ADDR SECONDS CONNECTIONS [N_WORLDS]
+//! cargo run --release -p fabula-server --example search_bench -- load ADDR SECONDS CONNECTIONS [N_WORLDS [WORDS..]]
+//! cargo run --release -p fabula-server --example search_bench -- cost DIR
 //! ```
 
 use std::path::Path;
@@ -202,10 +203,32 @@ async fn main() {
                 duration: Duration::from_secs(arg(2).parse().unwrap()),
                 connections: arg(3).parse().unwrap(),
                 worlds: (0..n_worlds).collect(),
+                vocabulary: args.iter().skip(5).cloned().collect(),
                 ..LoadConfig::default()
             };
             println!("{}", loadgen::run(config).await.unwrap());
         }
-        _ => println!("usage: search_bench make|serve|load ..."),
+        "cost" => {
+            let corpus = fabula_search::Corpus::open(Path::new(arg(1))).unwrap();
+            let index = corpus.world(0).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            let options = fabula_search::SearchOptions {
+                top_k: 10,
+                offset: 0,
+                hiding: fabula_search::Hiding::Partial,
+            };
+            let n_queries = 5_000;
+            let started = Instant::now();
+            for _ in 0..n_queries {
+                let query = format!(
+                    "{} {}",
+                    COMMON[rng.random_range(0..COMMON.len())],
+                    name(&mut rng)
+                );
+                index.search(&query, &options).unwrap();
+            }
+            println!("{:?} per search", started.elapsed() / n_queries);
+        }
+        _ => println!("usage: search_bench make|serve|load|cost ..."),
     }
 }

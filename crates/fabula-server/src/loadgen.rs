@@ -134,13 +134,33 @@ pub async fn run(config: LoadConfig) -> Result<LoadReport> {
         return Err(Error::Load("no words to build queries from".to_owned()));
     }
 
-    // One search per world first, so index builds are not counted as latency.
+    // One search per world first, spread over the connections, so index builds on first use
+    // are not counted as latency.
     let warmup_started = Instant::now();
-    for &world in &worlds {
+    let mut warmers = Vec::new();
+    for chunk in worlds.chunks(worlds.len().div_ceil(config.connections)) {
+        let chunk = chunk.to_vec();
         let body = search_body(&vocabulary[0], config.top_k, &config.hiding);
-        control
-            .post(&format!("/v1/worlds/{world}/search"), &body)
-            .await?;
+        let (addr, api_key) = (config.addr, config.api_key.clone());
+        warmers.push(tokio::spawn(async move {
+            let mut connection = Connection::open(addr, api_key).await?;
+            for world in chunk {
+                let (status, _) = connection
+                    .post(&format!("/v1/worlds/{world}/search"), &body)
+                    .await?;
+                if status != 200 {
+                    return Err(Error::Load(format!(
+                        "warm-up search of world {world} answered {status}"
+                    )));
+                }
+            }
+            Ok(())
+        }));
+    }
+    for warmer in warmers {
+        warmer
+            .await
+            .map_err(|error| Error::Load(format!("warm-up task: {error}")))??;
     }
     let warmup = warmup_started.elapsed();
 

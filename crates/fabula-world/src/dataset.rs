@@ -56,7 +56,11 @@ impl std::str::FromStr for Shard {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Shard> {
-        let bad = || Error::BadInput(format!("--shard `{s}` must be I/N with 0 <= I < N, e.g. 0/4"));
+        let bad = || {
+            Error::BadInput(format!(
+                "--shard `{s}` must be I/N with 0 <= I < N, e.g. 0/4"
+            ))
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let total: u32 = n.trim().parse().map_err(|_| bad())?;
@@ -175,11 +179,17 @@ pub fn select_themes(names: &[String]) -> Result<Vec<Theme>> {
 }
 
 /// Checks a directory's manifest (if any) against this run and returns the entries to keep.
-fn earlier_entries(cfg: &GenerateConfig, version: &str, themes: &[String]) -> Result<BTreeMap<u32, ManifestEntry>> {
+fn earlier_entries(
+    cfg: &GenerateConfig,
+    version: &str,
+    themes: &[String],
+) -> Result<BTreeMap<u32, ManifestEntry>> {
     let mut entries = BTreeMap::new();
     if cfg.out.join(MANIFEST).exists() {
         let m = read_manifest(&cfg.out)?;
-        let same = m.master_seed == cfg.master_seed && m.generator_version == version && m.themes == themes;
+        let same = m.master_seed == cfg.master_seed
+            && m.generator_version == version
+            && m.themes == themes;
         if !same {
             if !cfg.force {
                 return Err(Error::ManifestMismatch {
@@ -215,11 +225,18 @@ fn earlier_entries(cfg: &GenerateConfig, version: &str, themes: &[String]) -> Re
 }
 
 fn journal_header(seed: u64, version: &str, themes: &[String]) -> String {
-    format!("fabula-journal seed={seed} version={version} themes={}", themes.join(","))
+    format!(
+        "fabula-journal seed={seed} version={version} themes={}",
+        themes.join(",")
+    )
 }
 
 /// Generates a dataset. `progress` is called once per finished world.
-pub fn generate_dataset(cfg: &GenerateConfig, renderer: &dyn Renderer, progress: &(dyn Fn() + Sync)) -> Result<Summary> {
+pub fn generate_dataset(
+    cfg: &GenerateConfig,
+    renderer: &dyn Renderer,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Summary> {
     if cfg.count == 0 {
         return Err(Error::BadInput("--count must be at least 1".into()));
     }
@@ -230,7 +247,10 @@ pub fn generate_dataset(cfg: &GenerateConfig, renderer: &dyn Renderer, progress:
     let version = dataset_version(renderer);
     fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
     // Leftover temporary files are from killed runs; they never carry a final name.
-    for entry in fs::read_dir(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?.flatten() {
+    for entry in fs::read_dir(&cfg.out)
+        .map_err(|e| Error::io(&cfg.out, e))?
+        .flatten()
+    {
         if entry.file_name().to_string_lossy().ends_with(".tmp") {
             let _ = fs::remove_file(entry.path());
         }
@@ -242,23 +262,35 @@ pub fn generate_dataset(cfg: &GenerateConfig, renderer: &dyn Renderer, progress:
         .collect();
     let journal_path = cfg.out.join(JOURNAL);
     let mut journal = fs::File::create(&journal_path).map_err(|e| Error::io(&journal_path, e))?;
-    writeln!(journal, "{}", journal_header(cfg.master_seed, &version, &theme_filter))
-        .map_err(|e| Error::io(&journal_path, e))?;
+    writeln!(
+        journal,
+        "{}",
+        journal_header(cfg.master_seed, &version, &theme_filter)
+    )
+    .map_err(|e| Error::io(&journal_path, e))?;
     // Keep what is still valid, and record it in the fresh journal straight away.
     let mut results: BTreeMap<u32, ManifestEntry> = BTreeMap::new();
     for &id in &ids {
         if let Some(e) = earlier.get(&id) {
             let path = cfg.out.join(&e.file);
             if path.exists() && sha256_file(&path)? == e.sha256 {
-                writeln!(journal, "{}", serde_json::to_string(e).expect("serialisable"))
-                    .map_err(|err| Error::io(&journal_path, err))?;
+                writeln!(
+                    journal,
+                    "{}",
+                    serde_json::to_string(e).expect("serialisable")
+                )
+                .map_err(|err| Error::io(&journal_path, err))?;
                 results.insert(id, e.clone());
                 progress();
             }
         }
     }
     let kept = results.len();
-    let todo: Vec<u32> = ids.iter().copied().filter(|id| !results.contains_key(id)).collect();
+    let todo: Vec<u32> = ids
+        .iter()
+        .copied()
+        .filter(|id| !results.contains_key(id))
+        .collect();
 
     let next = AtomicUsize::new(0);
     let done = Mutex::new((results, journal));
@@ -278,7 +310,8 @@ pub fn generate_dataset(cfg: &GenerateConfig, renderer: &dyn Renderer, progress:
                             let mut guard = done.lock().expect("lock");
                             let line = serde_json::to_string(&entry).expect("serialisable");
                             if let Err(e) = writeln!(guard.1, "{line}") {
-                                *first_error.lock().expect("lock") = Some(Error::io(&journal_path, e));
+                                *first_error.lock().expect("lock") =
+                                    Some(Error::io(&journal_path, e));
                             }
                             guard.0.insert(id, entry);
                             drop(guard);
@@ -331,12 +364,20 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn tmp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 /// Generates, renders and writes one world; returns its manifest entry.
-fn build_one(cfg: &GenerateConfig, id: u32, themes: &[Theme], renderer: &dyn Renderer) -> Result<ManifestEntry> {
+fn build_one(
+    cfg: &GenerateConfig,
+    id: u32,
+    themes: &[Theme],
+    renderer: &dyn Renderer,
+) -> Result<ManifestEntry> {
     let world = generate_world(cfg.master_seed, id, themes);
     let (pages, tasks) = renderer.render(&world);
     let file = world_file_name(id);
@@ -344,7 +385,9 @@ fn build_one(cfg: &GenerateConfig, id: u32, themes: &[Theme], renderer: &dyn Ren
     let tmp = tmp_path(&path);
     let _ = fs::remove_file(&tmp);
     write_world(&tmp, &world, &pages, &tasks)?;
-    fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| Error::io(&tmp, e))?;
+    fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| Error::io(&tmp, e))?;
     let sha256 = sha256_file(&tmp)?;
     fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
     Ok(ManifestEntry {

@@ -15,19 +15,29 @@ pub enum Error {
     #[error(
         "{dir} holds a manifest for seed {seed} and generator {version}; pass --force to replace it"
     )]
-    ManifestMismatch { dir: PathBuf, seed: u64, version: String },
+    ManifestMismatch {
+        dir: PathBuf,
+        seed: u64,
+        version: String,
+    },
     /// A theme file does not parse.
     #[error("theme file {name} is invalid: {message}")]
     Theme { name: String, message: String },
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// SQLite refused an operation.
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// A JSON document (the manifest) does not parse.
     #[error("{path}: invalid JSON: {source}")]
-    Json { path: PathBuf, source: serde_json::Error },
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     /// A world file lacks something every world file has.
     #[error("{path}: not a fabula world file: {message}")]
     NotAWorld { path: PathBuf, message: String },
@@ -39,6 +49,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

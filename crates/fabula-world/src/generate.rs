@@ -27,7 +27,10 @@ pub const ROW_BOUNDS: (usize, usize) = (300, 500);
 /// assert!((300..=500).contains(&world.n_rows()));
 /// ```
 pub fn generate_world(master_seed: u64, world_id: u32, themes: &[Theme]) -> World {
-    assert!(!themes.is_empty(), "generate_world needs at least one theme");
+    assert!(
+        !themes.is_empty(),
+        "generate_world needs at least one theme"
+    );
     let mut theme_rng = seed::rng(master_seed, world_id, "theme");
     let theme = themes.choose(&mut theme_rng).expect("non-empty").clone();
     let mut rng = seed::rng(master_seed, world_id, "rows");
@@ -53,14 +56,24 @@ fn log_uniform(rng: &mut WorldRng, lo: i64, hi: i64) -> i64 {
 }
 
 fn extras(rng: &mut WorldRng, shape: &EntityShape) -> Vec<i64> {
-    shape.extras.iter().map(|e| log_uniform(rng, e.min, e.max)).collect()
+    shape
+        .extras
+        .iter()
+        .map(|e| log_uniform(rng, e.min, e.max))
+        .collect()
 }
 
 fn pick<'a>(rng: &mut WorldRng, items: &'a [String]) -> &'a str {
     items.choose(rng).map_or("", String::as_str)
 }
 
-fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name_rng: &mut WorldRng) -> World {
+fn draw(
+    master_seed: u64,
+    world_id: u32,
+    theme: &Theme,
+    rng: &mut WorldRng,
+    name_rng: &mut WorldRng,
+) -> World {
     let mut namer = Namer::new(Language::new(name_rng));
     let present = rng.random_range(theme.present_year[0]..=theme.present_year[1]);
     let span = rng.random_range(150..=400);
@@ -68,10 +81,26 @@ fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name
     let has = |g: &str| theme.groups.iter().any(|x| x == g);
     // Table shapes vary: 7 tables, 9 with events or alliances, or 10 with both but no works.
     let groups = match rng.random_range(0..4) {
-        0 => Groups { works: true, events: false, alliances: false },
-        1 => Groups { works: true, events: has("events"), alliances: false },
-        2 => Groups { works: true, events: false, alliances: has("alliances") },
-        _ => Groups { works: false, events: has("events"), alliances: has("alliances") },
+        0 => Groups {
+            works: true,
+            events: false,
+            alliances: false,
+        },
+        1 => Groups {
+            works: true,
+            events: has("events"),
+            alliances: false,
+        },
+        2 => Groups {
+            works: true,
+            events: false,
+            alliances: has("alliances"),
+        },
+        _ => Groups {
+            works: false,
+            events: has("events"),
+            alliances: has("alliances"),
+        },
     };
     let world_root = namer.root(name_rng);
     let name = fill(pick(rng, &theme.world_names), &world_root);
@@ -104,7 +133,12 @@ fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name
     for i in 0..n_regions {
         let name = namer.name(name_rng, &theme.region.names);
         let extras = extras(rng, &theme.region);
-        world.regions.push(Region { id: i + 1, name, population: 0, extras });
+        world.regions.push(Region {
+            id: i + 1,
+            name,
+            population: 0,
+            extras,
+        });
     }
     let n_settlements = rng.random_range(14..=26);
     let pop = theme.settlement.population.expect("validated");
@@ -115,11 +149,26 @@ fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name
             .name_with_root(name_rng, &theme.settlement.names, &root)
             .unwrap_or_else(|| namer.name(name_rng, &theme.settlement.names));
         settlement_roots.push(root);
-        let region = if i < n_regions { i + 1 } else { rng.random_range(1..=n_regions) };
-        let founded = if i == 0 { earliest } else { rng.random_range(earliest..=present - 60) };
+        let region = if i < n_regions {
+            i + 1
+        } else {
+            rng.random_range(1..=n_regions)
+        };
+        let founded = if i == 0 {
+            earliest
+        } else {
+            rng.random_range(earliest..=present - 60)
+        };
         let population = log_uniform(rng, pop[0], pop[1]);
         let extras = extras(rng, &theme.settlement);
-        world.settlements.push(Settlement { id: i + 1, name, region, founded, population, extras });
+        world.settlements.push(Settlement {
+            id: i + 1,
+            name,
+            region,
+            founded,
+            population,
+            extras,
+        });
     }
 
     // People, in families that share a surname: near-namesakes by design.
@@ -144,9 +193,17 @@ fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name
             None
         };
         // Nobody outlives 105 years: the long-lived are given a death year.
-        let death_year = death_year.or((present - birth_year > 100).then(|| birth_year + rng.random_range(60..=100)));
+        let death_year = death_year
+            .or((present - birth_year > 100).then(|| birth_year + rng.random_range(60..=100)));
         let occupation = pick(rng, &theme.person.occupations).to_string();
-        world.people.push(Person { id: i + 1, name, birth_year, death_year, birthplace, occupation });
+        world.people.push(Person {
+            id: i + 1,
+            name,
+            birth_year,
+            death_year,
+            birthplace,
+            occupation,
+        });
     }
 
     // Organisations, each founded by an adult in a settlement that already exists.
@@ -165,7 +222,9 @@ fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name
         // A quarter of organisations are named after a settlement: `Kelvar Rovers` in `Port Kelvar`.
         let reused = if rng.random_bool(0.25) {
             let root = settlement_roots[rng.random_range(0..settlement_roots.len())].clone();
-            namer.name_with_root(name_rng, &theme.organisation.names, &root).map(|n| (n, root))
+            namer
+                .name_with_root(name_rng, &theme.organisation.names, &root)
+                .map(|n| (n, root))
         } else {
             None
         };
@@ -209,11 +268,19 @@ fn draw(master_seed: u64, world_id: u32, theme: &Theme, rng: &mut WorldRng, name
 
     // Derived values, computed from their sources.
     for region in &mut world.regions {
-        region.population =
-            world.settlements.iter().filter(|s| s.region == region.id).map(|s| s.population).sum();
+        region.population = world
+            .settlements
+            .iter()
+            .filter(|s| s.region == region.id)
+            .map(|s| s.population)
+            .sum();
     }
     for org in &mut world.organisations {
-        org.member_count = world.memberships.iter().filter(|m| m.organisation == org.id).count() as i64;
+        org.member_count = world
+            .memberships
+            .iter()
+            .filter(|m| m.organisation == org.id)
+            .count() as i64;
     }
     world
 }
@@ -234,7 +301,11 @@ fn draw_tenures(world: &mut World, rng: &mut WorldRng) {
     let seats = world.theme.organisation.seats.clone();
     for org_idx in 0..world.organisations.len() {
         let org = world.organisations[org_idx].clone();
-        let n_seats = if seats.len() > 1 && rng.random_bool(0.3) { 2 } else { 1 };
+        let n_seats = if seats.len() > 1 && rng.random_bool(0.3) {
+            2
+        } else {
+            1
+        };
         for seat in seats.iter().take(n_seats) {
             let max_holders = rng.random_range(2..=4);
             let mut cursor = org.founded.max(present - rng.random_range(25..=90));
@@ -254,7 +325,11 @@ fn draw_tenures(world: &mut World, rng: &mut WorldRng) {
                 if let Some(d) = death {
                     end = end.min(d);
                 }
-                let end = if end >= present && death.is_none() { None } else { Some(end.min(present)) };
+                let end = if end >= present && death.is_none() {
+                    None
+                } else {
+                    Some(end.min(present))
+                };
                 let id = world.tenures.len() as i64 + 1;
                 world.tenures.push(Tenure {
                     id,
@@ -285,7 +360,11 @@ fn draw_memberships(world: &mut World, rng: &mut WorldRng) {
         let mut candidates: Vec<i64> = world
             .people
             .iter()
-            .filter(|p| p.birth_year + 16 <= present && p.death_year.is_none_or(|d| d >= org.founded.max(p.birth_year + 16)))
+            .filter(|p| {
+                p.birth_year + 16 <= present
+                    && p.death_year
+                        .is_none_or(|d| d >= org.founded.max(p.birth_year + 16))
+            })
             .map(|p| p.id)
             .collect();
         candidates.shuffle(rng);
@@ -299,12 +378,24 @@ fn draw_memberships(world: &mut World, rng: &mut WorldRng) {
             let joined = rng.random_range(lo..=hi);
             let role = pick(rng, &roles).to_string();
             let id = world.memberships.len() as i64 + 1;
-            world.memberships.push(Membership { id, person, organisation: org.id, role, joined });
+            world.memberships.push(Membership {
+                id,
+                person,
+                organisation: org.id,
+                role,
+                joined,
+            });
         }
     }
 }
 
-fn draw_works(world: &mut World, rng: &mut WorldRng, namer: &mut Namer, name_rng: &mut WorldRng, org_roots: &[String]) {
+fn draw_works(
+    world: &mut World,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+    org_roots: &[String],
+) {
     let n_works = rng.random_range(20..=45);
     let shape = world.theme.work.clone();
     for i in 0..n_works {
@@ -319,39 +410,75 @@ fn draw_works(world: &mut World, rng: &mut WorldRng, namer: &mut Namer, name_rng
         }
         .unwrap_or_else(|| namer.name(name_rng, &shape.names));
         let extras = extras(rng, &shape);
-        world.works.push(Work { id: i + 1, name, organisation: org.id, year, extras });
+        world.works.push(Work {
+            id: i + 1,
+            name,
+            organisation: org.id,
+            year,
+            extras,
+        });
     }
 }
 
-fn draw_events(world: &mut World, rng: &mut WorldRng, namer: &mut Namer, name_rng: &mut WorldRng, settlement_roots: &[String]) {
+fn draw_events(
+    world: &mut World,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+    settlement_roots: &[String],
+) {
     let n_events = rng.random_range(6..=12);
     let shape = world.theme.event.clone();
     while world.events.len() < n_events {
         let host = rng.random_range(1..=world.settlements.len() as i64);
         let lo = world.settlement(host).founded.max(world.earliest_year + 40);
         let year = rng.random_range(lo.min(world.present_year)..=world.present_year);
-        let mut eligible: Vec<i64> = world.organisations.iter().filter(|o| o.founded <= year).map(|o| o.id).collect();
+        let mut eligible: Vec<i64> = world
+            .organisations
+            .iter()
+            .filter(|o| o.founded <= year)
+            .map(|o| o.id)
+            .collect();
         if eligible.len() < 2 {
             continue;
         }
         let name = if rng.random_bool(0.4) {
-            namer.name_with_root(name_rng, &shape.names, &settlement_roots[(host - 1) as usize])
+            namer.name_with_root(
+                name_rng,
+                &shape.names,
+                &settlement_roots[(host - 1) as usize],
+            )
         } else {
             None
         }
         .unwrap_or_else(|| namer.name(name_rng, &shape.names));
         let id = world.events.len() as i64 + 1;
-        world.events.push(Event { id, name, year, host });
+        world.events.push(Event {
+            id,
+            name,
+            year,
+            host,
+        });
         eligible.shuffle(rng);
         let k = rng.random_range(2..=6).min(eligible.len());
         for (place, &org) in eligible.iter().take(k).enumerate() {
             let pid = world.participations.len() as i64 + 1;
-            world.participations.push(Participation { id: pid, event: id, organisation: org, result: place as i64 + 1 });
+            world.participations.push(Participation {
+                id: pid,
+                event: id,
+                organisation: org,
+                result: place as i64 + 1,
+            });
         }
     }
 }
 
-fn draw_alliances(world: &mut World, rng: &mut WorldRng, namer: &mut Namer, name_rng: &mut WorldRng) {
+fn draw_alliances(
+    world: &mut World,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+) {
     let present = world.present_year;
     let n_alliances = rng.random_range(3..=5);
     let shape = world.theme.alliance.clone();
@@ -361,7 +488,12 @@ fn draw_alliances(world: &mut World, rng: &mut WorldRng, namer: &mut Namer, name
         let founded = rng.random_range(lo.min(present - 5)..=present - 5);
         let name = namer.name(name_rng, &shape.names);
         let id = world.alliances.len() as i64 + 1;
-        world.alliances.push(Alliance { id, name, founded, seat });
+        world.alliances.push(Alliance {
+            id,
+            name,
+            founded,
+            seat,
+        });
     }
     // Each organisation belongs to at most one alliance at a time, like a club in one league.
     for org_idx in 0..world.organisations.len() {
@@ -372,17 +504,33 @@ fn draw_alliances(world: &mut World, rng: &mut WorldRng, namer: &mut Namer, name
         let mut cursor = org.founded;
         let mut previous = 0;
         for _ in 0..rng.random_range(1..=3) {
-            let choices: Vec<i64> =
-                world.alliances.iter().filter(|a| a.id != previous && a.founded <= present).map(|a| a.id).collect();
-            let Some(&alliance) = choices.choose(rng) else { break };
+            let choices: Vec<i64> = world
+                .alliances
+                .iter()
+                .filter(|a| a.id != previous && a.founded <= present)
+                .map(|a| a.id)
+                .collect();
+            let Some(&alliance) = choices.choose(rng) else {
+                break;
+            };
             let start = cursor.max(world.alliance(alliance).founded) + rng.random_range(0..=15);
             if start > present {
                 break;
             }
-            let end = if rng.random_bool(0.4) { None } else { Some(start + rng.random_range(2..=30)) };
+            let end = if rng.random_bool(0.4) {
+                None
+            } else {
+                Some(start + rng.random_range(2..=30))
+            };
             let end = end.filter(|&e| e < present);
             let id = world.alliance_memberships.len() as i64 + 1;
-            world.alliance_memberships.push(AllianceMembership { id, alliance, organisation: org.id, start, end });
+            world.alliance_memberships.push(AllianceMembership {
+                id,
+                alliance,
+                organisation: org.id,
+                start,
+                end,
+            });
             match end {
                 None => break,
                 Some(e) => {

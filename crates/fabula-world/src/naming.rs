@@ -14,11 +14,15 @@ use crate::blocklist;
 use crate::seed::WorldRng;
 
 const ONSETS: &[&str] = &[
-    "b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "th", "sh",
-    "ch", "br", "dr", "kr", "tr", "st", "gl", "vr", "sk", "qu", "y", "j", "fl", "gr", "pr",
+    "b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "th",
+    "sh", "ch", "br", "dr", "kr", "tr", "st", "gl", "vr", "sk", "qu", "y", "j", "fl", "gr", "pr",
 ];
-const VOWELS: &[&str] = &["a", "e", "i", "o", "u", "ae", "ai", "ou", "ei", "ia", "oa", "y", "au", "io"];
-const CODAS: &[&str] = &["n", "r", "l", "s", "th", "m", "k", "nd", "rn", "st", "x", "sh", "ll", "rk", "nt"];
+const VOWELS: &[&str] = &[
+    "a", "e", "i", "o", "u", "ae", "ai", "ou", "ei", "ia", "oa", "y", "au", "io",
+];
+const CODAS: &[&str] = &[
+    "n", "r", "l", "s", "th", "m", "k", "nd", "rn", "st", "x", "sh", "ll", "rk", "nt",
+];
 
 /// A naming language: the sounds a world's names are built from.
 #[derive(Debug, Clone)]
@@ -91,7 +95,11 @@ pub struct Namer {
 
 impl Namer {
     pub fn new(language: Language) -> Namer {
-        Namer { language, used: HashSet::new(), used_roots: HashSet::new() }
+        Namer {
+            language,
+            used: HashSet::new(),
+            used_roots: HashSet::new(),
+        }
     }
 
     /// A fresh root word, 4 to 10 letters long, never used as a root before and not blocked.
@@ -129,7 +137,12 @@ impl Namer {
 
     /// A unique name from one of the patterns reusing a given root, if one is still free.
     /// Reused roots make near-namesakes: a town `Port Kelvar` and a trading house `Kelvar Company`.
-    pub fn name_with_root(&mut self, rng: &mut WorldRng, patterns: &[String], root: &str) -> Option<String> {
+    pub fn name_with_root(
+        &mut self,
+        rng: &mut WorldRng,
+        patterns: &[String],
+        root: &str,
+    ) -> Option<String> {
         for _ in 0..4 {
             let name = fill(patterns.choose(rng).map_or("{root}", String::as_str), root);
             if self.reserve(&name) {

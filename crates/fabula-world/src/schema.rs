@@ -146,7 +146,11 @@ impl TableDef {
             }
             parts.push(part);
         }
-        format!("CREATE TABLE {} (\n  {}\n) STRICT", self.name, parts.join(",\n  "))
+        format!(
+            "CREATE TABLE {} (\n  {}\n) STRICT",
+            self.name,
+            parts.join(",\n  ")
+        )
     }
 }
 
@@ -167,7 +171,8 @@ pub struct Layout {
 impl Layout {
     /// The table of a role. Panics when the world lacks that table, which is a bug in the caller.
     pub fn table(&self, role: TableRole) -> &TableDef {
-        self.get(role).unwrap_or_else(|| panic!("world has no {} table", role.as_str()))
+        self.get(role)
+            .unwrap_or_else(|| panic!("world has no {} table", role.as_str()))
     }
 
     /// The table of a role, if the world has one.
@@ -189,7 +194,10 @@ fn col(name: impl Into<String>, sql_type: SqlType, role: &'static str, label: &s
 }
 
 fn fk(name: impl Into<String>, role: &'static str, target: &str, label: &str) -> ColumnDef {
-    ColumnDef { references: Some(target.to_string()), ..col(name, SqlType::Integer, role, label) }
+    ColumnDef {
+        references: Some(target.to_string()),
+        ..col(name, SqlType::Integer, role, label)
+    }
 }
 
 fn nullable(mut c: ColumnDef) -> ColumnDef {
@@ -198,10 +206,18 @@ fn nullable(mut c: ColumnDef) -> ColumnDef {
 }
 
 fn entity_table(role: TableRole, shape: &EntityShape, mut columns: Vec<ColumnDef>) -> TableDef {
-    let mut all = vec![col("id", SqlType::Integer, "id", "id"), col("name", SqlType::Text, "name", "name")];
+    let mut all = vec![
+        col("id", SqlType::Integer, "id", "id"),
+        col("name", SqlType::Text, "name", "name"),
+    ];
     all.append(&mut columns);
     for extra in &shape.extras {
-        all.push(col(extra.column.clone(), SqlType::Integer, "extra", &extra.label));
+        all.push(col(
+            extra.column.clone(),
+            SqlType::Integer,
+            "extra",
+            &extra.label,
+        ));
     }
     TableDef {
         role,
@@ -228,82 +244,209 @@ fn link_table(role: TableRole, name: &str, singular: &str, columns: Vec<ColumnDe
 pub fn layout(world: &World) -> Layout {
     let t = &world.theme;
     let (region, settlement, person, org) = (&t.region, &t.settlement, &t.person, &t.organisation);
-    let (rs, ss, ps, os) = (region.key_stem(), settlement.key_stem(), person.key_stem(), org.key_stem());
+    let (rs, ss, ps, os) = (
+        region.key_stem(),
+        settlement.key_stem(),
+        person.key_stem(),
+        org.key_stem(),
+    );
     let membership_table = format!("{}_members", org.table);
     let mut tables = vec![
-        entity_table(TableRole::Region, region, vec![ColumnDef {
-            derived: Some(format!("sum:{}.population", settlement.table)),
-            ..col("population", SqlType::Integer, "population", "population")
-        }]),
-        entity_table(TableRole::Settlement, settlement, vec![
-            fk(format!("{rs}_id"), "region", &region.table, &region.singular),
-            col("founded_year", SqlType::Integer, "founded", "founded"),
-            col("population", SqlType::Integer, "population", "population"),
-        ]),
-        entity_table(TableRole::Person, person, vec![
-            col("birth_year", SqlType::Integer, "birth_year", "born"),
-            nullable(col("death_year", SqlType::Integer, "death_year", "died")),
-            fk(format!("birth_{ss}_id"), "birthplace", &settlement.table, "birthplace"),
-            col("occupation", SqlType::Text, "occupation", "occupation"),
-        ]),
-        entity_table(TableRole::Organisation, org, vec![
-            col("category", SqlType::Text, "category", "category"),
-            fk(format!("home_{ss}_id"), "home", &settlement.table, &format!("home {}", settlement.singular)),
-            fk("founder_id", "founder", &person.table, "founder"),
-            col("founded_year", SqlType::Integer, "founded", "founded"),
-            ColumnDef {
-                derived: Some(format!("count:{membership_table}")),
-                ..col("member_count", SqlType::Integer, "member_count", "members")
-            },
-        ]),
+        entity_table(
+            TableRole::Region,
+            region,
+            vec![ColumnDef {
+                derived: Some(format!("sum:{}.population", settlement.table)),
+                ..col("population", SqlType::Integer, "population", "population")
+            }],
+        ),
+        entity_table(
+            TableRole::Settlement,
+            settlement,
+            vec![
+                fk(
+                    format!("{rs}_id"),
+                    "region",
+                    &region.table,
+                    &region.singular,
+                ),
+                col("founded_year", SqlType::Integer, "founded", "founded"),
+                col("population", SqlType::Integer, "population", "population"),
+            ],
+        ),
+        entity_table(
+            TableRole::Person,
+            person,
+            vec![
+                col("birth_year", SqlType::Integer, "birth_year", "born"),
+                nullable(col("death_year", SqlType::Integer, "death_year", "died")),
+                fk(
+                    format!("birth_{ss}_id"),
+                    "birthplace",
+                    &settlement.table,
+                    "birthplace",
+                ),
+                col("occupation", SqlType::Text, "occupation", "occupation"),
+            ],
+        ),
+        entity_table(
+            TableRole::Organisation,
+            org,
+            vec![
+                col("category", SqlType::Text, "category", "category"),
+                fk(
+                    format!("home_{ss}_id"),
+                    "home",
+                    &settlement.table,
+                    &format!("home {}", settlement.singular),
+                ),
+                fk("founder_id", "founder", &person.table, "founder"),
+                col("founded_year", SqlType::Integer, "founded", "founded"),
+                ColumnDef {
+                    derived: Some(format!("count:{membership_table}")),
+                    ..col("member_count", SqlType::Integer, "member_count", "members")
+                },
+            ],
+        ),
     ];
-    tables.push(link_table(TableRole::Membership, &membership_table, "membership", vec![
-        fk(format!("{ps}_id"), "person", &person.table, &person.singular),
-        fk(format!("{os}_id"), "organisation", &org.table, &org.singular),
-        col("role", SqlType::Text, "member_role", "role"),
-        col("joined_year", SqlType::Integer, "joined", "joined"),
-    ]));
-    tables.push(link_table(TableRole::Tenure, &format!("{}_office_holders", os), "tenure", vec![
-        fk(format!("{os}_id"), "organisation", &org.table, &org.singular),
-        fk(format!("{ps}_id"), "person", &person.table, "holder"),
-        col("seat", SqlType::Text, "seat", "seat"),
-        col("start_year", SqlType::Integer, "start_year", "from"),
-        nullable(col("end_year", SqlType::Integer, "end_year", "to")),
-    ]));
+    tables.push(link_table(
+        TableRole::Membership,
+        &membership_table,
+        "membership",
+        vec![
+            fk(
+                format!("{ps}_id"),
+                "person",
+                &person.table,
+                &person.singular,
+            ),
+            fk(
+                format!("{os}_id"),
+                "organisation",
+                &org.table,
+                &org.singular,
+            ),
+            col("role", SqlType::Text, "member_role", "role"),
+            col("joined_year", SqlType::Integer, "joined", "joined"),
+        ],
+    ));
+    tables.push(link_table(
+        TableRole::Tenure,
+        &format!("{}_office_holders", os),
+        "tenure",
+        vec![
+            fk(
+                format!("{os}_id"),
+                "organisation",
+                &org.table,
+                &org.singular,
+            ),
+            fk(format!("{ps}_id"), "person", &person.table, "holder"),
+            col("seat", SqlType::Text, "seat", "seat"),
+            col("start_year", SqlType::Integer, "start_year", "from"),
+            nullable(col("end_year", SqlType::Integer, "end_year", "to")),
+        ],
+    ));
     if world.groups.works {
         let work = &t.work;
         let year_column = work.year_column.clone().unwrap_or_else(|| "year".into());
         let verb = work.verb.clone().unwrap_or_default();
-        tables.push(entity_table(TableRole::Work, work, vec![
-            fk(format!("{os}_id"), "organisation", &org.table, &org.singular),
-            col(year_column, SqlType::Integer, "year", &verb),
-        ]));
+        tables.push(entity_table(
+            TableRole::Work,
+            work,
+            vec![
+                fk(
+                    format!("{os}_id"),
+                    "organisation",
+                    &org.table,
+                    &org.singular,
+                ),
+                col(year_column, SqlType::Integer, "year", &verb),
+            ],
+        ));
     }
     if world.groups.events {
         let event = &t.event;
-        tables.push(entity_table(TableRole::Event, event, vec![
-            col("year", SqlType::Integer, "year", "year"),
-            fk(format!("host_{ss}_id"), "host", &settlement.table, &format!("host {}", settlement.singular)),
-        ]));
-        let result_label = t.participation.result_label.clone().unwrap_or_else(|| "result".into());
-        tables.push(link_table(TableRole::Participation, &t.participation.table, "participation", vec![
-            fk(format!("{}_id", event.key_stem()), "event", &event.table, &event.singular),
-            fk(format!("{os}_id"), "organisation", &org.table, &org.singular),
-            col(result_label.replace(' ', "_"), SqlType::Integer, "result", &result_label),
-        ]));
+        tables.push(entity_table(
+            TableRole::Event,
+            event,
+            vec![
+                col("year", SqlType::Integer, "year", "year"),
+                fk(
+                    format!("host_{ss}_id"),
+                    "host",
+                    &settlement.table,
+                    &format!("host {}", settlement.singular),
+                ),
+            ],
+        ));
+        let result_label = t
+            .participation
+            .result_label
+            .clone()
+            .unwrap_or_else(|| "result".into());
+        tables.push(link_table(
+            TableRole::Participation,
+            &t.participation.table,
+            "participation",
+            vec![
+                fk(
+                    format!("{}_id", event.key_stem()),
+                    "event",
+                    &event.table,
+                    &event.singular,
+                ),
+                fk(
+                    format!("{os}_id"),
+                    "organisation",
+                    &org.table,
+                    &org.singular,
+                ),
+                col(
+                    result_label.replace(' ', "_"),
+                    SqlType::Integer,
+                    "result",
+                    &result_label,
+                ),
+            ],
+        ));
     }
     if world.groups.alliances {
         let alliance = &t.alliance;
-        tables.push(entity_table(TableRole::Alliance, alliance, vec![
-            col("founded_year", SqlType::Integer, "founded", "founded"),
-            fk(format!("seat_{ss}_id"), "home", &settlement.table, &format!("seat {}", settlement.singular)),
-        ]));
-        tables.push(link_table(TableRole::AllianceMembership, &t.alliance_membership.table, "alliance membership", vec![
-            fk(format!("{}_id", alliance.key_stem()), "alliance", &alliance.table, &alliance.singular),
-            fk(format!("{os}_id"), "organisation", &org.table, &org.singular),
-            col("start_year", SqlType::Integer, "start_year", "from"),
-            nullable(col("end_year", SqlType::Integer, "end_year", "to")),
-        ]));
+        tables.push(entity_table(
+            TableRole::Alliance,
+            alliance,
+            vec![
+                col("founded_year", SqlType::Integer, "founded", "founded"),
+                fk(
+                    format!("seat_{ss}_id"),
+                    "home",
+                    &settlement.table,
+                    &format!("seat {}", settlement.singular),
+                ),
+            ],
+        ));
+        tables.push(link_table(
+            TableRole::AllianceMembership,
+            &t.alliance_membership.table,
+            "alliance membership",
+            vec![
+                fk(
+                    format!("{}_id", alliance.key_stem()),
+                    "alliance",
+                    &alliance.table,
+                    &alliance.singular,
+                ),
+                fk(
+                    format!("{os}_id"),
+                    "organisation",
+                    &org.table,
+                    &org.singular,
+                ),
+                col("start_year", SqlType::Integer, "start_year", "from"),
+                nullable(col("end_year", SqlType::Integer, "end_year", "to")),
+            ],
+        ));
     }
     Layout { tables }
 }
@@ -337,7 +480,13 @@ pub fn table_rows(world: &World, role: TableRole) -> Vec<Vec<Value>> {
             .settlements
             .iter()
             .map(|s| {
-                let row = vec![int(s.id), text(&s.name), int(s.region), int(s.founded), int(s.population)];
+                let row = vec![
+                    int(s.id),
+                    text(&s.name),
+                    int(s.region),
+                    int(s.founded),
+                    int(s.population),
+                ];
                 with_extras(row, &s.extras)
             })
             .collect(),
@@ -374,19 +523,39 @@ pub fn table_rows(world: &World, role: TableRole) -> Vec<Vec<Value>> {
         TableRole::Membership => world
             .memberships
             .iter()
-            .map(|m| vec![int(m.id), int(m.person), int(m.organisation), text(&m.role), int(m.joined)])
+            .map(|m| {
+                vec![
+                    int(m.id),
+                    int(m.person),
+                    int(m.organisation),
+                    text(&m.role),
+                    int(m.joined),
+                ]
+            })
             .collect(),
         TableRole::Tenure => world
             .tenures
             .iter()
             .map(|t| {
-                vec![int(t.id), int(t.organisation), int(t.person), text(&t.seat), int(t.start), opt(t.end)]
+                vec![
+                    int(t.id),
+                    int(t.organisation),
+                    int(t.person),
+                    text(&t.seat),
+                    int(t.start),
+                    opt(t.end),
+                ]
             })
             .collect(),
         TableRole::Work => world
             .works
             .iter()
-            .map(|w| with_extras(vec![int(w.id), text(&w.name), int(w.organisation), int(w.year)], &w.extras))
+            .map(|w| {
+                with_extras(
+                    vec![int(w.id), text(&w.name), int(w.organisation), int(w.year)],
+                    &w.extras,
+                )
+            })
             .collect(),
         TableRole::Event => world
             .events
@@ -406,7 +575,15 @@ pub fn table_rows(world: &World, role: TableRole) -> Vec<Vec<Value>> {
         TableRole::AllianceMembership => world
             .alliance_memberships
             .iter()
-            .map(|m| vec![int(m.id), int(m.alliance), int(m.organisation), int(m.start), opt(m.end)])
+            .map(|m| {
+                vec![
+                    int(m.id),
+                    int(m.alliance),
+                    int(m.organisation),
+                    int(m.start),
+                    opt(m.end),
+                ]
+            })
             .collect(),
     }
 }

@@ -11,14 +11,38 @@ use crate::{Error, Result};
 
 /// The theme files, in the order that gives each its index.
 const THEME_FILES: &[(&str, &str)] = &[
-    ("island-nation", include_str!("../../../templates/themes/island-nation.toml")),
-    ("star-colony", include_str!("../../../templates/themes/star-colony.toml")),
-    ("river-cities", include_str!("../../../templates/themes/river-cities.toml")),
-    ("guild-economy", include_str!("../../../templates/themes/guild-economy.toml")),
-    ("sports-league", include_str!("../../../templates/themes/sports-league.toml")),
-    ("research-academy", include_str!("../../../templates/themes/research-academy.toml")),
-    ("music-scene", include_str!("../../../templates/themes/music-scene.toml")),
-    ("rail-empire", include_str!("../../../templates/themes/rail-empire.toml")),
+    (
+        "island-nation",
+        include_str!("../../../templates/themes/island-nation.toml"),
+    ),
+    (
+        "star-colony",
+        include_str!("../../../templates/themes/star-colony.toml"),
+    ),
+    (
+        "river-cities",
+        include_str!("../../../templates/themes/river-cities.toml"),
+    ),
+    (
+        "guild-economy",
+        include_str!("../../../templates/themes/guild-economy.toml"),
+    ),
+    (
+        "sports-league",
+        include_str!("../../../templates/themes/sports-league.toml"),
+    ),
+    (
+        "research-academy",
+        include_str!("../../../templates/themes/research-academy.toml"),
+    ),
+    (
+        "music-scene",
+        include_str!("../../../templates/themes/music-scene.toml"),
+    ),
+    (
+        "rail-empire",
+        include_str!("../../../templates/themes/rail-empire.toml"),
+    ),
 ];
 
 /// One theme, as its file describes it.
@@ -107,7 +131,10 @@ impl EntityShape {
 
 /// Parses every compiled-in theme, in index order.
 pub fn all() -> Result<Vec<Theme>> {
-    THEME_FILES.iter().map(|(name, text)| parse(name, text)).collect()
+    THEME_FILES
+        .iter()
+        .map(|(name, text)| parse(name, text))
+        .collect()
 }
 
 /// The names of every compiled-in theme, in index order.
@@ -119,16 +146,27 @@ pub fn names() -> Vec<&'static str> {
 pub fn by_name(name: &str) -> Result<Theme> {
     match THEME_FILES.iter().find(|(id, _)| *id == name) {
         Some((id, text)) => parse(id, text),
-        None => Err(Error::UnknownTheme { name: name.to_string(), known: names().join(", ") }),
+        None => Err(Error::UnknownTheme {
+            name: name.to_string(),
+            known: names().join(", "),
+        }),
     }
 }
 
 fn parse(name: &str, text: &str) -> Result<Theme> {
-    let theme: Theme =
-        toml::from_str(text).map_err(|e| Error::Theme { name: name.to_string(), message: e.to_string() })?;
-    let invalid = |message: String| Error::Theme { name: name.to_string(), message };
+    let theme: Theme = toml::from_str(text).map_err(|e| Error::Theme {
+        name: name.to_string(),
+        message: e.to_string(),
+    })?;
+    let invalid = |message: String| Error::Theme {
+        name: name.to_string(),
+        message,
+    };
     if theme.id != name {
-        return Err(invalid(format!("id `{}` differs from the file name", theme.id)));
+        return Err(invalid(format!(
+            "id `{}` differs from the file name",
+            theme.id
+        )));
     }
     let entities = [
         &theme.region,
@@ -146,15 +184,22 @@ fn parse(name: &str, text: &str) -> Result<Theme> {
             }
         }
         if shape.table.starts_with("fabula_") {
-            return Err(invalid(format!("table `{}` uses the reserved prefix", shape.table)));
+            return Err(invalid(format!(
+                "table `{}` uses the reserved prefix",
+                shape.table
+            )));
         }
     }
     let org = &theme.organisation;
     if org.seats.is_empty() || org.categories.is_empty() || org.member_roles.is_empty() {
-        return Err(invalid("organisation needs seats, categories and member_roles".into()));
+        return Err(invalid(
+            "organisation needs seats, categories and member_roles".into(),
+        ));
     }
     if theme.person.occupations.is_empty() || theme.settlement.population.is_none() {
-        return Err(invalid("person needs occupations and settlement a population".into()));
+        return Err(invalid(
+            "person needs occupations and settlement a population".into(),
+        ));
     }
     if theme.work.verb.is_none() || theme.work.year_column.is_none() {
         return Err(invalid("work needs a verb and a year_column".into()));
@@ -173,6 +218,9 @@ mod tests {
     #[test]
     fn unknown_theme_is_named() {
         let err = super::by_name("moon-base").unwrap_err().to_string();
-        assert!(err.contains("moon-base") && err.contains("island-nation"), "{err}");
+        assert!(
+            err.contains("moon-base") && err.contains("island-nation"),
+            "{err}"
+        );
     }
 }

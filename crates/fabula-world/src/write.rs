@@ -66,7 +66,12 @@ fn to_sql(v: &Value) -> rusqlite::types::Value {
 }
 
 /// Writes a complete world file at `path`, which must not exist yet.
-pub fn write_world(path: &Path, world: &World, pages: &[PageRecord], tasks: &[TaskRecord]) -> Result<()> {
+pub fn write_world(
+    path: &Path,
+    world: &World,
+    pages: &[PageRecord],
+    tasks: &[TaskRecord],
+) -> Result<()> {
     let mut conn = Connection::open(path)?;
     conn.execute_batch(
         "PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
@@ -107,9 +112,14 @@ pub fn write_world(path: &Path, world: &World, pages: &[PageRecord], tasks: &[Ta
     }
     // Rows go in after every table exists, parents first, so foreign keys hold at each insert.
     for role in TableRole::ALL {
-        let Some(table) = layout.get(role) else { continue };
+        let Some(table) = layout.get(role) else {
+            continue;
+        };
         let placeholders = vec!["?"; table.columns.len()].join(", ");
-        let mut stmt = tx.prepare(&format!("INSERT INTO {} VALUES ({placeholders})", table.name))?;
+        let mut stmt = tx.prepare(&format!(
+            "INSERT INTO {} VALUES ({placeholders})",
+            table.name
+        ))?;
         for row in schema::table_rows(world, role) {
             stmt.execute(rusqlite::params_from_iter(row.iter().map(to_sql)))?;
         }
@@ -124,9 +134,23 @@ pub fn write_world(path: &Path, world: &World, pages: &[PageRecord], tasks: &[Ta
         )?;
         for (i, page) in pages.iter().enumerate() {
             let id = i as i64 + 1;
-            page_stmt.execute(params![id, page.url, page.title, page.kind, page.published, page.body])?;
+            page_stmt.execute(params![
+                id,
+                page.url,
+                page.title,
+                page.kind,
+                page.published,
+                page.body
+            ])?;
             for f in &page.facts {
-                fact_stmt.execute(params![id, f.table, f.row_id, f.column, f.shown, f.value_kind.as_str()])?;
+                fact_stmt.execute(params![
+                    id,
+                    f.table,
+                    f.row_id,
+                    f.column,
+                    f.shown,
+                    f.value_kind.as_str()
+                ])?;
             }
         }
         let mut task_stmt = tx.prepare(
@@ -134,7 +158,9 @@ pub fn write_world(path: &Path, world: &World, pages: &[PageRecord], tasks: &[Ta
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         for t in tasks {
-            task_stmt.execute(params![t.id, t.kind, t.question, t.answer, t.evidence, t.hops, t.sql])?;
+            task_stmt.execute(params![
+                t.id, t.kind, t.question, t.answer, t.evidence, t.hops, t.sql
+            ])?;
         }
     }
     tx.commit()?;

@@ -101,8 +101,10 @@ fn progress_bar(total: u64) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(total);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} worlds  {elapsed} (eta {eta})")
-            .expect("valid template"),
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} worlds  {elapsed} (eta {eta})",
+        )
+        .expect("valid template"),
     );
     bar
 }
@@ -113,7 +115,11 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
     let jobs = args.jobs.unwrap_or_else(default_jobs);
     let report = check::check_dir(&args.dir, jobs, &[])
         .with_context(|| format!("checking {}", args.dir.display()))?;
-    let listed = if args.max_listed == 0 { report.violations.len() } else { args.max_listed };
+    let listed = if args.max_listed == 0 {
+        report.violations.len()
+    } else {
+        args.max_listed
+    };
     for v in report.violations.iter().take(listed) {
         println!("{v}");
     }
@@ -131,7 +137,11 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
         println!("  {rule:<24} {n}");
     }
     if !report.violations.is_empty() {
-        bail!("{} violations in {}", report.violations.len(), args.dir.display());
+        bail!(
+            "{} violations in {}",
+            report.violations.len(),
+            args.dir.display()
+        );
     }
     Ok(())
 }

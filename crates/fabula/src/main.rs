@@ -36,9 +36,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Generate(args) => generate::run_generate(&args),
         Command::Check(args) => generate::run_check(&args),
-        Command::Inspect { file, samples } => {
-            fabula_world::inspect::inspect(&file, samples).map(|text| print!("{text}")).map_err(anyhow::Error::from)
-        }
+        Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)
+            .map(|text| print!("{text}"))
+            .map_err(anyhow::Error::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -147,7 +147,10 @@ pub fn hf_tensors(seed: u64, moe: bool) -> Vec<(String, Vec<usize>, Vec<f32>)> {
     for l in 0..d.layers {
         let p = format!("model.layers.{l}");
         shapes.push((format!("{p}.input_layernorm.weight"), vec![d.hidden]));
-        shapes.push((format!("{p}.post_attention_layernorm.weight"), vec![d.hidden]));
+        shapes.push((
+            format!("{p}.post_attention_layernorm.weight"),
+            vec![d.hidden],
+        ));
         let q = d.heads * d.head_dim;
         let kv = d.kv_heads * d.head_dim;
         shapes.push((format!("{p}.self_attn.q_proj.weight"), vec![q, d.hidden]));
@@ -158,14 +161,25 @@ pub fn hf_tensors(seed: u64, moe: bool) -> Vec<(String, Vec<usize>, Vec<f32>)> {
         shapes.push((format!("{p}.self_attn.k_norm.weight"), vec![d.head_dim]));
         let mlps: Vec<String> = if moe {
             shapes.push((format!("{p}.mlp.gate.weight"), vec![d.experts, d.hidden]));
-            (0..d.experts).map(|e| format!("{p}.mlp.experts.{e}")).collect()
+            (0..d.experts)
+                .map(|e| format!("{p}.mlp.experts.{e}"))
+                .collect()
         } else {
             vec![format!("{p}.mlp")]
         };
         for m in mlps {
-            shapes.push((format!("{m}.gate_proj.weight"), vec![d.intermediate, d.hidden]));
-            shapes.push((format!("{m}.up_proj.weight"), vec![d.intermediate, d.hidden]));
-            shapes.push((format!("{m}.down_proj.weight"), vec![d.hidden, d.intermediate]));
+            shapes.push((
+                format!("{m}.gate_proj.weight"),
+                vec![d.intermediate, d.hidden],
+            ));
+            shapes.push((
+                format!("{m}.up_proj.weight"),
+                vec![d.intermediate, d.hidden],
+            ));
+            shapes.push((
+                format!("{m}.down_proj.weight"),
+                vec![d.hidden, d.intermediate],
+            ));
         }
     }
     let mut lcg = Lcg(seed);
@@ -219,7 +233,13 @@ pub fn write_tokenizer(dir: &Path) {
         .enumerate()
         .map(|(id, c)| (c.to_string(), id))
         .collect();
-    let specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"];
+    let specials = [
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<think>",
+        "</think>",
+    ];
     let added: Vec<serde_json::Value> = specials
         .iter()
         .enumerate()
@@ -252,7 +272,10 @@ fn write_safetensors(path: &Path, tensors: &[(String, Vec<usize>, Vec<f32>)]) {
     let views: Vec<(String, TensorView<'_>)> = bytes
         .iter()
         .map(|(name, shape, data)| {
-            (name.clone(), TensorView::new(Dtype::F32, shape.clone(), data).unwrap())
+            (
+                name.clone(),
+                TensorView::new(Dtype::F32, shape.clone(), data).unwrap(),
+            )
         })
         .collect();
     safetensors::serialize_to_file(views, None, path).unwrap();
@@ -264,7 +287,11 @@ pub fn write_checkpoint(dir: &Path, architecture: &str, seed: u64, shards: usize
     std::fs::create_dir_all(dir).unwrap();
     let moe = architecture == "Qwen3MoeForCausalLM";
     let tensors = hf_tensors(seed, moe);
-    std::fs::write(dir.join("config.json"), config_json(architecture).to_string()).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        config_json(architecture).to_string(),
+    )
+    .unwrap();
     write_tokenizer(dir);
     if shards == 1 {
         write_safetensors(&dir.join("model.safetensors"), &tensors);
@@ -320,12 +347,19 @@ pub fn write_gguf(dir: &Path, seed: u64) -> std::path::PathBuf {
     for (name, shape, values) in hf_tensors(seed, false) {
         let tensor = Tensor::from_vec(values, shape.as_slice(), &Device::Cpu).unwrap();
         let quantized = shape.len() == 2 && name != "model.embed_tokens.weight";
-        let dtype = if quantized { GgmlDType::Q8_0 } else { GgmlDType::F32 };
+        let dtype = if quantized {
+            GgmlDType::Q8_0
+        } else {
+            GgmlDType::F32
+        };
         qtensors.push((gguf_name(&name), QTensor::quantize(&tensor, dtype).unwrap()));
     }
     let u32v = |v: usize| gguf_file::Value::U32(v as u32);
     let metadata = [
-        ("general.architecture", gguf_file::Value::String("qwen3".into())),
+        (
+            "general.architecture",
+            gguf_file::Value::String("qwen3".into()),
+        ),
         ("general.dtype", gguf_file::Value::U32(0)),
         ("qwen3.attention.head_count", u32v(d.heads)),
         ("qwen3.attention.head_count_kv", u32v(d.kv_heads)),
@@ -333,7 +367,10 @@ pub fn write_gguf(dir: &Path, seed: u64) -> std::path::PathBuf {
         ("qwen3.block_count", u32v(d.layers)),
         ("qwen3.embedding_length", u32v(d.hidden)),
         ("qwen3.context_length", u32v(512)),
-        ("qwen3.attention.layer_norm_rms_epsilon", gguf_file::Value::F32(1e-6)),
+        (
+            "qwen3.attention.layer_norm_rms_epsilon",
+            gguf_file::Value::F32(1e-6),
+        ),
         ("qwen3.rope.freq_base", gguf_file::Value::F32(10000.0)),
     ];
     let metadata: Vec<(&str, &gguf_file::Value)> = metadata.iter().map(|(k, v)| (*k, v)).collect();

@@ -6,7 +6,10 @@ use fabula_lwm::{FinishReason, GenerateOptions, LoadOptions, Model, chat_prompt,
 use crate::fixtures;
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 fn check_kv_cache(architecture: &str) {
@@ -123,7 +126,10 @@ fn generation_honours_limits() {
         ..GenerateOptions::default()
     };
     let err = model.generate(&prompt, &options).unwrap_err();
-    assert!(matches!(err, fabula_lwm::Error::PromptTooLong { .. }), "{err}");
+    assert!(
+        matches!(err, fabula_lwm::Error::PromptTooLong { .. }),
+        "{err}"
+    );
 }
 
 /// Prints the tiny model's CPU decoding speed (run with `--nocapture` to see it).
@@ -139,6 +145,9 @@ fn tiny_model_tokens_per_second() {
     let generation = model.generate(&prompt, &options).unwrap();
     assert_eq!(generation.tokens.len(), 200);
     let rate = generation.tokens.len() as f64 / generation.seconds;
-    println!("tiny model on CPU: {rate:.0} tokens/s (200 tokens in {:.3} s)", generation.seconds);
+    println!(
+        "tiny model on CPU: {rate:.0} tokens/s (200 tokens in {:.3} s)",
+        generation.seconds
+    );
     assert!(rate > 1.0);
 }

@@ -11,7 +11,10 @@ fn load(dir: &std::path::Path) -> fabula_lwm::Result<Model> {
 
 fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 const TOKENS: [u32; 6] = [257, 10, 200, 45, 3, 99];
@@ -36,9 +39,20 @@ fn sharded_checkpoint_matches_single_file() {
     let sharded = tempfile::tempdir().unwrap();
     fixtures::write_checkpoint(single.path(), "Qwen3ForCausalLM", 2, 1);
     fixtures::write_checkpoint(sharded.path(), "Qwen3ForCausalLM", 2, 3);
-    assert!(sharded.path().join("model-00003-of-00003.safetensors").is_file());
-    let a = load(single.path()).unwrap().forward_logits(&TOKENS, 0).unwrap();
-    let b = load(sharded.path()).unwrap().forward_logits(&TOKENS, 0).unwrap();
+    assert!(
+        sharded
+            .path()
+            .join("model-00003-of-00003.safetensors")
+            .is_file()
+    );
+    let a = load(single.path())
+        .unwrap()
+        .forward_logits(&TOKENS, 0)
+        .unwrap();
+    let b = load(sharded.path())
+        .unwrap()
+        .forward_logits(&TOKENS, 0)
+        .unwrap();
     assert_eq!(a, b);
 }
 
@@ -49,7 +63,10 @@ fn missing_shard_is_named() {
     std::fs::remove_file(dir.path().join("model-00002-of-00003.safetensors")).unwrap();
     let err = load(dir.path()).unwrap_err();
     assert!(matches!(err, Error::Missing { .. }), "{err}");
-    assert!(err.to_string().contains("model-00002-of-00003.safetensors"), "{err}");
+    assert!(
+        err.to_string().contains("model-00002-of-00003.safetensors"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -116,7 +133,10 @@ fn gguf_matches_the_dense_model_within_quantization_error() {
         assert_eq!(quantized.architecture(), Architecture::QuantizedQwen3);
         assert_eq!(quantized.vocab_size(), DIMS.vocab);
         let q = quantized.forward_logits(&TOKENS, 0).unwrap();
-        let f = load(dense_dir.path()).unwrap().forward_logits(&TOKENS, 0).unwrap();
+        let f = load(dense_dir.path())
+            .unwrap()
+            .forward_logits(&TOKENS, 0)
+            .unwrap();
         let scale = f.iter().map(|x| x.abs()).fold(0.0, f32::max);
         let diff = max_abs_diff(&q, &f);
         assert!(diff < 0.05 * scale, "max diff {diff} against scale {scale}");
@@ -140,7 +160,10 @@ fn gguf_of_another_architecture_is_unsupported() {
 fn bf16_on_cpu_is_close_to_f32() {
     let dir = tempfile::tempdir().unwrap();
     fixtures::write_checkpoint(dir.path(), "Qwen3ForCausalLM", 5, 1);
-    let f32_logits = load(dir.path()).unwrap().forward_logits(&TOKENS, 0).unwrap();
+    let f32_logits = load(dir.path())
+        .unwrap()
+        .forward_logits(&TOKENS, 0)
+        .unwrap();
     let options = LoadOptions {
         dtype: Some(Precision::Bf16),
         ..LoadOptions::default()

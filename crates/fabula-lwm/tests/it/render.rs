@@ -75,7 +75,11 @@ fn garbage_from_the_random_tiny_model_falls_back() {
     assert_eq!(first.text, template);
     assert_eq!(first.rendered_by, RenderedBy::Template);
     assert!(first.fallback_reason.is_some(), "{first:?}");
-    assert_ne!(first.fallback_reason, Some(FallbackReason::ModelError), "{first:?}");
+    assert_ne!(
+        first.fallback_reason,
+        Some(FallbackReason::ModelError),
+        "{first:?}"
+    );
 
     // The same action is answered from the cache with the same observation.
     let second = renderer.render_search(&world, &mut session, &request);
@@ -145,15 +149,30 @@ fn a_good_render_is_accepted_and_cached() {
     let prompt = &prompts[0];
     assert!(prompt.starts_with("<|im_start|>system\n"), "{prompt}");
     assert!(prompt.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
-    assert!(prompt.contains(r#"web_search {"queries":["kest founder"]}"#), "{prompt}");
+    assert!(
+        prompt.contains(r#"web_search {"queries":["kest founder"]}"#),
+        "{prompt}"
+    );
     assert!(prompt.contains("hiding level partial"), "{prompt}");
     assert!(prompt.contains("number=12,345"), "{prompt}");
-    assert!(prompt.contains("hidden in snippets: Orun; 1204; Maro Venn"), "{prompt}");
+    assert!(
+        prompt.contains("hidden in snippets: Orun; 1204; Maro Venn"),
+        "{prompt}"
+    );
 
     let metrics = renderer.metrics_text();
-    assert!(metrics.contains("fabula_lwm_renders_attempted_total 2\n"), "{metrics}");
-    assert!(metrics.contains("fabula_lwm_renders_accepted_total 2\n"), "{metrics}");
-    assert!(metrics.contains("fabula_lwm_cache_hits_total 1\n"), "{metrics}");
+    assert!(
+        metrics.contains("fabula_lwm_renders_attempted_total 2\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("fabula_lwm_renders_accepted_total 2\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("fabula_lwm_cache_hits_total 1\n"),
+        "{metrics}"
+    );
 }
 
 #[test]
@@ -305,7 +324,10 @@ fn without_a_model_or_a_page_the_template_is_used_uncounted() {
         template: error,
         ..request
     };
-    assert_eq!(renderer.render_search(&world, &mut session, &request).text, error);
+    assert_eq!(
+        renderer.render_search(&world, &mut session, &request).text,
+        error
+    );
     let missing = ExtractRequest {
         url: "https://w-test.fab/wiki/Nowhere",
         controls: &controls,

@@ -1,8 +1,6 @@
 //! Training samples in Qwen-AgentWorld's next-observation layout.
 
-use fabula_lwm::{
-    Action, Controls, LwmSample, LwmTurn, PromptConfig, lwm_samples, samples_jsonl,
-};
+use fabula_lwm::{Action, Controls, LwmSample, LwmTurn, PromptConfig, lwm_samples, samples_jsonl};
 
 use crate::fixtures::{self, KEST};
 
@@ -65,7 +63,13 @@ fn samples_replay_the_session() {
     let lines: Vec<&str> = jsonl.lines().collect();
     assert_eq!(lines.len(), 3);
     let first: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
-    for key in ["system_str", "prompt", "response", "turn_idx", "total_turns"] {
+    for key in [
+        "system_str",
+        "prompt",
+        "response",
+        "turn_idx",
+        "total_turns",
+    ] {
         assert!(first.get(key).is_some(), "{key}");
     }
     let parsed: LwmSample = serde_json::from_str(lines[1]).unwrap();

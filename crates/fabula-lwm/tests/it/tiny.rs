@@ -66,7 +66,11 @@ fn special_tokens_are_single_special_tokens() {
     for (id, token) in TINY_SPECIAL_TOKENS.iter().enumerate() {
         let ids = model.encode(&format!("a{token}b")).unwrap();
         assert!(ids.contains(&(id as u32)), "{token}: {ids:?}");
-        assert_eq!(model.decode(&[id as u32]).unwrap(), "", "{token} is special");
+        assert_eq!(
+            model.decode(&[id as u32]).unwrap(),
+            "",
+            "{token} is special"
+        );
     }
     let text = "Kest was founded in 1204 by Maro Venn.";
     let ids = model.encode(text).unwrap();

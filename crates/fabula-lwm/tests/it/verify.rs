@@ -8,14 +8,22 @@ use crate::fixtures::{self, KEST, MARO, QUAY_NEWS};
 fn check_search(text: &str, hiding: Hiding, expect: Option<FallbackReason>) {
     let world = fixtures::world();
     let got = verify_search(&world, text, hiding).err();
-    assert_eq!(got.as_ref().map(|r| r.reason), expect, "{got:?}\n---\n{text}");
+    assert_eq!(
+        got.as_ref().map(|r| r.reason),
+        expect,
+        "{got:?}\n---\n{text}"
+    );
 }
 
 fn check_extract(url: &str, text: &str, earlier: &[&str], expect: Option<FallbackReason>) {
     let world = fixtures::world();
     let earlier: Vec<String> = earlier.iter().map(|s| s.to_string()).collect();
     let got = verify_extract(&world, url, text, &earlier).err();
-    assert_eq!(got.as_ref().map(|r| r.reason), expect, "{got:?}\n---\n{text}");
+    assert_eq!(
+        got.as_ref().map(|r| r.reason),
+        expect,
+        "{got:?}\n---\n{text}"
+    );
 }
 
 fn block(url: &str, title: &str, snippet: &str, date: &str) -> String {
@@ -30,10 +38,20 @@ fn template_text_is_accepted() {
 #[test]
 fn good_search_renders_are_accepted() {
     // A paraphrase that states values the page states, with no hiding.
-    let text = block(KEST, "Kest", "Founded in 1204 by Maro Venn, Kest had 12345 people.", "N/A");
+    let text = block(
+        KEST,
+        "Kest",
+        "Founded in 1204 by Maro Venn, Kest had 12345 people.",
+        "N/A",
+    );
     check_search(&text, Hiding::None, None);
     // A dated page may give its date in another form.
-    let text = block(QUAY_NEWS, "Kest opens Tesh Quay", "A harbour of … berths.", "April 2, 2031");
+    let text = block(
+        QUAY_NEWS,
+        "Kest opens Tesh Quay",
+        "A harbour of … berths.",
+        "April 2, 2031",
+    );
     check_search(&text, Hiding::Partial, None);
     // Strict: a generic description naming only the page's subject.
     let text = block(KEST, "Kest", "An encyclopedia article about Kest.", "N/A");
@@ -50,7 +68,11 @@ fn good_search_renders_are_accepted() {
 #[test]
 fn unparsable_search_renders_fall_back() {
     let reason = Some(FallbackReason::Unparsable);
-    check_search("Here are the results you asked for.", Hiding::Partial, reason);
+    check_search(
+        "Here are the results you asked for.",
+        Hiding::Partial,
+        reason,
+    );
     check_search("", Hiding::Partial, reason);
     let no_date = format!("[1] {KEST}\nTitle: Kest\nSnippet: Kest is a city.\n");
     check_search(&no_date, Hiding::Partial, reason);
@@ -64,7 +86,12 @@ fn unparsable_search_renders_fall_back() {
 
 #[test]
 fn unknown_urls_fall_back() {
-    let text = block("https://w-test.fab/wiki/Nowhere", "Nowhere", "A place.", "N/A");
+    let text = block(
+        "https://w-test.fab/wiki/Nowhere",
+        "Nowhere",
+        "A place.",
+        "N/A",
+    );
     check_search(&text, Hiding::Partial, Some(FallbackReason::UnknownUrl));
     let text = block("https://example.com/", "Example", "A real site.", "N/A");
     check_search(&text, Hiding::None, Some(FallbackReason::UnknownUrl));
@@ -74,10 +101,23 @@ fn unknown_urls_fall_back() {
 fn contradicting_search_renders_fall_back() {
     let reason = Some(FallbackReason::ContradictsWorld);
     // A wrong title.
-    check_search(&block(KEST, "Kesta", "A city.", "N/A"), Hiding::Partial, reason);
+    check_search(
+        &block(KEST, "Kesta", "A city.", "N/A"),
+        Hiding::Partial,
+        reason,
+    );
     // A date for a reference page, and a wrong date for a dated page.
-    check_search(&block(KEST, "Kest", "A city.", "2031-04-02"), Hiding::Partial, reason);
-    let text = block(QUAY_NEWS, "Kest opens Tesh Quay", "A harbour opened.", "2031-04-03");
+    check_search(
+        &block(KEST, "Kest", "A city.", "2031-04-02"),
+        Hiding::Partial,
+        reason,
+    );
+    let text = block(
+        QUAY_NEWS,
+        "Kest opens Tesh Quay",
+        "A harbour opened.",
+        "2031-04-03",
+    );
     check_search(&text, Hiding::Partial, reason);
     // A number the page does not state.
     let text = block(KEST, "Kest", "Kest had 12,346 people.", "N/A");
@@ -86,12 +126,22 @@ fn contradicting_search_renders_fall_back() {
     let text = block(KEST, "Kest", "Kest was founded in 1205.", "N/A");
     check_search(&text, Hiding::None, reason);
     // A full date the page does not state.
-    let text = block(QUAY_NEWS, "Kest opens Tesh Quay", "Opened on 3 April 2031.", "2031-04-02");
+    let text = block(
+        QUAY_NEWS,
+        "Kest opens Tesh Quay",
+        "Opened on 3 April 2031.",
+        "2031-04-02",
+    );
     check_search(&text, Hiding::None, reason);
     // An entity name from another page of the world, and an invented one.
     let text = block(KEST, "Kest", "Kest was founded by Ilsa Dorn.", "N/A");
     check_search(&text, Hiding::None, reason);
-    let text = block(KEST, "Kest", "Kest was founded by Zorvath the Elder.", "N/A");
+    let text = block(
+        KEST,
+        "Kest",
+        "Kest was founded by Zorvath the Elder.",
+        "N/A",
+    );
     check_search(&text, Hiding::None, reason);
 }
 
@@ -104,10 +154,20 @@ fn hidden_values_in_snippets_fall_back() {
     // ... and related entities.
     let text = block(KEST, "Kest", "Kest was founded by Maro Venn.", "N/A");
     check_search(&text, Hiding::Partial, reason);
-    let text = block(QUAY_NEWS, "Kest opens Tesh Quay", "Built by Ilsa Dorn.", "2031-04-02");
+    let text = block(
+        QUAY_NEWS,
+        "Kest opens Tesh Quay",
+        "Built by Ilsa Dorn.",
+        "2031-04-02",
+    );
     check_search(&text, Hiding::Partial, reason);
     // The same values are fine when nothing is hidden.
-    let text = block(KEST, "Kest", "Kest was founded by Maro Venn in 1204.", "N/A");
+    let text = block(
+        KEST,
+        "Kest",
+        "Kest was founded by Maro Venn in 1204.",
+        "N/A",
+    );
     check_search(&text, Hiding::None, None);
     // Strict hides even text facts, but not the page's own subject.
     let text = block(KEST, "Kest", "Kest is a river city-state.", "N/A");
@@ -131,7 +191,12 @@ fn good_extract_renders_are_accepted() {
     ];
     check_extract(KEST, GOOD_PAGE, &earlier, None);
     let news = "# Kest opens Tesh Quay\n\nOn 2031-04-02 Kest opened Tesh Quay, 38 berths.\n";
-    check_extract(QUAY_NEWS, news, &["On April 2, 2031, the city of Kest opened …"], None);
+    check_extract(
+        QUAY_NEWS,
+        news,
+        &["On April 2, 2031, the city of Kest opened …"],
+        None,
+    );
 }
 
 #[test]
@@ -146,7 +211,12 @@ fn unparsable_extract_renders_fall_back() {
 #[test]
 fn extracting_an_unknown_url_falls_back() {
     let reason = Some(FallbackReason::UnknownUrl);
-    check_extract("https://w-test.fab/wiki/Nowhere", "# Nowhere\n\nA place.", &[], reason);
+    check_extract(
+        "https://w-test.fab/wiki/Nowhere",
+        "# Nowhere\n\nA place.",
+        &[],
+        reason,
+    );
 }
 
 #[test]
@@ -154,7 +224,12 @@ fn contradicting_extract_renders_fall_back() {
     let reason = Some(FallbackReason::ContradictsWorld);
     check_extract(KEST, &GOOD_PAGE.replace("# Kest", "# Kesta"), &[], reason);
     check_extract(KEST, &GOOD_PAGE.replace("12,345", "12,354"), &[], reason);
-    check_extract(KEST, &GOOD_PAGE.replace("Maro Venn", "Ilsa Dorn"), &[], reason);
+    check_extract(
+        KEST,
+        &GOOD_PAGE.replace("Maro Venn", "Ilsa Dorn"),
+        &[],
+        reason,
+    );
     let news = "# Kest opens Tesh Quay\n\nOn 2031-05-02 Kest opened Tesh Quay.\n";
     check_extract(QUAY_NEWS, news, &[], reason);
 }
@@ -170,5 +245,10 @@ fn extracts_disagreeing_with_earlier_snippets_fall_back() {
     check_extract(KEST, short, &["The harbour of Kest is Tesh Quay."], reason);
     // ... or a date.
     let news = "# Kest opens Tesh Quay\n\nKest opened Tesh Quay.\n";
-    check_extract(QUAY_NEWS, news, &["On April 2, 2031, Kest opened …"], reason);
+    check_extract(
+        QUAY_NEWS,
+        news,
+        &["On April 2, 2031, Kest opened …"],
+        reason,
+    );
 }

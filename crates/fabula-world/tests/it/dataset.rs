@@ -8,7 +8,15 @@ use fabula_world::records::{PageRecord, TaskRecord};
 use fabula_world::{Error, World};
 
 fn config(out: &Path, count: u32, jobs: usize, shard: Option<Shard>) -> GenerateConfig {
-    GenerateConfig { count, master_seed: 5, out: out.to_path_buf(), jobs, shard, force: false, themes: Vec::new() }
+    GenerateConfig {
+        count,
+        master_seed: 5,
+        out: out.to_path_buf(),
+        jobs,
+        shard,
+        force: false,
+        themes: Vec::new(),
+    }
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -26,7 +34,11 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn jobs_and_shards_give_identical_bytes() {
     let tmp = tempfile::tempdir().unwrap();
-    let (one, two, sharded) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("sharded"));
+    let (one, two, sharded) = (
+        tmp.path().join("one"),
+        tmp.path().join("two"),
+        tmp.path().join("sharded"),
+    );
     dataset::generate_dataset(&config(&one, 12, 1, None), &NoPages, &|| {}).unwrap();
     dataset::generate_dataset(&config(&two, 12, 2, None), &NoPages, &|| {}).unwrap();
     for index in 0..3 {
@@ -38,7 +50,10 @@ fn jobs_and_shards_give_identical_bytes() {
     }
     assert_eq!(files(&one), files(&two));
     assert_eq!(files(&one), files(&sharded));
-    let (m1, m2) = (dataset::read_manifest(&one).unwrap(), dataset::read_manifest(&two).unwrap());
+    let (m1, m2) = (
+        dataset::read_manifest(&one).unwrap(),
+        dataset::read_manifest(&two).unwrap(),
+    );
     assert_eq!(m1, m2);
     assert_eq!(m1.worlds.len(), 12);
 }
@@ -60,9 +75,14 @@ impl Renderer for PanicsOn {
 fn an_interrupted_run_resumes_and_keeps_finished_worlds() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("w");
-    let crashed = std::panic::catch_unwind(|| dataset::generate_dataset(&config(&out, 10, 1, None), &PanicsOn(6), &|| {}));
+    let crashed = std::panic::catch_unwind(|| {
+        dataset::generate_dataset(&config(&out, 10, 1, None), &PanicsOn(6), &|| {})
+    });
     assert!(crashed.is_err());
-    assert!(!out.join(dataset::MANIFEST).exists(), "the manifest is written last");
+    assert!(
+        !out.join(dataset::MANIFEST).exists(),
+        "the manifest is written last"
+    );
     // A killed writer may leave a temporary file; it never carries a final name.
     fs::write(out.join(".world-00009.sqlite.123.tmp"), b"partial").unwrap();
     let finished = files(&out).len();
@@ -93,7 +113,10 @@ fn a_foreign_manifest_is_refused_unless_forced() {
     let mut other = config(&out, 3, 1, None);
     other.master_seed = 6;
     let err = dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap_err();
-    assert!(matches!(err, Error::ManifestMismatch { seed: 5, .. }), "{err}");
+    assert!(
+        matches!(err, Error::ManifestMismatch { seed: 5, .. }),
+        "{err}"
+    );
     other.force = true;
     dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap();
     assert_eq!(dataset::read_manifest(&out).unwrap().master_seed, 6);
@@ -102,14 +125,26 @@ fn a_foreign_manifest_is_refused_unless_forced() {
 #[test]
 fn bad_input_is_refused_with_a_clear_message() {
     let tmp = tempfile::tempdir().unwrap();
-    let err = dataset::generate_dataset(&config(tmp.path(), 0, 1, None), &NoPages, &|| {}).unwrap_err();
+    let err =
+        dataset::generate_dataset(&config(tmp.path(), 0, 1, None), &NoPages, &|| {}).unwrap_err();
     assert!(err.to_string().contains("--count"), "{err}");
-    assert!("3/2".parse::<Shard>().unwrap_err().to_string().contains("3/2"));
+    assert!(
+        "3/2"
+            .parse::<Shard>()
+            .unwrap_err()
+            .to_string()
+            .contains("3/2")
+    );
     assert!("x".parse::<Shard>().is_err());
     let err = dataset::select_themes(&["lunar-base".to_string()]).unwrap_err();
-    assert!(err.to_string().contains("unknown theme `lunar-base`"), "{err}");
+    assert!(
+        err.to_string().contains("unknown theme `lunar-base`"),
+        "{err}"
+    );
     let blocked = tmp.path().join("file");
     fs::write(&blocked, b"").unwrap();
-    let err = dataset::generate_dataset(&config(&blocked.join("sub"), 1, 1, None), &NoPages, &|| {}).unwrap_err();
+    let err =
+        dataset::generate_dataset(&config(&blocked.join("sub"), 1, 1, None), &NoPages, &|| {})
+            .unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err}");
 }

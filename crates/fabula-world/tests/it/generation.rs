@@ -21,8 +21,16 @@ fn a_thousand_worlds_cover_every_theme_and_stay_in_bounds() {
     let mut shapes = BTreeSet::new();
     for id in 0..1000 {
         let w = generate_world(0, id, &themes);
-        assert!((300..=500).contains(&w.n_rows()), "world {id} has {} rows", w.n_rows());
-        assert!((6..=10).contains(&w.n_tables()), "world {id} has {} tables", w.n_tables());
+        assert!(
+            (300..=500).contains(&w.n_rows()),
+            "world {id} has {} rows",
+            w.n_rows()
+        );
+        assert!(
+            (6..=10).contains(&w.n_tables()),
+            "world {id} has {} tables",
+            w.n_tables()
+        );
         *per_theme.entry(w.theme.id.clone()).or_default() += 1;
         shapes.insert((w.theme.id.clone(), w.n_tables()));
     }
@@ -51,9 +59,17 @@ fn names_are_unique_and_not_real() {
             .chain(w.events.iter().map(|x| &x.name))
             .chain(w.alliances.iter().map(|x| &x.name));
         for name in names {
-            assert!(seen.insert(name.to_lowercase()), "world {id}: `{name}` twice");
+            assert!(
+                seen.insert(name.to_lowercase()),
+                "world {id}: `{name}` twice"
+            );
             assert!(!fabula_world::blocklist::is_blocked(name), "{name}");
-            assert!(!name.split_whitespace().any(fabula_world::blocklist::is_blocked), "{name}");
+            assert!(
+                !name
+                    .split_whitespace()
+                    .any(fabula_world::blocklist::is_blocked),
+                "{name}"
+            );
         }
     }
 }
@@ -72,18 +88,31 @@ fn time_order_holds_in_the_model() {
         }
         let mut by_seat: BTreeMap<(i64, &str), Vec<(i64, Option<i64>)>> = BTreeMap::new();
         for t in &w.tenures {
-            by_seat.entry((t.organisation, t.seat.as_str())).or_default().push((t.start, t.end));
+            by_seat
+                .entry((t.organisation, t.seat.as_str()))
+                .or_default()
+                .push((t.start, t.end));
         }
         for terms in by_seat.values_mut() {
             terms.sort_by_key(|(start, end)| (*start, end.unwrap_or(i64::MAX)));
-            assert!(terms.iter().all(|(s, e)| e.is_none_or(|e| e > *s)), "world {id}: empty term");
+            assert!(
+                terms.iter().all(|(s, e)| e.is_none_or(|e| e > *s)),
+                "world {id}: empty term"
+            );
             for pair in terms.windows(2) {
-                let end = pair[0].1.unwrap_or_else(|| panic!("world {id}: open term before another: {terms:?}"));
+                let end = pair[0]
+                    .1
+                    .unwrap_or_else(|| panic!("world {id}: open term before another: {terms:?}"));
                 assert!(end <= pair[1].0, "world {id}: overlapping terms {pair:?}");
             }
         }
         for r in &w.regions {
-            let sum: i64 = w.settlements.iter().filter(|s| s.region == r.id).map(|s| s.population).sum();
+            let sum: i64 = w
+                .settlements
+                .iter()
+                .filter(|s| s.region == r.id)
+                .map(|s| s.population)
+                .sum();
             assert_eq!(r.population, sum);
         }
     }

@@ -1,0 +1,108 @@
+//! Task building: determinism, counts and kinds, ids, phrasings and unambiguous answers.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use fabula_tasks::phrasings::match_question;
+
+use crate::common::{rendered, rendered_many};
+
+#[test]
+fn tasks_are_deterministic() {
+    let (_, _, a) = rendered(3);
+    let (_, _, b) = rendered(3);
+    assert_eq!(a, b);
+    let (_, _, c) = rendered(4);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn every_world_has_enough_tasks_of_every_kind() {
+    for (world, _, tasks) in rendered_many(24) {
+        let mut by_kind: BTreeMap<&str, usize> = BTreeMap::new();
+        for t in &tasks {
+            *by_kind.entry(t.kind.as_str()).or_default() += 1;
+        }
+        let tables = by_kind.get("table").copied().unwrap_or(0);
+        assert!(tasks.len() - tables >= 20, "world {}: {by_kind:?}", world.id);
+        assert!(tables >= 3, "world {}: {by_kind:?}", world.id);
+        for kind in ["lookup", "multi_hop", "compare", "aggregate", "temporal"] {
+            assert!(by_kind.get(kind).copied().unwrap_or(0) >= 1, "world {} lacks {kind}: {by_kind:?}", world.id);
+        }
+        let ids: BTreeSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids.len(), tasks.len(), "ids are unique");
+        let questions: BTreeSet<&str> = tasks.iter().map(|t| t.question.as_str()).collect();
+        assert_eq!(questions.len(), tasks.len(), "questions are unique");
+        for t in &tasks {
+            assert!(t.id.starts_with(&format!("w{:05}-t", world.id)), "{}", t.id);
+        }
+    }
+}
+
+#[test]
+fn questions_map_back_to_their_phrasing_and_name_no_tables() {
+    let mut phrasings = BTreeSet::new();
+    for (world, _, tasks) in rendered_many(12) {
+        let layout = fabula_world::schema::layout(&world);
+        for t in &tasks {
+            let m = match_question(&t.question).unwrap_or_else(|| panic!("{}", t.question));
+            assert_eq!(m.kind, t.kind, "{}", t.question);
+            phrasings.insert(m.phrasing_id);
+            assert!(!t.question.contains('_'), "{}", t.question);
+            for table in &layout.tables {
+                if table.name.contains('_') {
+                    assert!(!t.question.contains(&table.name), "{}", t.question);
+                }
+            }
+        }
+    }
+    // Several phrasings per kind are in use.
+    for kind in ["lookup", "multi_hop", "compare", "aggregate", "temporal", "table"] {
+        let n = phrasings.iter().filter(|p| p.starts_with(&format!("{kind}."))).count();
+        assert!(n >= 3, "{kind}: {n} phrasings used");
+    }
+}
+
+#[test]
+fn table_answers_have_a_key_and_three_to_six_attributes() {
+    for (world, _, tasks) in rendered_many(12) {
+        for t in tasks.iter().filter(|t| t.kind == "table") {
+            let answer: serde_json::Value = serde_json::from_str(&t.answer).unwrap();
+            let columns = answer["columns"].as_array().unwrap();
+            let rows = answer["rows"].as_array().unwrap();
+            assert!((4..=7).contains(&columns.len()), "world {} {}", world.id, t.answer);
+            assert!((5..=40).contains(&rows.len()), "world {} {}", world.id, t.id);
+            let keys: BTreeSet<String> = rows.iter().map(|r| r[0].to_string()).collect();
+            assert_eq!(keys.len(), rows.len(), "keys are unique");
+            fabula_score::Gold::from_json(&answer).unwrap();
+        }
+    }
+}
+
+#[test]
+#[ignore = "prints one world's tasks for a reader"]
+fn show_tasks() {
+    let (_, _, tasks) = rendered(1);
+    for t in tasks {
+        println!("{} [{}] {}\n  -> {}\n  evidence {}\n  sql {}\n", t.id, t.kind, t.question, t.answer, t.evidence, t.sql);
+    }
+}
+
+#[test]
+#[ignore = "prints timings"]
+fn time_tasks() {
+    let themes = fabula_world::dataset::select_themes(&[]).unwrap();
+    for id in 0..4 {
+        let t0 = std::time::Instant::now();
+        let world = fabula_world::generate_world(crate::common::SEED, id, &themes);
+        let t1 = std::time::Instant::now();
+        let pages = fabula_pages::render_pages(&world);
+        let t2 = std::time::Instant::now();
+        let tasks = fabula_tasks::build_tasks(&world, &pages);
+        let t3 = std::time::Instant::now();
+        for t in &tasks {
+            fabula_tasks::phrasings::match_question(&t.question);
+        }
+        let t4 = std::time::Instant::now();
+        println!("world {id}: gen {:?} pages {:?} tasks {:?} ({}) match {:?}", t1 - t0, t2 - t1, t3 - t2, tasks.len(), t4 - t3);
+    }
+}

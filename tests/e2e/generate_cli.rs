@@ -1,0 +1,174 @@
+//! `fabula generate`, `check` and `inspect` from the command line.
+
+use std::fs;
+
+use super::{fabula, generate};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn generated_worlds_pass_check_and_are_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, s) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("s"),
+    );
+    generate(&a, 6, 7);
+    let out = fabula(&[
+        "generate",
+        "--count",
+        "6",
+        "--seed",
+        "7",
+        "--jobs",
+        "1",
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    for shard in ["0/2", "1/2"] {
+        let out = fabula(&[
+            "generate",
+            "--count",
+            "6",
+            "--seed",
+            "7",
+            "--shard",
+            shard,
+            "--out",
+            s.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    for id in 0..6 {
+        let name = format!("world-{id:05}.sqlite");
+        let bytes = fs::read(a.join(&name)).unwrap();
+        assert_eq!(
+            bytes,
+            fs::read(b.join(&name)).unwrap(),
+            "{name} differs between --jobs 1 and 2"
+        );
+        assert_eq!(
+            bytes,
+            fs::read(s.join(&name)).unwrap(),
+            "{name} differs between sharded and whole runs"
+        );
+    }
+    let out = fabula(&["check", a.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("checked 6 worlds") && stdout.contains("0 violations"),
+        "{stdout}"
+    );
+
+    let out = fabula(&["inspect", a.join("world-00003.sqlite").to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for needle in ["world 3", "Tables:", "rows", "Sample entities:", "pages"] {
+        assert!(
+            text.contains(needle),
+            "inspect output lacks `{needle}`:\n{text}"
+        );
+    }
+
+    // A second run over a complete directory keeps everything.
+    let out = fabula(&[
+        "generate",
+        "--count",
+        "6",
+        "--seed",
+        "7",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    assert!(stderr(&out).contains("6 kept"), "{}", stderr(&out));
+    // Another seed is refused without --force.
+    let out = fabula(&[
+        "generate",
+        "--count",
+        "6",
+        "--seed",
+        "8",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+}
+
+#[test]
+fn bad_input_gets_one_clear_line_and_a_failure_exit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("w");
+    let o = out_dir.to_str().unwrap();
+    let file = tmp.path().join("plain-file");
+    fs::write(&file, b"x").unwrap();
+    let unwritable = file.join("sub");
+    let missing = tmp.path().join("missing");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["generate", "--count", "0", "--out", o], "--count"),
+        (
+            vec!["generate", "--count", "4", "--shard", "3/2", "--out", o],
+            "--shard `3/2`",
+        ),
+        (
+            vec![
+                "generate",
+                "--count",
+                "4",
+                "--theme",
+                "moon-base",
+                "--out",
+                o,
+            ],
+            "unknown theme `moon-base`",
+        ),
+        (
+            vec![
+                "generate",
+                "--count",
+                "1",
+                "--out",
+                unwritable.to_str().unwrap(),
+            ],
+            "plain-file",
+        ),
+        (vec!["check", missing.to_str().unwrap()], "manifest.json"),
+    ];
+    for (args, needle) in cases {
+        let out = fabula(&args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            err.starts_with("error: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn a_theme_filter_restricts_worlds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = fabula(&[
+        "generate",
+        "--count",
+        "4",
+        "--theme",
+        "music-scene",
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest = fs::read_to_string(tmp.path().join("manifest.json")).unwrap();
+    assert_eq!(
+        manifest.matches("\"theme\": \"music-scene\"").count(),
+        4,
+        "{manifest}"
+    );
+}

@@ -1,0 +1,61 @@
+//! Slow end-to-end runs, gated by `FABULA_SLOW=1` and run in CI's dedicated step.
+
+use std::collections::BTreeMap;
+
+use super::fabula;
+
+/// Whether slow tests were asked for; says so when they are skipped.
+pub fn slow_enabled(name: &str) -> bool {
+    let on = std::env::var("FABULA_SLOW").is_ok_and(|v| v == "1");
+    if !on {
+        eprintln!("{name}: skipped, set FABULA_SLOW=1 to run it");
+    }
+    on
+}
+
+#[test]
+fn slow_thousand_worlds_generate_and_check() {
+    if !slow_enabled("slow_thousand_worlds_generate_and_check") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w");
+    let started = std::time::Instant::now();
+    let out = fabula(&[
+        "generate",
+        "--count",
+        "1000",
+        "--seed",
+        "7",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "generated 1,000 worlds in {:.1} s (debug build)",
+        started.elapsed().as_secs_f64()
+    );
+    let out = fabula(&["check", dir.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("checked 1000 worlds"), "{stdout}");
+
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let mut per_theme: BTreeMap<String, usize> = BTreeMap::new();
+    for w in manifest["worlds"].as_array().unwrap() {
+        *per_theme
+            .entry(w["theme"].as_str().unwrap().to_string())
+            .or_default() += 1;
+        let pages = w["pages"].as_u64().unwrap();
+        assert!((300..=2000).contains(&pages), "{w}");
+    }
+    assert!(
+        per_theme.len() >= 8 && per_theme.values().all(|n| *n >= 50),
+        "{per_theme:?}"
+    );
+}
