@@ -366,7 +366,19 @@ pub(crate) async fn search(
 ) -> Result<Response, ApiError> {
     let valid = request.validate()?;
     let index = state.world(world_id).await?;
+    let request_batch = valid.batch;
     let options = search_options(&valid, valid.top_k, valid.hiding.unwrap_or_default());
+    if std::env::var_os("FABULA_AB").is_some() {
+        let items = tokio::task::spawn_blocking(move || -> Result<Vec<BatchItem>, ApiError> {
+            let mut items = Vec::with_capacity(valid.queries.len());
+            for query in &valid.queries {
+                let results = run_query(&index, query, &options)?;
+                items.push(BatchItem::Ok(query_response(query, results, valid.page)));
+            }
+            Ok(items)
+        }).await.unwrap()?;
+        return Ok(search_response(request_batch, items));
+    }
     let mut items = Vec::with_capacity(valid.queries.len());
     for query in &valid.queries {
         let results = run_query(&index, query, &options)?;

@@ -1,0 +1,3 @@
+//! Integration tests of page rendering: snapshots, coverage, provenance and variety.
+
+mod pages;
