@@ -7,9 +7,11 @@
 //! its first match, at a sentence or block start when one is near.
 //!
 //! Masking (partial hiding) replaces with `…` every word that overlaps an occurrence of a hidden
-//! value (compared ASCII case-insensitively) and every word that contains a digit. Because masked
-//! occurrences are searched a value's length beyond both ends of the window, a value cut by the
-//! window is masked too, so no prefix of it leaks.
+//! value (compared ASCII case-insensitively) and every word that contains a digit. Occurrences are
+//! found in the whole text when the world is opened, so a value cut by the window is masked too and
+//! no prefix of it leaks.
+
+use std::collections::HashMap;
 
 use tantivy::tokenizer::TextAnalyzer;
 
@@ -210,35 +212,72 @@ fn prev_char_len(text: &str, idx: usize) -> usize {
     text[..idx].chars().next_back().map_or(1, char::len_utf8)
 }
 
-/// The byte ranges of `text[window]` to mask: words overlapping an occurrence of a hidden value
-/// and words containing a digit, sorted and merged.
+/// Pages with more hidden values than this are scanned once with a table of value prefixes
+/// instead of once per value.
+const MANY_VALUES: usize = 16;
+
+/// Finds, once per page, the byte ranges of its plain text that partial hiding masks: every
+/// occurrence of a hidden value (compared ASCII case-insensitively), widened to whole words,
+/// sorted and merged.
 ///
-/// `hidden` holds ASCII-lowercased values, as the page store keeps them.
-pub(crate) fn mask_ranges<'a>(
-    text: &str,
-    window: Window,
-    hidden: impl Iterator<Item = &'a str> + Clone,
-) -> Vec<(usize, usize)> {
-    let mut masks = Vec::new();
-    let max_len = hidden.clone().map(str::len).max().unwrap_or(0);
-    if max_len > 0 {
-        let region_start = floor_boundary(text, window.start.saturating_sub(max_len));
-        let region_end = ceil_boundary(text, window.end + max_len);
-        let region = text[region_start..region_end].to_ascii_lowercase();
-        for value in hidden {
-            if value.trim().is_empty() {
-                continue;
-            }
-            for (offset, _) in region.match_indices(value) {
-                let start = region_start + offset;
-                let end = start + value.len();
-                if end <= window.start || start >= window.end {
-                    continue;
+/// `values` are ASCII-lowercased and not blank.
+pub(crate) fn hidden_ranges(text: &str, values: &[String]) -> Vec<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    let mut push_matches = |value: &str| {
+        for (start, _) in lower.match_indices(value) {
+            found.push((start, start + value.len()));
+        }
+    };
+    if values.len() <= MANY_VALUES {
+        values.iter().for_each(|value| push_matches(value));
+    } else {
+        // A match never starts inside a character: a value's first byte is never a UTF-8
+        // continuation byte, and lowercasing ASCII keeps every other byte as it was.
+        let mut by_prefix: HashMap<[u8; 2], Vec<&str>> = HashMap::new();
+        let mut prefixes = vec![0u64; 1024];
+        for value in values {
+            match value.as_bytes() {
+                [first, second, ..] => {
+                    by_prefix.entry([*first, *second]).or_default().push(value);
+                    let key = usize::from(*first) << 8 | usize::from(*second);
+                    prefixes[key / 64] |= 1 << (key % 64);
                 }
-                let (start, end) = widen_to_words(text, start, end);
-                masks.push((start.max(window.start), end.min(window.end)));
+                _ => push_matches(value),
             }
         }
+        let bytes = lower.as_bytes();
+        for start in 0..bytes.len().saturating_sub(1) {
+            let key = usize::from(bytes[start]) << 8 | usize::from(bytes[start + 1]);
+            if prefixes[key / 64] & (1 << (key % 64)) == 0 {
+                continue;
+            }
+            for value in &by_prefix[&[bytes[start], bytes[start + 1]]] {
+                if bytes[start..].starts_with(value.as_bytes()) {
+                    found.push((start, start + value.len()));
+                }
+            }
+        }
+    }
+    let widened = found
+        .into_iter()
+        .map(|(start, end)| widen_to_words(text, start, end))
+        .collect();
+    merge_masks(text, widened)
+}
+
+/// The byte ranges of `text[window]` to mask: the page's hidden ranges (from [`hidden_ranges`])
+/// that overlap the window, cut to it, and every word that contains a digit, sorted and merged.
+/// A value cut by the window is masked too, so no part of it leaks.
+pub(crate) fn mask_ranges(text: &str, window: Window, hidden: &[(u32, u32)]) -> Vec<(usize, usize)> {
+    let mut masks = Vec::new();
+    let first = hidden.partition_point(|&(_, end)| end as usize <= window.start);
+    for &(start, end) in &hidden[first..] {
+        let (start, end) = (start as usize, end as usize);
+        if start >= window.end {
+            break;
+        }
+        masks.push((start.max(window.start), end.min(window.end)));
     }
     let passage = &text[window.start..window.end];
     for (start, end) in words(passage) {
@@ -396,17 +435,45 @@ mod tests {
         assert_eq!(snippet, format!("{}…", "x".repeat(SNIPPET_LEN)));
     }
 
+    fn stored(ranges: Vec<(usize, usize)>) -> Vec<(u32, u32)> {
+        ranges.into_iter().map(|(start, end)| (start as u32, end as u32)).collect()
+    }
+
     #[test]
     fn masks_values_digits_and_cut_values() {
         let text = plain_text("| Founded | 1,204 |\n| Region | Northern Vale |\n\nKest trades with Ardmoor's harbor in 1210s.");
+        let hidden = stored(hidden_ranges(&text, &["northern vale".to_owned(), "ardmoor".to_owned()]));
         let window = Window { start: 0, end: text.len() };
-        let masks = mask_ranges(&text, window, ["northern vale", "ardmoor"].into_iter());
+        let masks = mask_ranges(&text, window, &hidden);
         let snippet = render(&text, 0, window, &masks);
         assert_eq!(snippet, "Founded: … · Region: … · Kest trades with …'s harbor in ….");
         // A value cut by the window's end is still masked.
         let cut = Window { start: 0, end: text.find("Vale").unwrap() };
-        let masks = mask_ranges(&text, cut, ["northern vale"].into_iter());
+        let masks = mask_ranges(&text, cut, &hidden);
         assert_eq!(render(&text, 0, cut, &masks), "Founded: … · Region: …");
+    }
+
+    #[test]
+    fn many_values_are_found_like_few() {
+        let names: Vec<String> = (0..40).map(|n| format!("name{n}x")).collect();
+        let mut text: String = names.iter().map(|name| format!("{name} and ")).collect();
+        text.push_str("ünï Name7X-b and q");
+        let mut values = names.clone();
+        values.push("q".to_owned());
+        values.push("ünï".to_owned());
+        let many = hidden_ranges(&text, &values);
+        let mut few = Vec::new();
+        for chunk in values.chunks(MANY_VALUES) {
+            few.extend(hidden_ranges(&text, chunk));
+        }
+        assert_eq!(many, merge_masks(&text, few));
+        let covered = |word: &str| {
+            let pos = text.find(word).unwrap();
+            many.iter().any(|&(start, end)| start <= pos && pos + word.len() <= end)
+        };
+        assert!(covered("Name7X"));
+        assert!(covered("ünï"));
+        assert_eq!(many.last(), Some(&(text.len() - 1, text.len())));
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! Compact in-memory storage of one world's pages: urls, titles, dates, kinds, the fact values
-//! snippets must hide, and the Markdown bodies, LZ4-compressed against a per-world dictionary.
+//! Compact in-memory storage of one world's pages: urls, titles, dates, kinds, where the fact
+//! values snippets must hide occur, and the Markdown bodies, LZ4-compressed against a per-world
+//! dictionary.
 //!
 //! A server holds every world it has searched, so this is the part of a world that must stay
 //! small: all short strings live in one arena addressed by 32-bit spans, and each body is compressed
 //! on its own (so reading one costs about a microsecond) against a dictionary sampled from the
-//! world's own pages, which holds the boilerplate that pages of one world share.
+//! world's own pages, which holds the boilerplate that pages of one world share. The values that
+//! partial hiding masks are not kept as text: each page keeps the byte ranges of its plain text
+//! where they occur, found once when the world is opened.
 
 use crate::{Error, Result};
 
@@ -46,8 +49,8 @@ pub(crate) struct RawPage {
     pub(crate) kind: PageKind,
     pub(crate) published: Option<String>,
     pub(crate) body: String,
-    /// The `shown` texts that snippets of this page must hide.
-    pub(crate) hidden: Vec<String>,
+    /// The byte ranges of `text::plain_text(body)` that partial hiding masks, sorted.
+    pub(crate) masks: Vec<(u32, u32)>,
 }
 
 /// A byte range in one of the store's buffers.
@@ -70,9 +73,9 @@ struct PageEntry {
     title: Span,
     published: Option<Span>,
     kind: PageKind,
-    /// The range of this page's entries in `PageStore::hidden`.
-    hidden_start: u32,
-    hidden_end: u32,
+    /// The range of this page's entries in `PageStore::masks`.
+    masks_start: u32,
+    masks_end: u32,
     /// The compressed body in `PageStore::bodies`.
     body: Span,
     /// The body's length in bytes before compression.
@@ -84,7 +87,7 @@ struct PageEntry {
 pub(crate) struct PageStore {
     strings: String,
     pages: Box<[PageEntry]>,
-    hidden: Box<[Span]>,
+    masks: Box<[(u32, u32)]>,
     bodies: Box<[u8]>,
     dict: Box<[u8]>,
 }
@@ -95,7 +98,7 @@ impl PageStore {
     pub(crate) fn build(pages: &[RawPage]) -> std::result::Result<PageStore, String> {
         let dict = sample_dict(pages);
         let mut strings = String::new();
-        let mut hidden = Vec::new();
+        let mut masks = Vec::new();
         let mut bodies = Vec::new();
         let mut entries = Vec::with_capacity(pages.len());
         for page in pages {
@@ -105,11 +108,9 @@ impl PageStore {
                 Some(date) => Some(push_str(&mut strings, date)?),
                 None => None,
             };
-            let hidden_start = to_u32(hidden.len())?;
-            for value in &page.hidden {
-                hidden.push(push_str(&mut strings, value)?);
-            }
-            let hidden_end = to_u32(hidden.len())?;
+            let masks_start = to_u32(masks.len())?;
+            masks.extend_from_slice(&page.masks);
+            let masks_end = to_u32(masks.len())?;
             let compressed = lz4_flex::block::compress_with_dict(page.body.as_bytes(), &dict);
             let body = Span {
                 start: to_u32(bodies.len())?,
@@ -122,8 +123,8 @@ impl PageStore {
                 title,
                 published,
                 kind: page.kind,
-                hidden_start,
-                hidden_end,
+                masks_start,
+                masks_end,
                 body,
                 body_len: to_u32(page.body.len())?,
             });
@@ -132,7 +133,7 @@ impl PageStore {
         Ok(PageStore {
             strings,
             pages: entries.into_boxed_slice(),
-            hidden: hidden.into_boxed_slice(),
+            masks: masks.into_boxed_slice(),
             bodies: bodies.into_boxed_slice(),
             dict: dict.into_boxed_slice(),
         })
@@ -159,12 +160,10 @@ impl PageStore {
         self.pages[page_idx].kind
     }
 
-    /// The fact values that snippets of this page must hide.
-    pub(crate) fn hidden(&self, page_idx: usize) -> impl Iterator<Item = &str> + Clone + '_ {
+    /// The sorted byte ranges of the page's plain text that partial hiding masks.
+    pub(crate) fn masks(&self, page_idx: usize) -> &[(u32, u32)] {
         let entry = &self.pages[page_idx];
-        self.hidden[entry.hidden_start as usize..entry.hidden_end as usize]
-            .iter()
-            .map(|span| &self.strings[span.range()])
+        &self.masks[entry.masks_start as usize..entry.masks_end as usize]
     }
 
     /// The page's Markdown body, decompressed.
@@ -189,7 +188,7 @@ impl PageStore {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.strings.capacity()
             + size_of_val(&*self.pages)
-            + size_of_val(&*self.hidden)
+            + size_of_val(&*self.masks)
             + self.bodies.len()
             + self.dict.len()
     }
@@ -232,23 +231,23 @@ fn to_u32(len: usize) -> std::result::Result<u32, String> {
 mod tests {
     use super::*;
 
-    fn page(url: &str, body: &str, hidden: &[&str]) -> RawPage {
+    fn page(url: &str, body: &str, masks: &[(u32, u32)]) -> RawPage {
         RawPage {
             url: url.to_owned(),
             title: format!("Title of {url}"),
             kind: PageKind::Entity,
             published: url.contains("news").then(|| "1204-03-01".to_owned()),
             body: body.to_owned(),
-            hidden: hidden.iter().map(|s| (*s).to_owned()).collect(),
+            masks: masks.to_vec(),
         }
     }
 
     #[test]
     fn round_trips_pages() {
         let pages = vec![
-            page("a", "# A\n\nFirst body, with ünïcödé.", &["1,204", "Kest"]),
+            page("a", "# A\n\nFirst body, with ünïcödé.", &[(3, 7), (9, 12)]),
             page("b/news", "", &[]),
-            page("c", &"Long body. ".repeat(500), &["x"]),
+            page("c", &"Long body. ".repeat(500), &[(0, 4)]),
         ];
         let store = PageStore::build(&pages).unwrap();
         assert_eq!(store.len(), 3);
@@ -258,7 +257,7 @@ mod tests {
             assert_eq!(store.published(idx), raw.published.as_deref());
             assert_eq!(store.kind(idx), PageKind::Entity);
             assert_eq!(store.body(idx).unwrap(), raw.body);
-            assert_eq!(store.hidden(idx).collect::<Vec<_>>(), raw.hidden);
+            assert_eq!(store.masks(idx), raw.masks);
             assert_eq!(store.find_url(&raw.url), Some(idx));
         }
         assert_eq!(store.find_url("missing"), None);

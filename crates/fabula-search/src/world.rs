@@ -9,7 +9,7 @@ use tantivy::tokenizer::TextAnalyzer;
 
 use crate::index::{PageIndex, analyzer, query_terms};
 use crate::snippet::{
-    TermMatcher, best_window, content_start, describe, mask_ranges, render,
+    TermMatcher, best_window, content_start, describe, hidden_ranges, mask_ranges, render,
 };
 use crate::store::{PageKind, PageStore, RawPage};
 use crate::text::plain_text;
@@ -47,14 +47,27 @@ impl WorldIndex {
     /// them.
     pub fn open(path: &Path) -> Result<WorldIndex> {
         let conn = open_read_only(path)?;
-        let pages = read_pages(&conn, path)?;
+        let rows = read_pages(&conn, path)?;
         let name = read_name(&conn, path)?;
         drop(conn);
-        let store = PageStore::build(&pages).map_err(|reason| Error::BadWorld {
+        let bad_world = |reason: String| Error::BadWorld {
             path: path.to_owned(),
             reason,
-        })?;
-        let plain: Vec<String> = pages.iter().map(|page| plain_text(&page.body)).collect();
+        };
+        let mut pages = Vec::with_capacity(rows.len());
+        let mut plain = Vec::with_capacity(rows.len());
+        for PageRow { mut page, hidden } in rows {
+            let text = plain_text(&page.body);
+            for (start, end) in hidden_ranges(&text, &hidden) {
+                let to_u32 = |idx: usize| {
+                    u32::try_from(idx).map_err(|_| bad_world("a page is over 4 GiB".to_owned()))
+                };
+                page.masks.push((to_u32(start)?, to_u32(end)?));
+            }
+            pages.push(page);
+            plain.push(text);
+        }
+        let store = PageStore::build(&pages).map_err(bad_world)?;
         drop(pages);
         let index = PageIndex::build(
             (0..store.len()).map(|page_idx| (store.title(page_idx), plain[page_idx].as_str())),
@@ -208,7 +221,7 @@ impl WorldIndex {
         let window = best_window(&text, min_start, matcher);
         let masks = match hiding {
             Hiding::None | Hiding::Strict => Vec::new(),
-            Hiding::Partial => mask_ranges(&text, window, self.store.hidden(page_idx)),
+            Hiding::Partial => mask_ranges(&text, window, self.store.masks(page_idx)),
         };
         Ok(render(&text, min_start, window, &masks))
     }
@@ -231,9 +244,14 @@ fn open_read_only(path: &Path) -> Result<Connection> {
     Connection::open_with_flags(path, flags).map_err(sqlite_error(path))
 }
 
-/// Reads all pages sorted by url, each with the ASCII-lowercased, distinct values its snippets
-/// must hide.
-fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<RawPage>> {
+/// A page as read, with the values its snippets must hide: ASCII-lowercased, distinct, not blank.
+struct PageRow {
+    page: RawPage,
+    hidden: Vec<String>,
+}
+
+/// Reads all pages, sorted by url.
+fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<PageRow>> {
     let mut hidden: HashMap<i64, Vec<String>> = HashMap::new();
     let mut facts = conn
         .prepare(&format!(
@@ -263,16 +281,20 @@ fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<RawPage>> {
         let mut page_hidden = hidden.remove(&page_id).unwrap_or_default();
         page_hidden.sort_unstable();
         page_hidden.dedup();
-        pages.push(RawPage {
+        let page = RawPage {
             url: row.get(1).map_err(sqlite_error(path))?,
             title: row.get(2).map_err(sqlite_error(path))?,
             kind: PageKind::parse(&kind),
             published: row.get(4).map_err(sqlite_error(path))?,
             body: row.get(5).map_err(sqlite_error(path))?,
+            masks: Vec::new(),
+        };
+        pages.push(PageRow {
+            page,
             hidden: page_hidden,
         });
     }
-    pages.sort_unstable_by(|a, b| a.url.cmp(&b.url));
+    pages.sort_unstable_by(|a, b| a.page.url.cmp(&b.page.url));
     Ok(pages)
 }
 

@@ -71,6 +71,9 @@ pub struct ServeConfig {
     pub max_sessions: usize,
     /// The most log entries kept per session; the oldest are forgotten beyond it.
     pub session_log_limit: usize,
+    /// The most searches and extracts running at once on blocking threads; default four per
+    /// core.
+    pub max_blocking_calls: usize,
 }
 
 impl Default for ServeConfig {
@@ -81,6 +84,7 @@ impl Default for ServeConfig {
             api_key: None,
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
             session_log_limit: sessions::DEFAULT_SESSION_LOG_LIMIT,
+            max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
         }
     }
 }

@@ -365,26 +365,19 @@ pub(crate) async fn search(
     ApiJson(request): ApiJson<SearchRequest>,
 ) -> Result<Response, ApiError> {
     let valid = request.validate()?;
-    let index = state.world(world_id).await?;
-    let request_batch = valid.batch;
     let options = search_options(&valid, valid.top_k, valid.hiding.unwrap_or_default());
-    if std::env::var_os("FABULA_AB").is_some() {
-        let items = tokio::task::spawn_blocking(move || -> Result<Vec<BatchItem>, ApiError> {
+    let batch = valid.batch;
+    let items = state
+        .with_world(world_id, move |index| {
             let mut items = Vec::with_capacity(valid.queries.len());
             for query in &valid.queries {
-                let results = run_query(&index, query, &options)?;
+                let results = run_query(index, query, &options)?;
                 items.push(BatchItem::Ok(query_response(query, results, valid.page)));
             }
             Ok(items)
-        }).await.unwrap()?;
-        return Ok(search_response(request_batch, items));
-    }
-    let mut items = Vec::with_capacity(valid.queries.len());
-    for query in &valid.queries {
-        let results = run_query(&index, query, &options)?;
-        items.push(BatchItem::Ok(query_response(query, results, valid.page)));
-    }
-    Ok(search_response(valid.batch, items))
+        })
+        .await?;
+    Ok(search_response(batch, items))
 }
 
 /// `POST /v1/worlds/{id}/extract`.
@@ -394,7 +387,10 @@ pub(crate) async fn extract(
     ApiJson(request): ApiJson<ExtractRequest>,
 ) -> Result<Json<ExtractResponse>, ApiError> {
     let (start, max_chars) = request.validate()?;
-    let index = state.world(world_id).await?;
-    let extract = index.extract(&request.url, start, max_chars)?;
+    let extract = state
+        .with_world(world_id, move |index| {
+            Ok(index.extract(&request.url, start, max_chars)?)
+        })
+        .await?;
     Ok(Json(ExtractResponse::from(extract)))
 }

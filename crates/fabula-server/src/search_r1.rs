@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use fabula_search::{Hiding, SearchOptions};
+use fabula_search::{Hiding, Hit, SearchOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::api_error::ApiError;
@@ -96,34 +96,40 @@ async fn run_retrieve(
         None | Some(0) => DEFAULT_TOPK,
         Some(topk) => validate_top_k(topk, "topk", MAX_TOP_K)?,
     };
-    let index = state.world(world_id).await?;
     let hiding = request.hiding.map(Hiding::from).unwrap_or_default();
     let options = SearchOptions {
         top_k: topk,
         offset: 0,
         hiding,
     };
-    let mut result = Vec::with_capacity(request.queries.len());
-    for query in &request.queries {
-        let hits = run_query(&index, query, &options)?.hits;
-        let hits = hits
-            .into_iter()
-            .map(|hit| {
-                let document = Document {
-                    id: hit.url,
-                    contents: format!("\"{}\"\n{}", hit.title, hit.snippet),
-                };
-                if request.return_scores {
-                    RetrieveHit::Scored {
-                        document,
-                        score: hit.score,
-                    }
-                } else {
-                    RetrieveHit::Bare(document)
-                }
-            })
-            .collect();
-        result.push(hits);
-    }
+    let result = state
+        .with_world(world_id, move |index| {
+            let mut result = Vec::with_capacity(request.queries.len());
+            for query in &request.queries {
+                let hits = run_query(index, query, &options)?.hits;
+                result.push(
+                    hits.into_iter()
+                        .map(|hit| retrieve_hit(hit, request.return_scores))
+                        .collect(),
+                );
+            }
+            Ok(result)
+        })
+        .await?;
     Ok(Json(RetrieveResponse { result }))
+}
+
+fn retrieve_hit(hit: Hit, return_scores: bool) -> RetrieveHit {
+    let document = Document {
+        id: hit.url,
+        contents: format!("\"{}\"\n{}", hit.title, hit.snippet),
+    };
+    if return_scores {
+        RetrieveHit::Scored {
+            document,
+            score: hit.score,
+        }
+    } else {
+        RetrieveHit::Bare(document)
+    }
 }

@@ -383,7 +383,6 @@ pub(crate) async fn search(
 ) -> Result<Response, ApiError> {
     let session = state.sessions().get(&session_id)?;
     let valid = request.validate()?;
-    let index = state.world(session.world).await?;
     let controls = &session.controls;
     let call = session.begin_call();
     let plan = plan_call(controls, session.seed, call);
@@ -407,12 +406,32 @@ pub(crate) async fn search(
     } else {
         vec![false; valid.queries.len()]
     };
+    let searched = {
+        let queries = valid.queries.clone();
+        let failures = failures.clone();
+        let options = options.clone();
+        state.with_world(session.world, move |index| {
+            let mut searched = Vec::with_capacity(queries.len());
+            for (query, failed) in queries.iter().zip(failures) {
+                searched.push(if failed {
+                    None
+                } else {
+                    Some(run_query(index, query, &options)?)
+                });
+            }
+            Ok(searched)
+        })
+    };
+    let searched = match searched.await {
+        Ok(searched) => searched,
+        Err(error) => return finish(&state, &session, entry, plan.latency, Err(error)).await,
+    };
     let mut items = Vec::with_capacity(valid.queries.len());
     let mut n_results = 0;
     let mut n_dropped = 0;
     let mut failed_queries = Vec::new();
-    for (query_idx, query) in valid.queries.iter().enumerate() {
-        if failures[query_idx] {
+    for (query_idx, (query, results)) in valid.queries.iter().zip(searched).enumerate() {
+        let Some(mut results) = results else {
             failed_queries.push(query_idx);
             let error = ApiError::new(ErrorCode::InjectedServerError, "this query failed");
             items.push(BatchItem::Failed {
@@ -420,10 +439,6 @@ pub(crate) async fn search(
                 error: error.body(),
             });
             continue;
-        }
-        let mut results = match run_query(&index, query, &options) {
-            Ok(results) => results,
-            Err(error) => return finish(&state, &session, entry, plan.latency, Err(error)).await,
         };
         n_dropped += drop_hits(
             controls,
@@ -453,7 +468,6 @@ pub(crate) async fn extract(
 ) -> Result<Response, ApiError> {
     let session = state.sessions().get(&session_id)?;
     let (start, max_chars) = request.validate()?;
-    let index = state.world(session.world).await?;
     let call = session.begin_call();
     let plan = plan_call(&session.controls, session.seed, call);
     let mut entry = LogEntry::new(call, "extract");
@@ -462,18 +476,15 @@ pub(crate) async fn extract(
         let (delay, error) = injected_failure(&session, kind, plan.latency);
         return finish(&state, &session, entry, delay, Err(error)).await;
     }
-    let mut extract = match index.extract(&request.url, start, max_chars) {
+    let url = request.url;
+    let extracted = state
+        .with_world(session.world, move |index| {
+            Ok(index.extract(&url, start, max_chars)?)
+        })
+        .await;
+    let mut extract = match extracted {
         Ok(extract) => extract,
-        Err(error) => {
-            return finish(
-                &state,
-                &session,
-                entry,
-                plan.latency,
-                Err(ApiError::from(error)),
-            )
-            .await;
-        }
+        Err(error) => return finish(&state, &session, entry, plan.latency, Err(error)).await,
     };
     let mut truncated = false;
     if let Some(limit) = session.controls.truncate_extract

@@ -89,36 +89,37 @@ pub(crate) async fn search(
             .into());
         }
     };
-    let index = state.world(world_id).await?;
-    let mut results = Vec::with_capacity(max_results);
-    if max_results > 0 {
-        let hiding = request.hiding.map(Hiding::from).unwrap_or_default();
-        let options = SearchOptions {
-            top_k: max_results,
-            offset: 0,
-            hiding,
-        };
-        for hit in run_query(&index, &request.query, &options)?.hits {
-            let raw_content = if include_raw {
-                Some(
-                    index
-                        .extract(&hit.url, 0, MAX_RAW_CHARS)
-                        .map_err(ApiError::from)?
-                        .content,
-                )
-            } else {
-                None
+    let hiding = request.hiding.map(Hiding::from).unwrap_or_default();
+    let query = request.query.clone();
+    let results = state
+        .with_world(world_id, move |index| {
+            if max_results == 0 {
+                return Ok(Vec::new());
+            }
+            let options = SearchOptions {
+                top_k: max_results,
+                offset: 0,
+                hiding,
             };
-            let score = hit.score.max(0.0) / (hit.score.max(0.0) + 1.0);
-            results.push(TavilyResult {
-                title: hit.title,
-                url: hit.url,
-                content: hit.snippet,
-                score,
-                raw_content,
-            });
-        }
-    }
+            let mut results = Vec::with_capacity(max_results);
+            for hit in run_query(index, &query, &options)?.hits {
+                let raw_content = if include_raw {
+                    Some(index.extract(&hit.url, 0, MAX_RAW_CHARS)?.content)
+                } else {
+                    None
+                };
+                let score = hit.score.max(0.0) / (hit.score.max(0.0) + 1.0);
+                results.push(TavilyResult {
+                    title: hit.title,
+                    url: hit.url,
+                    content: hit.snippet,
+                    score,
+                    raw_content,
+                });
+            }
+            Ok(results)
+        })
+        .await?;
     Ok(Json(TavilySearchResponse {
         query: request.query,
         answer: None,
@@ -189,27 +190,33 @@ pub(crate) async fn extract(
             ))
         })?;
     }
-    let index = state.world(world_id).await?;
-    let mut results = Vec::new();
-    let mut failed_results = Vec::new();
-    for url in urls {
-        match index
-            .extract(&url, 0, MAX_RAW_CHARS)
-            .map_err(ApiError::from)
-        {
-            Ok(extract) => results.push(TavilyExtracted {
-                url,
-                raw_content: extract.content,
-            }),
-            Err(error) if error.code == ErrorCode::UrlNotFound => {
-                failed_results.push(TavilyFailed {
-                    url,
-                    error: error.message,
-                });
+    let (results, failed_results) = state
+        .with_world(world_id, move |index| {
+            let mut results = Vec::new();
+            let mut failed_results = Vec::new();
+            for url in urls {
+                match index
+                    .extract(&url, 0, MAX_RAW_CHARS)
+                    .map_err(ApiError::from)
+                {
+                    Ok(extract) => {
+                        results.push(TavilyExtracted {
+                            url,
+                            raw_content: extract.content,
+                        });
+                    }
+                    Err(error) if error.code == ErrorCode::UrlNotFound => {
+                        failed_results.push(TavilyFailed {
+                            url,
+                            error: error.message,
+                        });
+                    }
+                    Err(error) => return Err(error),
+                }
             }
-            Err(error) => return Err(error.into()),
-        }
-    }
+            Ok((results, failed_results))
+        })
+        .await?;
     Ok(Json(TavilyExtractResponse {
         results,
         failed_results,

@@ -124,12 +124,18 @@ impl Run<'_> {
         Ok(true)
     }
 
-    /// Fills `{slot}` from the question and reports whether the label matches by prefix.
-    fn label(&self, raw: &str) -> (String, bool) {
-        let mut label = raw.to_string();
+    /// Fills `{slot}` placeholders from the question.
+    fn fill_slots(&self, text: &str) -> String {
+        let mut filled = text.to_string();
         for (name, value) in &self.question.slots {
-            label = label.replace(&format!("{{{name}}}"), value);
+            filled = filled.replace(&format!("{{{name}}}"), value);
         }
+        filled
+    }
+
+    /// A label with its slots filled, lower-cased, and whether it matches by prefix.
+    fn label(&self, raw: &str) -> (String, bool) {
+        let label = self.fill_slots(raw);
         match label.strip_suffix('*') {
             Some(prefix) => (prefix.to_lowercase(), true),
             None => (label.to_lowercase(), false),
@@ -184,6 +190,11 @@ impl Run<'_> {
                 Ok(true)
             }
             "during" => Ok(self.during(arg)),
+            "open_title" => {
+                let title = self.fill_slots(arg);
+                self.open_name(&title)
+            }
+            "column" => Ok(self.column(arg)),
             "winner" => {
                 let Some(page) = &self.page else { return Ok(false) };
                 let url = md_tables(&page.content).into_iter().flat_map(|t| t.rows).find_map(|row| {
@@ -236,6 +247,31 @@ impl Run<'_> {
             }
         }
         false
+    }
+
+    /// Answers the first cell of the row with the smallest or largest value in a named column,
+    /// among the rows that hold the filter slot's value when the step names one.
+    fn column(&mut self, arg: &str) -> bool {
+        let mut args = arg.split_whitespace();
+        let (Some(name), Some(order)) = (args.next(), args.next()) else { return false };
+        let filter = args.next().and_then(|s| self.question.slot(s)).map(str::to_string);
+        let Some(page) = &self.page else { return false };
+        let mut best: Option<(i64, String)> = None;
+        for table in md_tables(&page.content) {
+            let Some(col) = table.header.iter().position(|h| h == name) else { continue };
+            for row in &table.rows {
+                if filter.as_ref().is_some_and(|f| !row.iter().any(|c| c == f)) {
+                    continue;
+                }
+                let (Some(value), Some(first)) = (row.get(col).and_then(|c| number(c)), row.first()) else { continue };
+                let better = best.as_ref().is_none_or(|(b, _)| if order == "min" { value < *b } else { value > *b });
+                if better {
+                    best = Some((value, cell_value(first)));
+                }
+            }
+        }
+        self.answer = best.map(|(_, name)| name);
+        self.answer.is_some()
     }
 
     /// Opens every entity linked from the current page's tables (not its infobox) and reads

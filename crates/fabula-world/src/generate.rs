@@ -111,6 +111,7 @@ fn draw(
         master_seed,
         world_seed: seed::world_seed(master_seed, world_id),
         name,
+        root: world_root,
         theme: theme.clone(),
         present_year: present,
         earliest_year: earliest,

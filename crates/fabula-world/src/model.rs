@@ -13,6 +13,8 @@ pub struct World {
     pub master_seed: u64,
     pub world_seed: u64,
     pub name: String,
+    /// The invented word the world's name is built from; sites are named after it.
+    pub root: String,
     pub theme: Theme,
     /// The year the world is observed in; nothing happens after it.
     pub present_year: i64,

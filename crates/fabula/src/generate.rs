@@ -72,6 +72,11 @@ pub fn config(args: &GenerateArgs) -> anyhow::Result<GenerateConfig> {
 
 /// Runs `fabula generate`.
 pub fn run_generate(args: &GenerateArgs) -> anyhow::Result<()> {
+    run_generate_with(args)
+}
+
+/// Generates a dataset as `fabula generate` does; `fabula up` calls it too.
+pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
     let cfg = config(args)?;
     let total = match cfg.shard {
         Some(s) => (0..cfg.count).filter(|id| id % s.total == s.index).count() as u64,

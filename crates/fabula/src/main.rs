@@ -1,6 +1,7 @@
 //! The `fabula` command line: generate, check and inspect fictional worlds, and serve them.
 
 mod generate;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +22,13 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Verify every world of a directory and list each violated rule.
     Check(generate::CheckArgs),
+    /// Serve a dataset as a local web-search API.
+    Serve(serve::ServeArgs),
+    /// Generate the default worlds if absent or invalid, then serve them.
+    Up(serve::UpArgs),
+    /// Measure a running server.
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Print a readable overview of one world file.
     Inspect {
         /// A world file, e.g. worlds/default/world-00042.sqlite.
@@ -31,11 +39,20 @@ enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Load /v1/worlds/{id}/search with random queries from 32 keep-alive connections.
+    Search(serve::BenchSearchArgs),
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Generate(args) => generate::run_generate(&args),
         Command::Check(args) => generate::run_check(&args),
+        Command::Serve(args) => serve::run_serve(&args),
+        Command::Up(args) => serve::run_up(&args),
+        Command::Bench(BenchCommand::Search(args)) => serve::run_bench_search(&args),
         Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)
             .map(|text| print!("{text}"))
             .map_err(anyhow::Error::from),

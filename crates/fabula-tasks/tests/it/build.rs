@@ -100,7 +100,7 @@ fn time_tasks() {
         let tasks = fabula_tasks::build_tasks(&world, &pages);
         let t3 = std::time::Instant::now();
         for t in &tasks {
-            fabula_tasks::phrasings::match_question(&t.question);
+            match_question(&t.question);
         }
         let t4 = std::time::Instant::now();
         println!("world {id}: gen {:?} pages {:?} tasks {:?} ({}) match {:?}", t1 - t0, t2 - t1, t3 - t2, tasks.len(), t4 - t3);

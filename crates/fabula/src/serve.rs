@@ -1,0 +1,136 @@
+//! `fabula serve`, `fabula up` and `fabula bench search`: the search service and its load test.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::generate::{GenerateArgs, run_generate_with};
+
+/// Arguments of `fabula serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The dataset directory (holding manifest.json).
+    #[arg(long, default_value = "worlds/default")]
+    pub worlds: PathBuf,
+    /// Where to listen.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Require `Authorization: Bearer KEY` on every route but /health.
+    #[arg(long)]
+    pub api_key: Option<String>,
+}
+
+/// Arguments of `fabula up`.
+#[derive(Debug, Args)]
+pub struct UpArgs {
+    #[command(flatten)]
+    pub serve: ServeArgs,
+    /// Number of worlds to generate when they are absent.
+    #[arg(long, default_value_t = 1000)]
+    pub count: u32,
+    /// Master seed of the generated worlds.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Arguments of `fabula bench search`.
+#[derive(Debug, Args)]
+pub struct BenchSearchArgs {
+    /// The server, e.g. 127.0.0.1:8080 or http://127.0.0.1:8080.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: String,
+    /// Concurrent keep-alive connections.
+    #[arg(long, default_value_t = 32)]
+    pub connections: usize,
+    /// Seconds of load after the warm-up.
+    #[arg(long, default_value_t = 10.0)]
+    pub duration: f64,
+    /// Seed of the random worlds and queries.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Snippet hiding level asked for.
+    #[arg(long, default_value = "partial")]
+    pub hiding: String,
+    /// Results per query.
+    #[arg(long, default_value_t = 10)]
+    pub top_k: usize,
+    /// Bearer key, when the server needs one.
+    #[arg(long)]
+    pub api_key: Option<String>,
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FABULA_LOG").unwrap_or_else(|_| "info".into());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+}
+
+fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
+    fabula_server::ServeConfig {
+        worlds: args.worlds.clone(),
+        addr: args.addr,
+        api_key: args.api_key.clone(),
+        ..Default::default()
+    }
+}
+
+/// Runs `fabula serve`.
+pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
+    init_logging();
+    let config = serve_config(args);
+    runtime()?.block_on(async move {
+        let started = std::time::Instant::now();
+        let server = fabula_server::bind(config).await.with_context(|| format!("serving {}", args.worlds.display()))?;
+        eprintln!(
+            "fabula: serving {} on http://{} (ready in {:.2} s; Ctrl-C stops)",
+            args.worlds.display(),
+            server.local_addr(),
+            started.elapsed().as_secs_f64()
+        );
+        server.run_until(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+        Ok(())
+    })
+}
+
+/// Runs `fabula up`: generate the worlds if they are absent or invalid, then serve them.
+pub fn run_up(args: &UpArgs) -> anyhow::Result<()> {
+    let generate = GenerateArgs {
+        count: args.count,
+        seed: args.seed,
+        out: args.serve.worlds.clone(),
+        jobs: None,
+        shard: None,
+        // `up` owns its directory: worlds of an older version or another seed are replaced.
+        force: true,
+        themes: Vec::new(),
+    };
+    run_generate_with(&generate)?;
+    run_serve(&args.serve)
+}
+
+/// Runs `fabula bench search` against a running server, as a separate process.
+pub fn run_bench_search(args: &BenchSearchArgs) -> anyhow::Result<()> {
+    let addr = fabula_server::loadgen::parse_addr(&args.addr)?;
+    let config = fabula_server::loadgen::LoadConfig {
+        addr,
+        connections: args.connections.max(1),
+        duration: Duration::from_secs_f64(args.duration.max(0.1)),
+        seed: args.seed,
+        hiding: args.hiding.clone(),
+        top_k: args.top_k,
+        api_key: args.api_key.clone(),
+        ..Default::default()
+    };
+    let report = runtime()?.block_on(fabula_server::loadgen::run(config))?;
+    println!("{report}");
+    Ok(())
+}
