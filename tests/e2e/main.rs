@@ -2,6 +2,7 @@
 
 mod check_rules;
 mod generate_cli;
+mod serve;
 mod slow;
 
 use std::path::Path;

@@ -16,7 +16,9 @@ use std::collections::HashMap;
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::store::PageKind;
-use crate::text::{alnum_at, alnum_before, ceil_boundary, floor_boundary, words};
+use crate::text::{
+    alnum_at, alnum_before, ceil_boundary, floor_boundary, plain_text_prefix, words,
+};
 
 /// The longest passage, in bytes (so at most this many characters).
 pub(crate) const SNIPPET_LEN: usize = 200;
@@ -65,6 +67,34 @@ impl<'a> TermMatcher<'a> {
     }
 }
 
+/// At most this many bytes of a page's plain text are searched for the best passage, so a very
+/// long page (a list of hundreds of rows) costs no more than a few ordinary ones.
+pub(crate) const SCAN_LIMIT: usize = 4096;
+
+/// The plain text a snippet is cut from.
+#[derive(Debug)]
+pub(crate) struct Source {
+    /// The page's plain text, or its first [`SCAN_LIMIT`] bytes or so.
+    pub(crate) text: String,
+    /// Where the page's content starts, after the title heading.
+    pub(crate) content_start: usize,
+    /// Whether the page's text goes on after `text`.
+    pub(crate) continues: bool,
+}
+
+impl Source {
+    /// Converts a page's Markdown, up to the scan limit.
+    pub(crate) fn new(markdown: &str, title: &str) -> Source {
+        let (text, continues) = plain_text_prefix(markdown, SCAN_LIMIT);
+        let content_start = content_start(&text, title);
+        Source {
+            text,
+            content_start,
+            continues,
+        }
+    }
+}
+
 /// Where the passage starts and ends in the text, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Window {
@@ -74,7 +104,7 @@ pub(crate) struct Window {
 
 /// The byte offset where a page's content starts in its plain text: after the title when the
 /// text opens with it (the page's `# Title` heading), which a snippet need not repeat.
-pub(crate) fn content_start(text: &str, title: &str) -> usize {
+fn content_start(text: &str, title: &str) -> usize {
     if title.is_empty() {
         return 0;
     }
@@ -92,8 +122,10 @@ pub(crate) fn content_start(text: &str, title: &str) -> usize {
     0
 }
 
-/// Chooses the passage of `text[min_start..]` that best matches the query.
-pub(crate) fn best_window(text: &str, min_start: usize, matcher: &mut TermMatcher<'_>) -> Window {
+/// Chooses the passage of the source's content that best matches the query.
+pub(crate) fn best_window(source: &Source, matcher: &mut TermMatcher<'_>) -> Window {
+    let text = source.text.as_str();
+    let min_start = source.content_start;
     let content = &text[min_start..];
     let matches: Vec<(usize, usize, usize)> = words(content)
         .filter_map(|(start, end)| {
@@ -319,9 +351,10 @@ fn merge_masks(text: &str, mut masks: Vec<(usize, usize)>) -> Vec<(usize, usize)
 }
 
 /// Writes the passage, with `…` where it cuts the text and in place of each mask.
-pub(crate) fn render(text: &str, min_start: usize, window: Window, masks: &[(usize, usize)]) -> String {
+pub(crate) fn render(source: &Source, window: Window, masks: &[(usize, usize)]) -> String {
+    let text = source.text.as_str();
     let mut out = String::with_capacity(window.end - window.start + 8);
-    if window.start > min_start {
+    if window.start > source.content_start {
         out.push_str(ELLIPSIS);
     }
     let mut pos = window.start;
@@ -333,7 +366,8 @@ pub(crate) fn render(text: &str, min_start: usize, window: Window, masks: &[(usi
         pos = end;
     }
     out.push_str(&text[pos..window.end]);
-    if window.end < text.len() && !out.ends_with(ELLIPSIS) {
+    let cut_end = window.end < text.len() || source.continues;
+    if cut_end && !out.ends_with(ELLIPSIS) {
         out.push_str(ELLIPSIS);
     }
     out
@@ -373,12 +407,21 @@ mod tests {
     use crate::index::{analyzer, query_terms};
     use crate::text::plain_text;
 
+    fn source(text: &str) -> Source {
+        Source {
+            text: text.to_owned(),
+            content_start: 0,
+            continues: false,
+        }
+    }
+
     fn passage(text: &str, query: &str) -> String {
         let mut analyzer = analyzer();
         let terms = query_terms(&mut analyzer, query);
         let mut matcher = TermMatcher::new(&mut analyzer, &terms);
-        let window = best_window(text, 0, &mut matcher);
-        render(text, 0, window, &[])
+        let source = source(text);
+        let window = best_window(&source, &mut matcher);
+        render(&source, window, &[])
     }
 
     #[test]
@@ -445,12 +488,12 @@ mod tests {
         let hidden = stored(hidden_ranges(&text, &["northern vale".to_owned(), "ardmoor".to_owned()]));
         let window = Window { start: 0, end: text.len() };
         let masks = mask_ranges(&text, window, &hidden);
-        let snippet = render(&text, 0, window, &masks);
+        let snippet = render(&source(&text), window, &masks);
         assert_eq!(snippet, "Founded: … · Region: … · Kest trades with …'s harbor in ….");
         // A value cut by the window's end is still masked.
         let cut = Window { start: 0, end: text.find("Vale").unwrap() };
         let masks = mask_ranges(&text, cut, &hidden);
-        assert_eq!(render(&text, 0, cut, &masks), "Founded: … · Region: …");
+        assert_eq!(render(&source(&text), cut, &masks), "Founded: … · Region: …");
     }
 
     #[test]
@@ -474,6 +517,21 @@ mod tests {
         assert!(covered("Name7X"));
         assert!(covered("ünï"));
         assert_eq!(many.last(), Some(&(text.len() - 1, text.len())));
+    }
+
+    #[test]
+    fn long_pages_are_scanned_in_part() {
+        let markdown = format!("# Kest\n\n{}", "- a row of the list\n".repeat(1000));
+        let source = Source::new(&markdown, "Kest");
+        assert!(source.continues);
+        assert!(source.text.len() >= SCAN_LIMIT && source.text.len() < SCAN_LIMIT + 100);
+        assert!(plain_text(&markdown).starts_with(&source.text));
+        assert_eq!(&source.text[source.content_start..][..5], "a row");
+        let window = Window { start: source.content_start, end: source.content_start + 5 };
+        assert_eq!(render(&source, window, &[]), "a row…");
+        let short = Source::new("# Kest\n\nA town.", "Kest");
+        assert!(!short.continues);
+        assert_eq!(short.text, "Kest · A town.");
     }
 
     #[test]

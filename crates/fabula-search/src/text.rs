@@ -17,9 +17,23 @@
 /// assert_eq!(text, "Kest · Founded: 1,204 · A port.");
 /// ```
 pub fn plain_text(markdown: &str) -> String {
-    let mut out = String::with_capacity(markdown.len());
+    plain_text_prefix(markdown, usize::MAX).0
+}
+
+/// Converts Markdown like [`plain_text`] but stops after the block that reaches `limit` bytes of
+/// output, so the cost is bounded on very long pages. The text is a prefix of `plain_text`'s;
+/// the flag says whether it was cut short.
+pub(crate) fn plain_text_prefix(markdown: &str, limit: usize) -> (String, bool) {
+    let mut out = String::with_capacity(markdown.len().min(limit.saturating_add(256)));
     let mut in_paragraph = false;
     for line in markdown.lines() {
+        if out.len() >= limit {
+            // Later lines only append, after at most trimming trailing blank space, so the
+            // trimmed text so far is a prefix of the whole conversion.
+            let trimmed_len = out.trim_end().len();
+            out.truncate(trimmed_len);
+            return (out, true);
+        }
         let line = line.trim();
         if line.is_empty() || is_rule(line) || is_table_separator(line) {
             in_paragraph = false;
@@ -54,7 +68,7 @@ pub fn plain_text(markdown: &str) -> String {
     }
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
-    out
+    (out, false)
 }
 
 /// The byte ranges of the words of `text`: maximal runs of alphanumeric characters, the same

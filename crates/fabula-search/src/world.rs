@@ -8,9 +8,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::index::{PageIndex, analyzer, query_terms};
-use crate::snippet::{
-    TermMatcher, best_window, content_start, describe, hidden_ranges, mask_ranges, render,
-};
+use crate::snippet::{Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render};
 use crate::store::{PageKind, PageStore, RawPage};
 use crate::text::plain_text;
 use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
@@ -216,14 +214,13 @@ impl WorldIndex {
         if hiding == Hiding::Strict {
             return Ok(describe(self.store.kind(page_idx), title, self.store.url(page_idx)));
         }
-        let text = plain_text(&self.store.body(page_idx)?);
-        let min_start = content_start(&text, title);
-        let window = best_window(&text, min_start, matcher);
+        let source = Source::new(&self.store.body(page_idx)?, title);
+        let window = best_window(&source, matcher);
         let masks = match hiding {
             Hiding::None | Hiding::Strict => Vec::new(),
-            Hiding::Partial => mask_ranges(&text, window, self.store.masks(page_idx)),
+            Hiding::Partial => mask_ranges(&source.text, window, self.store.masks(page_idx)),
         };
-        Ok(render(&text, min_start, window, &masks))
+        Ok(render(&source, window, &masks))
     }
 }
 

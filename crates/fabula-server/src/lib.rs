@@ -33,7 +33,7 @@
 pub mod api_error;
 pub mod controls;
 mod error;
-pub mod extract;
+pub mod extractors;
 pub mod loadgen;
 pub mod native;
 pub mod search_r1;
@@ -107,7 +107,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/sessions/{sid}/log", get(sessions::log))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES));
+        .layer(DefaultBodyLimit::max(extractors::MAX_BODY_BYTES));
     if state.api_key().is_some() {
         router = router.layer(middleware::from_fn_with_state(
             state.clone(),

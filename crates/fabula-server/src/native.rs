@@ -8,7 +8,7 @@ use fabula_search::{Extract, Hiding, Hit, SearchOptions, SearchResults, WorldInd
 use serde::{Deserialize, Serialize};
 
 use crate::api_error::{ApiError, ErrorBody};
-use crate::extract::{ApiJson, ApiPath};
+use crate::extractors::{ApiJson, ApiPath};
 use crate::state::AppState;
 
 /// The longest query accepted, in characters.

@@ -8,7 +8,7 @@ use fabula_search::{Hiding, Hit, SearchOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::api_error::ApiError;
-use crate::extract::{ApiJson, ApiPath};
+use crate::extractors::{ApiJson, ApiPath};
 use crate::native::{
     HidingName, MAX_QUERIES, MAX_TOP_K, run_query, validate_query, validate_top_k,
 };

@@ -25,7 +25,7 @@ use crate::controls::{
     Controls, ControlsRequest, ErrorKind, RETRY_AFTER_S, batch_failures, drop_hits, plan_call,
     truncate_chars,
 };
-use crate::extract::{ApiJson, ApiPath};
+use crate::extractors::{ApiJson, ApiPath};
 use crate::native::{
     BatchItem, ExtractRequest, ExtractResponse, SearchRequest, query_response, run_query,
     search_options, search_response,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ErrorCode, TavilyError};
-use crate::extract::{TavilyJson, TavilyPath};
+use crate::extractors::{TavilyJson, TavilyPath};
 use crate::native::{HidingName, MAX_URL_CHARS, run_query, validate_query, validate_url};
 use crate::state::AppState;
 

@@ -28,7 +28,11 @@ pub struct AgentConfig {
 
 impl Default for AgentConfig {
     fn default() -> AgentConfig {
-        AgentConfig { client: ClientConfig::default(), top_k: 10, max_chars: 100_000 }
+        AgentConfig {
+            client: ClientConfig::default(),
+            top_k: 10,
+            max_chars: 100_000,
+        }
     }
 }
 
@@ -51,10 +55,21 @@ pub fn md_tables(markdown: &str) -> Vec<MdTable> {
             }
             continue;
         }
-        let cells: Vec<String> = line[1..line.len() - 1].split('|').map(|c| c.trim().to_string()).collect();
+        let cells: Vec<String> = line[1..line.len() - 1]
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect();
         match current.as_mut() {
-            None => current = Some(MdTable { header: cells, rows: Vec::new() }),
-            Some(_) if cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| ch == '-' || ch == ':')) => {}
+            None => {
+                current = Some(MdTable {
+                    header: cells,
+                    rows: Vec::new(),
+                })
+            }
+            Some(_)
+                if cells
+                    .iter()
+                    .all(|c| !c.is_empty() && c.chars().all(|ch| ch == '-' || ch == ':')) => {}
             Some(t) => t.rows.push(cells),
         }
     }
@@ -67,7 +82,13 @@ pub fn infobox(markdown: &str) -> Vec<(String, String)> {
     md_tables(markdown)
         .into_iter()
         .find(|t| t.header.len() == 2 && t.header[1].is_empty())
-        .map(|t| t.rows.into_iter().filter(|r| r.len() == 2).map(|r| (r[0].clone(), r[1].clone())).collect())
+        .map(|t| {
+            t.rows
+                .into_iter()
+                .filter(|r| r.len() == 2)
+                .map(|r| (r[0].clone(), r[1].clone()))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -83,7 +104,11 @@ pub fn link(cell: &str) -> Option<(String, String)> {
 pub fn cell_value(cell: &str) -> String {
     let text = link(cell).map_or_else(|| cell.trim().to_string(), |(t, _)| t);
     let plain = text.replace(',', "");
-    if !plain.is_empty() && plain.chars().all(|c| c.is_ascii_digit()) { plain } else { text }
+    if !plain.is_empty() && plain.chars().all(|c| c.is_ascii_digit()) {
+        plain
+    } else {
+        text
+    }
 }
 
 fn number(text: &str) -> Option<i64> {
@@ -110,7 +135,9 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn open_url(&mut self, url: &str) -> Result<()> {
-        let (title, content) = self.client.extract_all(self.world, url, self.config.max_chars)?;
+        let (title, content) = self
+            .client
+            .extract_all(self.world, url, self.config.max_chars)?;
         self.page = Some(Page { title, content });
         Ok(())
     }
@@ -118,7 +145,9 @@ impl Run<'_> {
     /// Searches a name and opens the hit titled exactly so, else the top hit.
     fn open_name(&mut self, name: &str) -> Result<bool> {
         let hits = self.client.search(self.world, name, self.config.top_k)?;
-        let Some(hit) = hits.iter().find(|h| h.title == name).or(hits.first()) else { return Ok(false) };
+        let Some(hit) = hits.iter().find(|h| h.title == name).or(hits.first()) else {
+            return Ok(false);
+        };
         let url = hit.url.clone();
         self.open_url(&url)?;
         Ok(true)
@@ -147,7 +176,11 @@ impl Run<'_> {
         let page = self.page.as_ref()?;
         infobox(&page.content).into_iter().find_map(|(k, v)| {
             let k = k.to_lowercase();
-            let hit = if prefix { k.starts_with(&label) } else { k == label };
+            let hit = if prefix {
+                k.starts_with(&label)
+            } else {
+                k == label
+            };
             hit.then_some(v)
         })
     }
@@ -157,34 +190,58 @@ impl Run<'_> {
         let (verb, arg) = step.split_once(' ').unwrap_or((step, ""));
         match verb {
             "open" => {
-                let Some(name) = self.question.slot(arg).map(str::to_string) else { return Ok(false) };
+                let Some(name) = self.question.slot(arg).map(str::to_string) else {
+                    return Ok(false);
+                };
                 self.open_name(&name)
             }
             "follow" => {
-                let Some((_, url)) = self.infobox_cell(arg).and_then(|c| link(&c)) else { return Ok(false) };
+                let Some((_, url)) = self.infobox_cell(arg).and_then(|c| link(&c)) else {
+                    return Ok(false);
+                };
                 self.open_url(&url)?;
                 Ok(true)
             }
             "read" => {
-                let Some(cell) = self.infobox_cell(arg) else { return Ok(false) };
+                let Some(cell) = self.infobox_cell(arg) else {
+                    return Ok(false);
+                };
                 let value = cell_value(&cell);
-                let subject = self.page.as_ref().map(|p| p.title.clone()).unwrap_or_default();
+                let subject = self
+                    .page
+                    .as_ref()
+                    .map(|p| p.title.clone())
+                    .unwrap_or_default();
                 self.reads.push((subject, vec![value.clone()]));
                 self.answer = Some(value);
                 Ok(true)
             }
             "pick" => {
-                let numbered = self.reads.iter().filter_map(|(s, v)| Some((number(v.first()?)?, s.clone())));
-                let best = if arg == "min" { numbered.min_by_key(|(n, _)| *n) } else { numbered.max_by_key(|(n, _)| *n) };
+                let numbered = self
+                    .reads
+                    .iter()
+                    .filter_map(|(s, v)| Some((number(v.first()?)?, s.clone())));
+                let best = if arg == "min" {
+                    numbered.min_by_key(|(n, _)| *n)
+                } else {
+                    numbered.max_by_key(|(n, _)| *n)
+                };
                 self.answer = best.map(|(_, s)| s);
                 Ok(self.answer.is_some())
             }
             "people" => {
-                let Some(page) = &self.page else { return Ok(false) };
-                let target = page.content.split("](").zip(page.content.split("](").skip(1)).find_map(|(before, after)| {
-                    let text = before.rsplit('[').next()?;
-                    text.starts_with("People of").then(|| after.split(')').next().unwrap_or_default().to_string())
-                });
+                let Some(page) = &self.page else {
+                    return Ok(false);
+                };
+                let target = page
+                    .content
+                    .split("](")
+                    .zip(page.content.split("](").skip(1))
+                    .find_map(|(before, after)| {
+                        let text = before.rsplit('[').next()?;
+                        text.starts_with("People of")
+                            .then(|| after.split(')').next().unwrap_or_default().to_string())
+                    });
                 let Some(url) = target else { return Ok(false) };
                 self.open_url(&url)?;
                 Ok(true)
@@ -196,17 +253,26 @@ impl Run<'_> {
             }
             "column" => Ok(self.column(arg)),
             "winner" => {
-                let Some(page) = &self.page else { return Ok(false) };
-                let url = md_tables(&page.content).into_iter().flat_map(|t| t.rows).find_map(|row| {
-                    (row.len() == 2 && row[0] == "1").then(|| link(&row[1]).map(|(_, u)| u)).flatten()
-                });
+                let Some(page) = &self.page else {
+                    return Ok(false);
+                };
+                let url = md_tables(&page.content)
+                    .into_iter()
+                    .flat_map(|t| t.rows)
+                    .find_map(|row| {
+                        (row.len() == 2 && row[0] == "1")
+                            .then(|| link(&row[1]).map(|(_, u)| u))
+                            .flatten()
+                    });
                 let Some(url) = url else { return Ok(false) };
                 self.open_url(&url)?;
                 Ok(true)
             }
             "each" => self.each(arg),
             "sum" => {
-                let Some(year) = self.question.slot("year").and_then(number) else { return Ok(false) };
+                let Some(year) = self.question.slot("year").and_then(number) else {
+                    return Ok(false);
+                };
                 let total: i64 = self
                     .reads
                     .iter()
@@ -224,16 +290,29 @@ impl Run<'_> {
     /// (and that holds the filter slot's value, when the step names one).
     fn during(&mut self, arg: &str) -> bool {
         let mut args = arg.split_whitespace();
-        let Some(year) = args.next().and_then(|s| self.question.slot(s)).and_then(number) else { return false };
-        let filter = args.next().and_then(|s| self.question.slot(s)).map(str::to_string);
+        let Some(year) = args
+            .next()
+            .and_then(|s| self.question.slot(s))
+            .and_then(number)
+        else {
+            return false;
+        };
+        let filter = args
+            .next()
+            .and_then(|s| self.question.slot(s))
+            .map(str::to_string);
         let Some(page) = &self.page else { return false };
         for table in md_tables(&page.content) {
             let col = |name: &str| table.header.iter().position(|h| h == name);
-            let (Some(from), Some(to)) = (col("From"), col("To")) else { continue };
+            let (Some(from), Some(to)) = (col("From"), col("To")) else {
+                continue;
+            };
             for row in &table.rows {
                 let start = row.get(from).and_then(|c| number(c));
                 let end = row.get(to).map(|c| number(c).unwrap_or(i64::MAX));
-                let (Some(start), Some(end)) = (start, end) else { continue };
+                let (Some(start), Some(end)) = (start, end) else {
+                    continue;
+                };
                 if !(start <= year && year <= end) {
                     continue;
                 }
@@ -253,18 +332,35 @@ impl Run<'_> {
     /// among the rows that hold the filter slot's value when the step names one.
     fn column(&mut self, arg: &str) -> bool {
         let mut args = arg.split_whitespace();
-        let (Some(name), Some(order)) = (args.next(), args.next()) else { return false };
-        let filter = args.next().and_then(|s| self.question.slot(s)).map(str::to_string);
+        let (Some(name), Some(order)) = (args.next(), args.next()) else {
+            return false;
+        };
+        let filter = args
+            .next()
+            .and_then(|s| self.question.slot(s))
+            .map(str::to_string);
         let Some(page) = &self.page else { return false };
         let mut best: Option<(i64, String)> = None;
         for table in md_tables(&page.content) {
-            let Some(col) = table.header.iter().position(|h| h == name) else { continue };
+            let Some(col) = table.header.iter().position(|h| h == name) else {
+                continue;
+            };
             for row in &table.rows {
                 if filter.as_ref().is_some_and(|f| !row.iter().any(|c| c == f)) {
                     continue;
                 }
-                let (Some(value), Some(first)) = (row.get(col).and_then(|c| number(c)), row.first()) else { continue };
-                let better = best.as_ref().is_none_or(|(b, _)| if order == "min" { value < *b } else { value > *b });
+                let (Some(value), Some(first)) =
+                    (row.get(col).and_then(|c| number(c)), row.first())
+                else {
+                    continue;
+                };
+                let better = best.as_ref().is_none_or(|(b, _)| {
+                    if order == "min" {
+                        value < *b
+                    } else {
+                        value > *b
+                    }
+                });
                 if better {
                     best = Some((value, cell_value(first)));
                 }
@@ -277,10 +373,15 @@ impl Run<'_> {
     /// Opens every entity linked from the current page's tables (not its infobox) and reads
     /// the named infobox rows of each.
     fn each(&mut self, labels: &str) -> Result<bool> {
-        let Some(page) = &self.page else { return Ok(false) };
+        let Some(page) = &self.page else {
+            return Ok(false);
+        };
         let mut urls = Vec::new();
         let mut seen = BTreeSet::new();
-        for table in md_tables(&page.content).into_iter().filter(|t| !(t.header.len() == 2 && t.header[1].is_empty())) {
+        for table in md_tables(&page.content)
+            .into_iter()
+            .filter(|t| !(t.header.len() == 2 && t.header[1].is_empty()))
+        {
             for row in &table.rows {
                 if let Some((_, url)) = row.first().and_then(|c| link(c))
                     && seen.insert(url.clone())
@@ -291,9 +392,19 @@ impl Run<'_> {
         }
         for url in urls {
             self.open_url(&url)?;
-            let values: Vec<String> =
-                labels.split_whitespace().map(|l| self.infobox_cell(l).map(|c| cell_value(&c)).unwrap_or_default()).collect();
-            let subject = self.page.as_ref().map(|p| p.title.clone()).unwrap_or_default();
+            let values: Vec<String> = labels
+                .split_whitespace()
+                .map(|l| {
+                    self.infobox_cell(l)
+                        .map(|c| cell_value(&c))
+                        .unwrap_or_default()
+                })
+                .collect();
+            let subject = self
+                .page
+                .as_ref()
+                .map(|p| p.title.clone())
+                .unwrap_or_default();
             self.reads.push((subject, values));
         }
         Ok(!self.reads.is_empty())
@@ -302,13 +413,25 @@ impl Run<'_> {
 
 /// Answers one task; a server error status ends the attempt with no answer.
 fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> Result<String> {
-    let Some(question) = match_question(&task.question) else { return Ok(String::new()) };
-    let Ok(world) = task.world.parse::<u32>() else { return Ok(String::new()) };
+    let Some(question) = match_question(&task.question) else {
+        return Ok(String::new());
+    };
+    let Ok(world) = task.world.parse::<u32>() else {
+        return Ok(String::new());
+    };
     let plan = template(&question.kind, &question.template).agent.clone();
     if plan.is_empty() {
         return Ok(String::new());
     }
-    let mut run = Run { client, config, world, question, page: None, reads: Vec::new(), answer: None };
+    let mut run = Run {
+        client,
+        config,
+        world,
+        question,
+        page: None,
+        reads: Vec::new(),
+        answer: None,
+    };
     for step in &plan {
         match run.step(step) {
             Ok(true) => {}
@@ -322,11 +445,20 @@ fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> 
 
 /// Runs the baseline agent on every task against the server at `addr` (`host:port`) and returns
 /// one prediction per task, in task order. Only a broken connection is an error.
-pub fn run_baseline(addr: &str, tasks: &[TaskRecord], config: &AgentConfig) -> Result<Vec<PredictionRecord>> {
+pub fn run_baseline(
+    addr: &str,
+    tasks: &[TaskRecord],
+    config: &AgentConfig,
+) -> Result<Vec<PredictionRecord>> {
     let client = HttpClient::new(addr, config.client.clone());
     tasks
         .iter()
-        .map(|task| Ok(PredictionRecord { task_id: task.id.clone(), answer: Value::String(answer_task(&client, config, task)?) }))
+        .map(|task| {
+            Ok(PredictionRecord {
+                task_id: task.id.clone(),
+                answer: Value::String(answer_task(&client, config, task)?),
+            })
+        })
         .collect()
 }
 
@@ -339,9 +471,18 @@ mod tests {
     #[test]
     fn reads_infoboxes_and_tables() {
         let boxed = infobox(PAGE);
-        assert_eq!(boxed[0], ("Founder".to_string(), "[Amo Tal](https://w/wiki/Amo_Tal)".to_string()));
+        assert_eq!(
+            boxed[0],
+            (
+                "Founder".to_string(),
+                "[Amo Tal](https://w/wiki/Amo_Tal)".to_string()
+            )
+        );
         assert_eq!(cell_value(&boxed[1].1), "1204");
-        assert_eq!(link(&boxed[0].1), Some(("Amo Tal".to_string(), "https://w/wiki/Amo_Tal".to_string())));
+        assert_eq!(
+            link(&boxed[0].1),
+            Some(("Amo Tal".to_string(), "https://w/wiki/Amo_Tal".to_string()))
+        );
         let tables = md_tables(PAGE);
         assert_eq!(tables.len(), 2);
         assert_eq!(tables[1].rows[0][2], "1700");

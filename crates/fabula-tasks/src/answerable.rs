@@ -28,7 +28,10 @@ pub struct AnswerabilityConfig {
 
 impl Default for AnswerabilityConfig {
     fn default() -> AnswerabilityConfig {
-        AnswerabilityConfig { client: ClientConfig::default(), max_chars: 8_000 }
+        AnswerabilityConfig {
+            client: ClientConfig::default(),
+            max_chars: 8_000,
+        }
     }
 }
 
@@ -57,7 +60,11 @@ pub struct AnswerabilityReport {
 impl AnswerabilityReport {
     /// The share of gold values found, 1.0 when there are none.
     pub fn fraction(&self) -> f64 {
-        if self.values == 0 { 1.0 } else { self.found as f64 / self.values as f64 }
+        if self.values == 0 {
+            1.0
+        } else {
+            self.found as f64 / self.values as f64
+        }
     }
 
     /// A short readable report, listing at most 20 unreadable values.
@@ -71,14 +78,22 @@ impl AnswerabilityReport {
             100.0 * self.fraction()
         );
         for u in self.unreadable.iter().take(20) {
-            let _ = writeln!(out, "world {} task {}: `{}` {}", u.world, u.task, u.value, u.reason);
+            let _ = writeln!(
+                out,
+                "world {} task {}: `{}` {}",
+                u.world, u.task, u.value, u.reason
+            );
         }
         out
     }
 }
 
 /// Checks every task of the dataset in `dir` against the server at `addr` (`host:port`).
-pub fn check_answerability(addr: &str, dir: &Path, config: &AnswerabilityConfig) -> Result<AnswerabilityReport> {
+pub fn check_answerability(
+    addr: &str,
+    dir: &Path,
+    config: &AnswerabilityConfig,
+) -> Result<AnswerabilityReport> {
     let client = HttpClient::new(addr, config.client.clone());
     let manifest = dataset::read_manifest(dir)?;
     let mut report = AnswerabilityReport::default();
@@ -88,9 +103,18 @@ pub fn check_answerability(addr: &str, dir: &Path, config: &AnswerabilityConfig)
         let mut fetched: BTreeMap<String, std::result::Result<String, String>> = BTreeMap::new();
         for task in stored_tasks(&conn)? {
             report.tasks += 1;
-            let answer: Value = serde_json::from_str(&task.answer).map_err(|source| Error::TaskJson { task: task.id.clone(), source })?;
-            let urls: Vec<String> = serde_json::from_str(&task.evidence).map_err(|source| Error::TaskJson { task: task.id.clone(), source })?;
-            let rows = run_sql(&conn, &task.sql).map_err(|e| Error::BadInput(format!("task {}: {e}", task.id)))?;
+            let answer: Value =
+                serde_json::from_str(&task.answer).map_err(|source| Error::TaskJson {
+                    task: task.id.clone(),
+                    source,
+                })?;
+            let urls: Vec<String> =
+                serde_json::from_str(&task.evidence).map_err(|source| Error::TaskJson {
+                    task: task.id.clone(),
+                    source,
+                })?;
+            let rows = run_sql(&conn, &task.sql)
+                .map_err(|e| Error::BadInput(format!("task {}: {e}", task.id)))?;
             for url in &urls {
                 if !fetched.contains_key(url) {
                     let got = match client.extract_all(entry.id, url, config.max_chars) {
@@ -114,8 +138,17 @@ pub fn check_answerability(addr: &str, dir: &Path, config: &AnswerabilityConfig)
                 if texts.iter().any(|t| text_states(t, &value)) {
                     report.found += 1;
                 } else {
-                    let reason = if failures.is_empty() { "is on none of its evidence pages".to_string() } else { failures.join("; ") };
-                    report.unreadable.push(Unreadable { world: entry.id, task: task.id.clone(), value, reason });
+                    let reason = if failures.is_empty() {
+                        "is on none of its evidence pages".to_string()
+                    } else {
+                        failures.join("; ")
+                    };
+                    report.unreadable.push(Unreadable {
+                        world: entry.id,
+                        task: task.id.clone(),
+                        value,
+                        reason,
+                    });
                 }
             }
         }

@@ -23,8 +23,13 @@ use fabula_world::{World, model};
 use crate::phrasings;
 
 /// How many short-answer tasks of each kind a world gets, in the order they are drawn.
-const SHORT_TARGETS: &[(&str, usize)] =
-    &[("lookup", 6), ("multi_hop", 5), ("compare", 4), ("aggregate", 3), ("temporal", 4)];
+const SHORT_TARGETS: &[(&str, usize)] = &[
+    ("lookup", 6),
+    ("multi_hop", 5),
+    ("compare", 4),
+    ("aggregate", 3),
+    ("temporal", 4),
+];
 /// The fewest short-answer tasks a world must have; lookups fill any gap.
 const MIN_SHORT: usize = 22;
 /// The most table tasks a world gets.
@@ -39,16 +44,27 @@ type Cell = (String, i64, String);
 #[derive(Debug, Clone)]
 enum Answer {
     Text(String),
-    Table { columns: Vec<String>, metrics: Vec<&'static str>, rows: Vec<Vec<String>> },
+    Table {
+        columns: Vec<String>,
+        metrics: Vec<&'static str>,
+        rows: Vec<Vec<String>>,
+    },
 }
 
 impl Answer {
     fn to_json(&self) -> Value {
         match self {
             Answer::Text(text) => Value::String(text.clone()),
-            Answer::Table { columns, metrics, rows } => {
-                let metrics: serde_json::Map<String, Value> =
-                    columns.iter().zip(metrics).map(|(c, m)| (c.clone(), Value::String((*m).to_string()))).collect();
+            Answer::Table {
+                columns,
+                metrics,
+                rows,
+            } => {
+                let metrics: serde_json::Map<String, Value> = columns
+                    .iter()
+                    .zip(metrics)
+                    .map(|(c, m)| (c.clone(), Value::String((*m).to_string())))
+                    .collect();
                 json!({"columns": columns, "key": [columns[0]], "rows": rows, "metrics": metrics})
             }
         }
@@ -98,7 +114,10 @@ impl<'a> Builder<'a> {
         let mut stated_on: BTreeMap<Cell, Vec<usize>> = BTreeMap::new();
         for (i, page) in pages.iter().enumerate() {
             for f in &page.facts {
-                stated_on.entry((f.table.clone(), f.row_id, f.column.clone())).or_default().push(i);
+                stated_on
+                    .entry((f.table.clone(), f.row_id, f.column.clone()))
+                    .or_default()
+                    .push(i);
             }
         }
         let t = &world.theme;
@@ -139,11 +158,20 @@ impl<'a> Builder<'a> {
 
     /// The first extra column of an entity table and its label, if the theme has one.
     fn extra(&self, role: TableRole) -> Option<(String, String)> {
-        self.layout.table(role).columns.iter().find(|c| c.role == "extra").map(|c| (c.name.clone(), c.label.clone()))
+        self.layout
+            .table(role)
+            .columns
+            .iter()
+            .find(|c| c.role == "extra")
+            .map(|c| (c.name.clone(), c.label.clone()))
     }
 
     fn cell(&self, role: TableRole, row: i64, column_role: &str) -> Cell {
-        (self.t(role).to_string(), row, self.c(role, column_role).to_string())
+        (
+            self.t(role).to_string(),
+            row,
+            self.c(role, column_role).to_string(),
+        )
     }
 
     fn extra_cell(&self, role: TableRole, row: i64) -> Cell {
@@ -157,28 +185,53 @@ impl<'a> Builder<'a> {
         let ids = |n: usize| (1..=n as i64).map(|id| [id, 0, 0]).collect::<Vec<_>>();
         match (kind, template) {
             ("lookup", "person_birth_year" | "person_birthplace") => ids(w.people.len()),
-            ("lookup", "person_death_year") => {
-                w.people.iter().filter(|p| p.death_year.is_some()).map(|p| [p.id, 0, 0]).collect()
-            }
+            ("lookup", "person_death_year") => w
+                .people
+                .iter()
+                .filter(|p| p.death_year.is_some())
+                .map(|p| [p.id, 0, 0])
+                .collect(),
             ("lookup", "org_founded" | "org_founder" | "org_home") => ids(w.organisations.len()),
             ("lookup", "settlement_founded" | "settlement_population") => ids(w.settlements.len()),
-            ("lookup", "work_year") | ("multi_hop", "work_maker_founder" | "work_maker_home") => ids(w.works.len()),
-            ("lookup", "event_host") | ("multi_hop", "event_host_region" | "event_winner_founder") => ids(w.events.len()),
-            ("lookup", "alliance_seat") | ("multi_hop", "alliance_seat_region") => ids(w.alliances.len()),
+            ("lookup", "work_year") | ("multi_hop", "work_maker_founder" | "work_maker_home") => {
+                ids(w.works.len())
+            }
+            ("lookup", "event_host")
+            | ("multi_hop", "event_host_region" | "event_winner_founder") => ids(w.events.len()),
+            ("lookup", "alliance_seat") | ("multi_hop", "alliance_seat_region") => {
+                ids(w.alliances.len())
+            }
             ("multi_hop", _) => ids(w.organisations.len()),
-            ("compare", "settlement_older" | "settlement_larger") => self.pairs(w.settlements.len(), |_, _| true),
-            ("compare", "org_older" | "org_more_members") => self.pairs(w.organisations.len(), |_, _| true),
+            ("compare", "settlement_older" | "settlement_larger") => {
+                self.pairs(w.settlements.len(), |_, _| true)
+            }
+            ("compare", "org_older" | "org_more_members") => {
+                self.pairs(w.organisations.len(), |_, _| true)
+            }
             ("compare", "person_older") => {
                 // Near-namesakes first: people of one family share a surname.
-                let family = |id: i64| w.person(id).name.rsplit(' ').next().unwrap_or_default().to_string();
+                let family = |id: i64| {
+                    w.person(id)
+                        .name
+                        .rsplit(' ')
+                        .next()
+                        .unwrap_or_default()
+                        .to_string()
+                };
                 let mut same = self.pairs(w.people.len(), |a, b| family(a) == family(b));
                 same.extend(self.pairs(w.people.len(), |_, _| true).into_iter().take(4));
                 same
             }
-            ("aggregate", "region_largest_settlement" | "region_oldest_settlement" | "region_population_before")
+            (
+                "aggregate",
+                "region_largest_settlement"
+                | "region_oldest_settlement"
+                | "region_population_before",
+            )
             | ("table", "settlements_in_region") => ids(w.regions.len()),
             ("aggregate", "category_oldest_org") => ids(w.theme.organisation.categories.len()),
-            ("aggregate", "most_populous_region") | ("table", "settlements_before" | "orgs_after") => vec![[0, 0, 0]],
+            ("aggregate", "most_populous_region")
+            | ("table", "settlements_before" | "orgs_after") => vec![[0, 0, 0]],
             ("table", "works_after") if w.groups.works => vec![[0, 0, 0]],
             ("table", "people_by_occupation") => ids(w.theme.person.occupations.len()),
             ("temporal", "seat_holder") => ids(w.tenures.len()),
@@ -208,19 +261,51 @@ impl<'a> Builder<'a> {
     }
 
     /// Turns a candidate into a draft, or `None` when its answer would not be unique.
-    fn draft(&mut self, kind: &'static str, template: &'static str, cand: Candidate) -> Option<Draft> {
+    fn draft(
+        &mut self,
+        kind: &'static str,
+        template: &'static str,
+        cand: Candidate,
+    ) -> Option<Draft> {
         let w = self.world;
-        let (r, s, p, o) = (TableRole::Region, TableRole::Settlement, TableRole::Person, TableRole::Organisation);
+        let (r, s, p, o) = (
+            TableRole::Region,
+            TableRole::Settlement,
+            TableRole::Person,
+            TableRole::Organisation,
+        );
         let [x, y, _] = cand;
-        let d = |slots: Vec<(&'static str, String)>, answer: String, cells: Vec<Cell>, sql: String| {
-            Some(Draft { kind, template, slots, answer: Answer::Text(answer), cells, sql })
-        };
-        let (pt, st, ot, rt) = (self.t(p).to_string(), self.t(s).to_string(), self.t(o).to_string(), self.t(r).to_string());
+        let d =
+            |slots: Vec<(&'static str, String)>, answer: String, cells: Vec<Cell>, sql: String| {
+                Some(Draft {
+                    kind,
+                    template,
+                    slots,
+                    answer: Answer::Text(answer),
+                    cells,
+                    sql,
+                })
+            };
+        let (pt, st, ot, rt) = (
+            self.t(p).to_string(),
+            self.t(s).to_string(),
+            self.t(o).to_string(),
+            self.t(r).to_string(),
+        );
         match (kind, template) {
             ("lookup", "person_birth_year") => {
                 let person = w.person(x);
-                let sql = format!("SELECT {} FROM {pt} WHERE name = {}", self.c(p, "birth_year"), lit(&person.name));
-                d(vec![("person", person.name.clone())], person.birth_year.to_string(), vec![self.cell(p, x, "birth_year")], sql)
+                let sql = format!(
+                    "SELECT {} FROM {pt} WHERE name = {}",
+                    self.c(p, "birth_year"),
+                    lit(&person.name)
+                );
+                d(
+                    vec![("person", person.name.clone())],
+                    person.birth_year.to_string(),
+                    vec![self.cell(p, x, "birth_year")],
+                    sql,
+                )
             }
             ("lookup", "person_birthplace") => {
                 let person = w.person(x);
@@ -230,18 +315,41 @@ impl<'a> Builder<'a> {
                     lit(&person.name)
                 );
                 let answer = w.settlement(person.birthplace).name.clone();
-                d(vec![("person", person.name.clone())], answer, vec![self.cell(p, x, "birthplace")], sql)
+                d(
+                    vec![("person", person.name.clone())],
+                    answer,
+                    vec![self.cell(p, x, "birthplace")],
+                    sql,
+                )
             }
             ("lookup", "person_death_year") => {
                 let person = w.person(x);
-                let sql = format!("SELECT {} FROM {pt} WHERE name = {}", self.c(p, "death_year"), lit(&person.name));
+                let sql = format!(
+                    "SELECT {} FROM {pt} WHERE name = {}",
+                    self.c(p, "death_year"),
+                    lit(&person.name)
+                );
                 let answer = person.death_year?.to_string();
-                d(vec![("person", person.name.clone())], answer, vec![self.cell(p, x, "death_year")], sql)
+                d(
+                    vec![("person", person.name.clone())],
+                    answer,
+                    vec![self.cell(p, x, "death_year")],
+                    sql,
+                )
             }
             ("lookup", "org_founded") => {
                 let org = w.organisation(x);
-                let sql = format!("SELECT {} FROM {ot} WHERE name = {}", self.c(o, "founded"), lit(&org.name));
-                d(vec![("org", org.name.clone())], org.founded.to_string(), vec![self.cell(o, x, "founded")], sql)
+                let sql = format!(
+                    "SELECT {} FROM {ot} WHERE name = {}",
+                    self.c(o, "founded"),
+                    lit(&org.name)
+                );
+                d(
+                    vec![("org", org.name.clone())],
+                    org.founded.to_string(),
+                    vec![self.cell(o, x, "founded")],
+                    sql,
+                )
             }
             ("lookup", "org_founder") => {
                 let org = w.organisation(x);
@@ -250,7 +358,12 @@ impl<'a> Builder<'a> {
                     self.c(o, "founder"),
                     lit(&org.name)
                 );
-                d(vec![("org", org.name.clone())], w.person(org.founder).name.clone(), vec![self.cell(o, x, "founder")], sql)
+                d(
+                    vec![("org", org.name.clone())],
+                    w.person(org.founder).name.clone(),
+                    vec![self.cell(o, x, "founder")],
+                    sql,
+                )
             }
             ("lookup", "org_home") => {
                 let org = w.organisation(x);
@@ -259,7 +372,12 @@ impl<'a> Builder<'a> {
                     self.c(o, "home"),
                     lit(&org.name)
                 );
-                d(vec![("org", org.name.clone())], w.settlement(org.home).name.clone(), vec![self.cell(o, x, "home")], sql)
+                d(
+                    vec![("org", org.name.clone())],
+                    w.settlement(org.home).name.clone(),
+                    vec![self.cell(o, x, "home")],
+                    sql,
+                )
             }
             ("lookup", "settlement_founded" | "settlement_population") => {
                 let settlement = w.settlement(x);
@@ -268,14 +386,33 @@ impl<'a> Builder<'a> {
                 } else {
                     ("population", settlement.population)
                 };
-                let sql = format!("SELECT {} FROM {st} WHERE name = {}", self.c(s, column), lit(&settlement.name));
-                d(vec![("settlement", settlement.name.clone())], value.to_string(), vec![self.cell(s, x, column)], sql)
+                let sql = format!(
+                    "SELECT {} FROM {st} WHERE name = {}",
+                    self.c(s, column),
+                    lit(&settlement.name)
+                );
+                d(
+                    vec![("settlement", settlement.name.clone())],
+                    value.to_string(),
+                    vec![self.cell(s, x, column)],
+                    sql,
+                )
             }
             ("lookup", "work_year") => {
                 let wr = TableRole::Work;
                 let work = w.work(x);
-                let sql = format!("SELECT {} FROM {} WHERE name = {}", self.c(wr, "year"), self.t(wr), lit(&work.name));
-                d(vec![("work", work.name.clone())], work.year.to_string(), vec![self.cell(wr, x, "year")], sql)
+                let sql = format!(
+                    "SELECT {} FROM {} WHERE name = {}",
+                    self.c(wr, "year"),
+                    self.t(wr),
+                    lit(&work.name)
+                );
+                d(
+                    vec![("work", work.name.clone())],
+                    work.year.to_string(),
+                    vec![self.cell(wr, x, "year")],
+                    sql,
+                )
             }
             ("lookup", "event_host") => {
                 let er = TableRole::Event;
@@ -286,7 +423,12 @@ impl<'a> Builder<'a> {
                     self.c(er, "host"),
                     lit(&event.name)
                 );
-                d(vec![("event", event.name.clone())], w.settlement(event.host).name.clone(), vec![self.cell(er, x, "host")], sql)
+                d(
+                    vec![("event", event.name.clone())],
+                    w.settlement(event.host).name.clone(),
+                    vec![self.cell(er, x, "host")],
+                    sql,
+                )
             }
             ("lookup", "alliance_seat") => {
                 let ar = TableRole::Alliance;
@@ -298,7 +440,12 @@ impl<'a> Builder<'a> {
                     lit(&alliance.name)
                 );
                 let answer = w.settlement(alliance.seat).name.clone();
-                d(vec![("alliance", alliance.name.clone())], answer, vec![self.cell(ar, x, "home")], sql)
+                d(
+                    vec![("alliance", alliance.name.clone())],
+                    answer,
+                    vec![self.cell(ar, x, "home")],
+                    sql,
+                )
             }
             ("multi_hop", "founder_birthplace" | "founder_birth_year" | "founder_birth_region") => {
                 let org = w.organisation(x);
@@ -312,11 +459,17 @@ impl<'a> Builder<'a> {
                 let (answer, sql) = match template {
                     "founder_birth_year" => {
                         cells.push(self.cell(p, founder.id, "birth_year"));
-                        (founder.birth_year.to_string(), format!("SELECT p.{} {head}{filter}", self.c(p, "birth_year")))
+                        (
+                            founder.birth_year.to_string(),
+                            format!("SELECT p.{} {head}{filter}", self.c(p, "birth_year")),
+                        )
                     }
                     "founder_birthplace" => {
                         cells.push(self.cell(p, founder.id, "birthplace"));
-                        let sql = format!("SELECT s.name {head}JOIN {st} s ON s.id = p.{} {filter}", self.c(p, "birthplace"));
+                        let sql = format!(
+                            "SELECT s.name {head}JOIN {st} s ON s.id = p.{} {filter}",
+                            self.c(p, "birthplace")
+                        );
                         (w.settlement(founder.birthplace).name.clone(), sql)
                     }
                     _ => {
@@ -327,7 +480,12 @@ impl<'a> Builder<'a> {
                             self.c(p, "birthplace"),
                             self.c(s, "region")
                         );
-                        (w.region(w.settlement(founder.birthplace).region).name.clone(), sql)
+                        (
+                            w.region(w.settlement(founder.birthplace).region)
+                                .name
+                                .clone(),
+                            sql,
+                        )
                     }
                 };
                 d(vec![("org", org.name.clone())], answer, cells, sql)
@@ -340,10 +498,16 @@ impl<'a> Builder<'a> {
                 let mut cells = vec![self.cell(o, x, "home")];
                 let (answer, sql) = if template == "home_population" {
                     cells.push(self.cell(s, home.id, "population"));
-                    (home.population.to_string(), format!("SELECT s.{} {head}{filter}", self.c(s, "population")))
+                    (
+                        home.population.to_string(),
+                        format!("SELECT s.{} {head}{filter}", self.c(s, "population")),
+                    )
                 } else {
                     cells.push(self.cell(s, home.id, "region"));
-                    let sql = format!("SELECT r.name {head}JOIN {rt} r ON r.id = s.{} {filter}", self.c(s, "region"));
+                    let sql = format!(
+                        "SELECT r.name {head}JOIN {rt} r ON r.id = s.{} {filter}",
+                        self.c(s, "region")
+                    );
                     (w.region(home.region).name.clone(), sql)
                 };
                 d(vec![("org", org.name.clone())], answer, cells, sql)
@@ -352,16 +516,26 @@ impl<'a> Builder<'a> {
                 let wr = TableRole::Work;
                 let work = w.work(x);
                 let org = w.organisation(work.organisation);
-                let head = format!("FROM {} x JOIN {ot} o ON o.id = x.{} ", self.t(wr), self.c(wr, "organisation"));
+                let head = format!(
+                    "FROM {} x JOIN {ot} o ON o.id = x.{} ",
+                    self.t(wr),
+                    self.c(wr, "organisation")
+                );
                 let filter = format!("WHERE x.name = {}", lit(&work.name));
                 let mut cells = vec![self.cell(wr, x, "organisation")];
                 let (answer, sql) = if template == "work_maker_founder" {
                     cells.push(self.cell(o, org.id, "founder"));
-                    let sql = format!("SELECT p.name {head}JOIN {pt} p ON p.id = o.{} {filter}", self.c(o, "founder"));
+                    let sql = format!(
+                        "SELECT p.name {head}JOIN {pt} p ON p.id = o.{} {filter}",
+                        self.c(o, "founder")
+                    );
                     (w.person(org.founder).name.clone(), sql)
                 } else {
                     cells.push(self.cell(o, org.id, "home"));
-                    let sql = format!("SELECT s.name {head}JOIN {st} s ON s.id = o.{} {filter}", self.c(o, "home"));
+                    let sql = format!(
+                        "SELECT s.name {head}JOIN {st} s ON s.id = o.{} {filter}",
+                        self.c(o, "home")
+                    );
                     (w.settlement(org.home).name.clone(), sql)
                 };
                 d(vec![("work", work.name.clone())], answer, cells, sql)
@@ -378,14 +552,24 @@ impl<'a> Builder<'a> {
                     lit(&event.name)
                 );
                 let cells = vec![self.cell(er, x, "host"), self.cell(s, host.id, "region")];
-                d(vec![("event", event.name.clone())], w.region(host.region).name.clone(), cells, sql)
+                d(
+                    vec![("event", event.name.clone())],
+                    w.region(host.region).name.clone(),
+                    cells,
+                    sql,
+                )
             }
             ("multi_hop", "event_winner_founder") => {
                 let (er, xr) = (TableRole::Event, TableRole::Participation);
                 let event = w.event(x);
-                let winners: Vec<&model::Participation> =
-                    w.participations.iter().filter(|q| q.event == x && q.result == 1).collect();
-                let [winner] = winners.as_slice() else { return None };
+                let winners: Vec<&model::Participation> = w
+                    .participations
+                    .iter()
+                    .filter(|q| q.event == x && q.result == 1)
+                    .collect();
+                let [winner] = winners.as_slice() else {
+                    return None;
+                };
                 let org = w.organisation(winner.organisation);
                 let sql = format!(
                     "SELECT p.name FROM {xt} x JOIN {et} e ON e.id = x.{xe} JOIN {ot} o ON o.id = x.{xo} \
@@ -403,7 +587,12 @@ impl<'a> Builder<'a> {
                     self.cell(xr, winner.id, "result"),
                     self.cell(o, org.id, "founder"),
                 ];
-                d(vec![("event", event.name.clone())], w.person(org.founder).name.clone(), cells, sql)
+                d(
+                    vec![("event", event.name.clone())],
+                    w.person(org.founder).name.clone(),
+                    cells,
+                    sql,
+                )
             }
             ("multi_hop", "alliance_seat_region") => {
                 let ar = TableRole::Alliance;
@@ -417,7 +606,12 @@ impl<'a> Builder<'a> {
                     lit(&alliance.name)
                 );
                 let cells = vec![self.cell(ar, x, "home"), self.cell(s, seat.id, "region")];
-                d(vec![("alliance", alliance.name.clone())], w.region(seat.region).name.clone(), cells, sql)
+                d(
+                    vec![("alliance", alliance.name.clone())],
+                    w.region(seat.region).name.clone(),
+                    cells,
+                    sql,
+                )
             }
             ("compare", _) => {
                 let (role, column, earliest) = match template {
@@ -460,34 +654,65 @@ impl<'a> Builder<'a> {
                     self.cell(role, y, "name"),
                     self.cell(role, y, column),
                 ];
-                d(vec![("a", name(x)), ("b", name(y))], name(winner), cells, sql)
+                d(
+                    vec![("a", name(x)), ("b", name(y))],
+                    name(winner),
+                    cells,
+                    sql,
+                )
             }
-            ("aggregate", "region_largest_settlement" | "region_oldest_settlement" | "region_population_before") => {
+            (
+                "aggregate",
+                "region_largest_settlement"
+                | "region_oldest_settlement"
+                | "region_population_before",
+            ) => {
                 let region = w.region(x);
-                let mut members: Vec<&model::Settlement> = w.settlements.iter().filter(|q| q.region == x).collect();
+                let mut members: Vec<&model::Settlement> =
+                    w.settlements.iter().filter(|q| q.region == x).collect();
                 if members.len() < 2 {
                     return None;
                 }
-                let (sreg, sfounded, spop) = (self.c(s, "region").to_string(), self.c(s, "founded").to_string(), self.c(s, "population").to_string());
-                let from = format!("FROM {st} s JOIN {rt} r ON r.id = s.{sreg} WHERE r.name = {}", lit(&region.name));
+                let (sreg, sfounded, spop) = (
+                    self.c(s, "region").to_string(),
+                    self.c(s, "founded").to_string(),
+                    self.c(s, "population").to_string(),
+                );
+                let from = format!(
+                    "FROM {st} s JOIN {rt} r ON r.id = s.{sreg} WHERE r.name = {}",
+                    lit(&region.name)
+                );
                 let mut slots = vec![("region", region.name.clone())];
                 let (answer, sql, support): (String, String, &str) = match template {
                     "region_largest_settlement" | "region_oldest_settlement" => {
                         let largest = template == "region_largest_settlement";
-                        let key = |q: &model::Settlement| if largest { -q.population } else { q.founded };
+                        let key =
+                            |q: &model::Settlement| if largest { -q.population } else { q.founded };
                         members.sort_by_key(|q| key(q));
                         if key(members[0]) == key(members[1]) {
                             return None;
                         }
-                        let (col, order) = if largest { (&spop, " DESC") } else { (&sfounded, "") };
-                        let sql = format!("SELECT FIRST_VALUE(s.name) OVER (ORDER BY s.{col}{order}) AS answer, s.name, s.{col} {from}");
-                        (members[0].name.clone(), sql, if largest { "population" } else { "founded" })
+                        let (col, order) = if largest {
+                            (&spop, " DESC")
+                        } else {
+                            (&sfounded, "")
+                        };
+                        let sql = format!(
+                            "SELECT FIRST_VALUE(s.name) OVER (ORDER BY s.{col}{order}) AS answer, s.name, s.{col} {from}"
+                        );
+                        (
+                            members[0].name.clone(),
+                            sql,
+                            if largest { "population" } else { "founded" },
+                        )
                     }
                     _ => {
                         members.sort_by_key(|q| q.founded);
                         // Keep the k oldest, k >= 2, where a year separates them from the rest.
                         let ks: Vec<usize> = (2..=members.len())
-                            .filter(|&k| k == members.len() || members[k - 1].founded < members[k].founded)
+                            .filter(|&k| {
+                                k == members.len() || members[k - 1].founded < members[k].founded
+                            })
                             .collect();
                         let k = *ks.get(self.rng.random_range(0..ks.len().max(1)))?;
                         let year = members[k - 1].founded + 1;
@@ -512,8 +737,17 @@ impl<'a> Builder<'a> {
                 d(slots, answer, cells, sql)
             }
             ("aggregate", "category_oldest_org") => {
-                let category = w.theme.organisation.categories.get(usize::try_from(x - 1).ok()?)?.clone();
-                let mut members: Vec<&model::Organisation> = w.organisations.iter().filter(|q| q.category == category).collect();
+                let category = w
+                    .theme
+                    .organisation
+                    .categories
+                    .get(usize::try_from(x - 1).ok()?)?
+                    .clone();
+                let mut members: Vec<&model::Organisation> = w
+                    .organisations
+                    .iter()
+                    .filter(|q| q.category == category)
+                    .collect();
                 members.sort_by_key(|q| q.founded);
                 if members.len() < 2 || members[0].founded == members[1].founded {
                     return None;
@@ -530,7 +764,12 @@ impl<'a> Builder<'a> {
                     cells.push(self.cell(o, q.id, "founded"));
                     cells.push(self.cell(o, q.id, "category"));
                 }
-                d(vec![("category", category.clone())], members[0].name.clone(), cells, sql)
+                d(
+                    vec![("category", category.clone())],
+                    members[0].name.clone(),
+                    cells,
+                    sql,
+                )
             }
             ("aggregate", "most_populous_region") => {
                 let mut regions: Vec<&model::Region> = w.regions.iter().collect();
@@ -539,13 +778,20 @@ impl<'a> Builder<'a> {
                     return None;
                 }
                 let col = self.c(r, "population").to_string();
-                let sql = format!("SELECT FIRST_VALUE(name) OVER (ORDER BY {col} DESC) AS answer, name, {col} FROM {rt}");
+                let sql = format!(
+                    "SELECT FIRST_VALUE(name) OVER (ORDER BY {col} DESC) AS answer, name, {col} FROM {rt}"
+                );
                 let mut cells = Vec::new();
                 for q in &regions {
                     cells.push(self.cell(r, q.id, "name"));
                     cells.push(self.cell(r, q.id, "population"));
                 }
-                d(vec![("world", w.name.clone())], regions[0].name.clone(), cells, sql)
+                d(
+                    vec![("world", w.name.clone())],
+                    regions[0].name.clone(),
+                    cells,
+                    sql,
+                )
             }
             ("temporal", "seat_holder") => {
                 let tr = TableRole::Tenure;
@@ -562,7 +808,10 @@ impl<'a> Builder<'a> {
                     return None;
                 }
                 let org = w.organisation(tenure.organisation);
-                let (start, end) = (self.c(tr, "start_year").to_string(), self.c(tr, "end_year").to_string());
+                let (start, end) = (
+                    self.c(tr, "start_year").to_string(),
+                    self.c(tr, "end_year").to_string(),
+                );
                 let sql = format!(
                     "SELECT p.name FROM {tt} t JOIN {ot} o ON o.id = t.{to} JOIN {pt} p ON p.id = t.{tp} \
                      WHERE o.name = {org} AND t.{seat} = {seat_value} AND t.{start} <= {year} \
@@ -574,11 +823,19 @@ impl<'a> Builder<'a> {
                     seat = self.c(tr, "seat"),
                     seat_value = lit(&tenure.seat),
                 );
-                let mut cells = vec![self.cell(tr, x, "person"), self.cell(tr, x, "seat"), self.cell(tr, x, "start_year")];
+                let mut cells = vec![
+                    self.cell(tr, x, "person"),
+                    self.cell(tr, x, "seat"),
+                    self.cell(tr, x, "start_year"),
+                ];
                 if tenure.end.is_some() {
                     cells.push(self.cell(tr, x, "end_year"));
                 }
-                let slots = vec![("seat", tenure.seat.clone()), ("org", org.name.clone()), ("year", year.to_string())];
+                let slots = vec![
+                    ("seat", tenure.seat.clone()),
+                    ("org", org.name.clone()),
+                    ("year", year.to_string()),
+                ];
                 d(slots, w.person(tenure.person).name.clone(), cells, sql)
             }
             ("temporal", "alliance_member_of") => {
@@ -586,13 +843,19 @@ impl<'a> Builder<'a> {
                 let m = w.alliance_memberships.get(usize::try_from(x - 1).ok()?)?;
                 let year = self.inside_year(m.start, m.end)?;
                 let clash = w.alliance_memberships.iter().any(|q| {
-                    q.id != m.id && q.organisation == m.organisation && q.start <= year && q.end.is_none_or(|e| e >= year)
+                    q.id != m.id
+                        && q.organisation == m.organisation
+                        && q.start <= year
+                        && q.end.is_none_or(|e| e >= year)
                 });
                 if clash {
                     return None;
                 }
                 let org = w.organisation(m.organisation);
-                let (start, end) = (self.c(mr, "start_year").to_string(), self.c(mr, "end_year").to_string());
+                let (start, end) = (
+                    self.c(mr, "start_year").to_string(),
+                    self.c(mr, "end_year").to_string(),
+                );
                 let sql = format!(
                     "SELECT a.name FROM {mt} m JOIN {ot} o ON o.id = m.{mo} JOIN {at} a ON a.id = m.{ma} \
                      WHERE o.name = {org} AND m.{start} <= {year} AND (m.{end} IS NULL OR m.{end} >= {year})",
@@ -624,8 +887,9 @@ impl<'a> Builder<'a> {
     /// ones from the rest: a count in the table row range, or `None`.
     fn cut(&mut self, years: &[i64]) -> Option<usize> {
         let (lo, hi) = TABLE_ROWS;
-        let ks: Vec<usize> =
-            (lo..=hi.min(years.len())).filter(|&k| k == years.len() || years[k - 1] != years[k]).collect();
+        let ks: Vec<usize> = (lo..=hi.min(years.len()))
+            .filter(|&k| k == years.len() || years[k - 1] != years[k])
+            .collect();
         if ks.is_empty() {
             return None;
         }
@@ -634,23 +898,45 @@ impl<'a> Builder<'a> {
 
     fn table_draft(&mut self, template: &'static str, x: i64) -> Option<Draft> {
         let w = self.world;
-        let (r, s, p, o) = (TableRole::Region, TableRole::Settlement, TableRole::Person, TableRole::Organisation);
-        let (st, rt, pt, ot) = (self.t(s).to_string(), self.t(r).to_string(), self.t(p).to_string(), self.t(o).to_string());
+        let (r, s, p, o) = (
+            TableRole::Region,
+            TableRole::Settlement,
+            TableRole::Person,
+            TableRole::Organisation,
+        );
+        let (st, rt, pt, ot) = (
+            self.t(s).to_string(),
+            self.t(r).to_string(),
+            self.t(p).to_string(),
+            self.t(o).to_string(),
+        );
         let theme = &w.theme;
-        let table = |columns: Vec<String>, metrics: Vec<&'static str>, rows: Vec<Vec<String>>| Answer::Table { columns, metrics, rows };
+        let table = |columns: Vec<String>, metrics: Vec<&'static str>, rows: Vec<Vec<String>>| {
+            Answer::Table {
+                columns,
+                metrics,
+                rows,
+            }
+        };
         let mut cells = Vec::new();
         let mut rows = Vec::new();
         let (slots, answer, sql) = match template {
             "settlements_in_region" => {
                 let region = w.region(x);
                 let (extra_col, extra_label) = self.extra(s)?;
-                let mut members: Vec<&model::Settlement> = w.settlements.iter().filter(|q| q.region == x).collect();
+                let mut members: Vec<&model::Settlement> =
+                    w.settlements.iter().filter(|q| q.region == x).collect();
                 if !(TABLE_ROWS.0..=TABLE_ROWS.1).contains(&members.len()) {
                     return None;
                 }
                 members.sort_by(|a, b| a.name.cmp(&b.name));
                 for q in &members {
-                    rows.push(vec![q.name.clone(), q.founded.to_string(), q.population.to_string(), q.extras[0].to_string()]);
+                    rows.push(vec![
+                        q.name.clone(),
+                        q.founded.to_string(),
+                        q.population.to_string(),
+                        q.extras[0].to_string(),
+                    ]);
                     for column in ["name", "founded", "population"] {
                         cells.push(self.cell(s, q.id, column));
                     }
@@ -663,9 +949,21 @@ impl<'a> Builder<'a> {
                     self.c(s, "region"),
                     lit(&region.name)
                 );
-                let columns = vec![cap(&theme.settlement.singular), "Founded".into(), "Population".into(), cap(&extra_label)];
-                let slots = vec![("region", region.name.clone()), ("extra", extra_label.clone())];
-                (slots, table(columns, vec!["exact", "number", "number", "number"], rows), sql)
+                let columns = vec![
+                    cap(&theme.settlement.singular),
+                    "Founded".into(),
+                    "Population".into(),
+                    cap(&extra_label),
+                ];
+                let slots = vec![
+                    ("region", region.name.clone()),
+                    ("extra", extra_label.clone()),
+                ];
+                (
+                    slots,
+                    table(columns, vec!["exact", "number", "number", "number"], rows),
+                    sql,
+                )
             }
             "settlements_before" => {
                 let mut members: Vec<&model::Settlement> = w.settlements.iter().collect();
@@ -677,7 +975,12 @@ impl<'a> Builder<'a> {
                 members.sort_by(|a, b| a.name.cmp(&b.name));
                 for q in &members {
                     let region = w.region(q.region).name.clone();
-                    rows.push(vec![q.name.clone(), region, q.founded.to_string(), q.population.to_string()]);
+                    rows.push(vec![
+                        q.name.clone(),
+                        region,
+                        q.founded.to_string(),
+                        q.population.to_string(),
+                    ]);
                     for column in ["name", "region", "founded", "population"] {
                         cells.push(self.cell(s, q.id, column));
                     }
@@ -688,16 +991,29 @@ impl<'a> Builder<'a> {
                     self.c(s, "population"),
                     self.c(s, "region"),
                 );
-                let columns = vec![cap(&theme.settlement.singular), cap(&theme.region.singular), "Founded".into(), "Population".into()];
+                let columns = vec![
+                    cap(&theme.settlement.singular),
+                    cap(&theme.region.singular),
+                    "Founded".into(),
+                    "Population".into(),
+                ];
                 let slots = vec![("world", w.name.clone()), ("year", year.to_string())];
-                (slots, table(columns, vec!["exact", "exact", "number", "number"], rows), sql)
+                (
+                    slots,
+                    table(columns, vec!["exact", "exact", "number", "number"], rows),
+                    sql,
+                )
             }
             "orgs_after" => {
                 let mut members: Vec<&model::Organisation> = w.organisations.iter().collect();
                 members.sort_by_key(|q| -q.founded);
                 let years: Vec<i64> = members.iter().map(|q| q.founded).collect();
                 let k = self.cut(&years)?;
-                let year = if k == years.len() { years[k - 1] - 1 } else { years[k] };
+                let year = if k == years.len() {
+                    years[k - 1] - 1
+                } else {
+                    years[k]
+                };
                 members.truncate(k);
                 members.sort_by(|a, b| a.name.cmp(&b.name));
                 for q in &members {
@@ -722,18 +1038,35 @@ impl<'a> Builder<'a> {
                     format!("Home {}", theme.settlement.singular),
                 ];
                 let slots = vec![("year", year.to_string())];
-                (slots, table(columns, vec!["exact", "exact", "number", "exact"], rows), sql)
+                (
+                    slots,
+                    table(columns, vec!["exact", "exact", "number", "exact"], rows),
+                    sql,
+                )
             }
             "people_by_occupation" => {
-                let occupation = theme.person.occupations.get(usize::try_from(x - 1).ok()?)?.clone();
-                let mut members: Vec<&model::Person> = w.people.iter().filter(|q| q.occupation == occupation).collect();
+                let occupation = theme
+                    .person
+                    .occupations
+                    .get(usize::try_from(x - 1).ok()?)?
+                    .clone();
+                let mut members: Vec<&model::Person> = w
+                    .people
+                    .iter()
+                    .filter(|q| q.occupation == occupation)
+                    .collect();
                 if !(TABLE_ROWS.0..=TABLE_ROWS.1).contains(&members.len()) {
                     return None;
                 }
                 members.sort_by(|a, b| a.name.cmp(&b.name));
                 for q in &members {
                     let place = w.settlement(q.birthplace);
-                    rows.push(vec![q.name.clone(), q.birth_year.to_string(), place.name.clone(), w.region(place.region).name.clone()]);
+                    rows.push(vec![
+                        q.name.clone(),
+                        q.birth_year.to_string(),
+                        place.name.clone(),
+                        w.region(place.region).name.clone(),
+                    ]);
                     for column in ["name", "birth_year", "birthplace"] {
                         cells.push(self.cell(p, q.id, column));
                     }
@@ -748,9 +1081,18 @@ impl<'a> Builder<'a> {
                     self.c(p, "occupation"),
                     lit(&occupation)
                 );
-                let columns = vec![cap(&theme.person.singular), "Born".into(), "Birthplace".into(), cap(&theme.region.singular)];
+                let columns = vec![
+                    cap(&theme.person.singular),
+                    "Born".into(),
+                    "Birthplace".into(),
+                    cap(&theme.region.singular),
+                ];
                 let slots = vec![("occupation", occupation.clone())];
-                (slots, table(columns, vec!["exact", "number", "exact", "exact"], rows), sql)
+                (
+                    slots,
+                    table(columns, vec!["exact", "number", "exact", "exact"], rows),
+                    sql,
+                )
             }
             "works_after" => {
                 let wr = TableRole::Work;
@@ -759,12 +1101,21 @@ impl<'a> Builder<'a> {
                 members.sort_by_key(|q| -q.year);
                 let years: Vec<i64> = members.iter().map(|q| q.year).collect();
                 let k = self.cut(&years)?;
-                let year = if k == years.len() { years[k - 1] - 1 } else { years[k] };
+                let year = if k == years.len() {
+                    years[k - 1] - 1
+                } else {
+                    years[k]
+                };
                 members.truncate(k);
                 members.sort_by(|a, b| a.name.cmp(&b.name));
                 for q in &members {
                     let org = w.organisation(q.organisation).name.clone();
-                    rows.push(vec![q.name.clone(), org, q.year.to_string(), q.extras[0].to_string()]);
+                    rows.push(vec![
+                        q.name.clone(),
+                        org,
+                        q.year.to_string(),
+                        q.extras[0].to_string(),
+                    ]);
                     for column in ["name", "organisation", "year"] {
                         cells.push(self.cell(wr, q.id, column));
                     }
@@ -777,13 +1128,29 @@ impl<'a> Builder<'a> {
                     self.c(wr, "organisation"),
                 );
                 let verb = theme.work.verb.clone().unwrap_or_default();
-                let columns = vec![cap(&theme.work.singular), cap(&theme.organisation.singular), cap(&verb), cap(&extra_label)];
+                let columns = vec![
+                    cap(&theme.work.singular),
+                    cap(&theme.organisation.singular),
+                    cap(&verb),
+                    cap(&extra_label),
+                ];
                 let slots = vec![("year", year.to_string()), ("extra", extra_label.clone())];
-                (slots, table(columns, vec!["exact", "exact", "number", "number"], rows), sql)
+                (
+                    slots,
+                    table(columns, vec!["exact", "exact", "number", "number"], rows),
+                    sql,
+                )
             }
             _ => return None,
         };
-        Some(Draft { kind: "table", template, slots, answer, cells, sql })
+        Some(Draft {
+            kind: "table",
+            template,
+            slots,
+            answer,
+            cells,
+            sql,
+        })
     }
 
     /// A small set of pages that together state every cell, or `None` when some cell is stated
@@ -813,7 +1180,9 @@ impl<'a> Builder<'a> {
                 .iter()
                 .filter(|(p, _)| !chosen.contains(p))
                 .map(|(&p, cs)| (cs.iter().filter(|&&c| !covered[c]).count(), p))
-                .max_by(|(na, pa), (nb, pb)| na.cmp(nb).then(rank(*pb).cmp(&rank(*pa))).then(pb.cmp(pa)))?;
+                .max_by(|(na, pa), (nb, pb)| {
+                    na.cmp(nb).then(rank(*pb).cmp(&rank(*pa))).then(pb.cmp(pa))
+                })?;
             if gain == 0 {
                 return None;
             }
@@ -864,7 +1233,10 @@ impl<'a> Builder<'a> {
                 return None;
             }
         }
-        let urls: Vec<&str> = evidence.iter().map(|&i| self.pages[i].url.as_str()).collect();
+        let urls: Vec<&str> = evidence
+            .iter()
+            .map(|&i| self.pages[i].url.as_str())
+            .collect();
         Some(TaskRecord {
             id: format!("w{:05}-t{n:03}", self.world.id),
             kind: draft.kind.to_string(),
@@ -877,10 +1249,22 @@ impl<'a> Builder<'a> {
     }
 
     /// Draws up to `target` tasks of one kind, cycling over its templates so each gets a turn.
-    fn draw_kind(&mut self, kind: &'static str, target: usize, tasks: &mut Vec<TaskRecord>, seen: &mut BTreeSet<String>) -> usize {
-        let names: Vec<&'static str> = phrasings::templates()[kind].keys().map(String::as_str).collect();
-        let mut pools: Vec<(&'static str, Vec<Candidate>)> =
-            names.into_iter().map(|name| (name, self.candidates(kind, name))).filter(|(_, c)| !c.is_empty()).collect();
+    fn draw_kind(
+        &mut self,
+        kind: &'static str,
+        target: usize,
+        tasks: &mut Vec<TaskRecord>,
+        seen: &mut BTreeSet<String>,
+    ) -> usize {
+        let names: Vec<&'static str> = phrasings::templates()[kind]
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut pools: Vec<(&'static str, Vec<Candidate>)> = names
+            .into_iter()
+            .map(|name| (name, self.candidates(kind, name)))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
         pools.shuffle(&mut self.rng);
         let mut made = 0;
         while made < target && pools.iter().any(|(_, c)| !c.is_empty()) {
@@ -895,8 +1279,12 @@ impl<'a> Builder<'a> {
                 }
                 let pick = self.rng.random_range(0..pool.len());
                 let cand = pool.swap_remove(pick);
-                let Some(draft) = self.draft(kind, name, cand) else { continue };
-                let Some(task) = self.finish(draft, tasks.len()) else { continue };
+                let Some(draft) = self.draft(kind, name, cand) else {
+                    continue;
+                };
+                let Some(task) = self.finish(draft, tasks.len()) else {
+                    continue;
+                };
                 // One question per template and subject: no two tasks ask the same thing.
                 if !seen.insert(format!("{kind}.{name}:{}", task.sql)) {
                     continue;

@@ -22,7 +22,9 @@ pub struct TaskCheck;
 
 /// Reads every stored task of an open world file, in id order.
 pub fn stored_tasks(conn: &Connection) -> rusqlite::Result<Vec<TaskRecord>> {
-    let mut stmt = conn.prepare("SELECT id, kind, question, answer, evidence, hops, sql FROM fabula_tasks ORDER BY id")?;
+    let mut stmt = conn.prepare(
+        "SELECT id, kind, question, answer, evidence, hops, sql FROM fabula_tasks ORDER BY id",
+    )?;
     let rows = stmt.query_map([], |r| {
         Ok(TaskRecord {
             id: r.get(0)?,
@@ -49,22 +51,33 @@ fn cell_text(value: ValueRef<'_>) -> String {
 
 /// Runs a task's query, which must be read-only, and returns its rows as text.
 pub fn run_sql(conn: &Connection, sql: &str) -> Result<Vec<Vec<String>>, String> {
-    let mut stmt = conn.prepare(sql).map_err(|e| format!("query does not prepare: {e}"))?;
+    let mut stmt = conn
+        .prepare(sql)
+        .map_err(|e| format!("query does not prepare: {e}"))?;
     if !stmt.readonly() {
         return Err("query is not read-only".into());
     }
     let n = stmt.column_count();
     let rows = stmt
-        .query_map([], |r| (0..n).map(|i| r.get_ref(i).map(cell_text)).collect::<rusqlite::Result<Vec<String>>>())
+        .query_map([], |r| {
+            (0..n)
+                .map(|i| r.get_ref(i).map(cell_text))
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
         .map_err(|e| format!("query fails: {e}"))?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(|e| format!("query fails: {e}"))
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(|e| format!("query fails: {e}"))
 }
 
 /// The answer a query result gives, in the shape of the stored answer, or why it gives none.
 pub fn answer_from_rows(stored: &Value, rows: &[Vec<String>]) -> Result<Value, String> {
     match stored {
         Value::String(_) => {
-            let mut firsts: Vec<&str> = rows.iter().filter_map(|r| r.first()).map(String::as_str).collect();
+            let mut firsts: Vec<&str> = rows
+                .iter()
+                .filter_map(|r| r.first())
+                .map(String::as_str)
+                .collect();
             firsts.sort_unstable();
             firsts.dedup();
             match firsts.as_slice() {
@@ -83,7 +96,9 @@ pub fn answer_from_rows(stored: &Value, rows: &[Vec<String>]) -> Result<Value, S
             out.insert("rows".into(), Value::from(rows.to_vec()));
             Ok(Value::Object(out))
         }
-        other => Err(format!("stored answer is neither a string, a list nor a table: {other}")),
+        other => Err(format!(
+            "stored answer is neither a string, a list nor a table: {other}"
+        )),
     }
 }
 
@@ -123,7 +138,9 @@ pub fn required_values(kind: &str, stored: &Value, rows: &[Vec<String>]) -> Vec<
             }
             values.extend(rows.iter().flat_map(|r| r.iter().skip(1)).cloned());
         }
-        Value::Array(items) => values.extend(items.iter().filter_map(Value::as_str).map(str::to_string)),
+        Value::Array(items) => {
+            values.extend(items.iter().filter_map(Value::as_str).map(str::to_string))
+        }
         Value::Object(table) => {
             if let Some(Value::Array(gold_rows)) = table.get("rows") {
                 for row in gold_rows {
@@ -167,7 +184,10 @@ fn contains_word(text: &str, needle: &str) -> bool {
         // A number followed by `,digit` continues, so `12` is not stated by `12,345`.
         let continues_number = needle.chars().last().is_some_and(|c| c.is_ascii_digit())
             && text[end..].starts_with(',')
-            && text[end + 1..].chars().next().is_some_and(|c| c.is_ascii_digit());
+            && text[end + 1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit());
         if !before.is_some_and(is_word) && !after.is_some_and(is_word) && !continues_number {
             return true;
         }
@@ -178,15 +198,23 @@ fn contains_word(text: &str, needle: &str) -> bool {
 
 /// Whether a page states a value through one of its recorded facts.
 pub fn fact_states(shown: &[String], value: &str) -> bool {
-    shown.iter().any(|s| s == value || (s.contains(',') && s.replace(',', "") == value))
+    shown
+        .iter()
+        .any(|s| s == value || (s.contains(',') && s.replace(',', "") == value))
 }
 
 /// Checks the id format `wNNNNN-tNNN` against the world id.
 fn id_matches(id: &str, world_id: Option<u32>) -> bool {
-    let Some((w, t)) = id.split_once('-') else { return false };
+    let Some((w, t)) = id.split_once('-') else {
+        return false;
+    };
     let digits = |s: &str, min: usize| s.len() >= min && s.chars().all(|c| c.is_ascii_digit());
-    let Some(w) = w.strip_prefix('w') else { return false };
-    let Some(t) = t.strip_prefix('t') else { return false };
+    let Some(w) = w.strip_prefix('w') else {
+        return false;
+    };
+    let Some(t) = t.strip_prefix('t') else {
+        return false;
+    };
     digits(w, 5) && digits(t, 3) && world_id.is_none_or(|id| w.parse::<u32>().ok() == Some(id))
 }
 
@@ -199,10 +227,15 @@ struct StoredPage {
 fn stored_page(conn: &Connection, url: &str) -> rusqlite::Result<Option<StoredPage>> {
     let mut stmt = conn.prepare_cached("SELECT id, body FROM fabula_pages WHERE url = ?1")?;
     let mut rows = stmt.query([url])?;
-    let Some(row) = rows.next()? else { return Ok(None) };
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
     let (id, body): (i64, String) = (row.get(0)?, row.get(1)?);
-    let mut facts = conn.prepare_cached("SELECT shown FROM fabula_page_facts WHERE page_id = ?1")?;
-    let shown = facts.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
+    let mut facts =
+        conn.prepare_cached("SELECT shown FROM fabula_page_facts WHERE page_id = ?1")?;
+    let shown = facts
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(Some(StoredPage { body, shown }))
 }
 
@@ -211,12 +244,22 @@ impl ExtraCheck for TaskCheck {
         let tasks = match stored_tasks(conn) {
             Ok(tasks) => tasks,
             Err(e) => {
-                out.push(violation(world, TASKS_TABLE, None, "tasks.count", &format!("cannot read tasks: {e}")));
+                out.push(violation(
+                    world,
+                    TASKS_TABLE,
+                    None,
+                    "tasks.count",
+                    &format!("cannot read tasks: {e}"),
+                ));
                 return;
             }
         };
         let world_id: Option<u32> = conn
-            .query_row("SELECT value FROM fabula_meta WHERE key = 'world_id'", [], |r| r.get::<_, String>(0))
+            .query_row(
+                "SELECT value FROM fabula_meta WHERE key = 'world_id'",
+                [],
+                |r| r.get::<_, String>(0),
+            )
             .ok()
             .and_then(|v| v.parse().ok());
         let n_tables = tasks.iter().filter(|t| t.kind == "table").count();
@@ -234,18 +277,36 @@ impl ExtraCheck for TaskCheck {
 }
 
 /// Runs every per-task rule on one task.
-fn check_task(conn: &Connection, world: &str, world_id: Option<u32>, task: &TaskRecord, out: &mut Vec<Violation>) {
+fn check_task(
+    conn: &Connection,
+    world: &str,
+    world_id: Option<u32>,
+    task: &TaskRecord,
+    out: &mut Vec<Violation>,
+) {
     let mut report = |rule: &str, detail: String| {
-        out.push(violation(world, TASKS_TABLE, None, rule, &format!("task {}: {detail}", task.id)));
+        out.push(violation(
+            world,
+            TASKS_TABLE,
+            None,
+            rule,
+            &format!("task {}: {detail}", task.id),
+        ));
     };
     if !id_matches(&task.id, world_id) {
-        report("tasks.id", "id is not `wNNNNN-tNNN` with this world's id".into());
+        report(
+            "tasks.id",
+            "id is not `wNNNNN-tNNN` with this world's id".into(),
+        );
     }
     if !TASK_KINDS.contains(&task.kind.as_str()) {
         report("tasks.kind", format!("unknown kind `{}`", task.kind));
     }
     if task.question.trim().is_empty() || task.question.contains('_') {
-        report("tasks.question", "question is empty or names a table or column".into());
+        report(
+            "tasks.question",
+            "question is empty or names a table or column".into(),
+        );
     }
     let stored: Value = match serde_json::from_str(&task.answer) {
         Ok(v) => v,
@@ -255,7 +316,10 @@ fn check_task(conn: &Connection, world: &str, world_id: Option<u32>, task: &Task
         report("tasks.answer", e.to_string());
     }
     if (task.kind == "table") != stored.is_object() {
-        report("tasks.answer", "table tasks, and only they, have table answers".into());
+        report(
+            "tasks.answer",
+            "table tasks, and only they, have table answers".into(),
+        );
     }
     let rows = match run_sql(conn, &task.sql) {
         Ok(rows) => rows,
@@ -263,12 +327,20 @@ fn check_task(conn: &Connection, world: &str, world_id: Option<u32>, task: &Task
     };
     match answer_from_rows(&stored, &rows) {
         Ok(recomputed) if same_answer(&stored, &recomputed) => {}
-        Ok(recomputed) => report("tasks.answer", format!("stored {stored} but the database gives {recomputed}")),
+        Ok(recomputed) => report(
+            "tasks.answer",
+            format!("stored {stored} but the database gives {recomputed}"),
+        ),
         Err(e) => report("tasks.answer", e),
     }
     let urls: Vec<String> = match serde_json::from_str(&task.evidence) {
         Ok(urls) => urls,
-        Err(e) => return report("tasks.evidence", format!("evidence is not a JSON list of urls: {e}")),
+        Err(e) => {
+            return report(
+                "tasks.evidence",
+                format!("evidence is not a JSON list of urls: {e}"),
+            );
+        }
     };
     if urls.is_empty() {
         report("tasks.evidence", "no evidence pages".into());
@@ -277,12 +349,17 @@ fn check_task(conn: &Connection, world: &str, world_id: Option<u32>, task: &Task
     for url in &urls {
         match stored_page(conn, url) {
             Ok(Some(page)) => pages.push(page),
-            Ok(None) => report("tasks.evidence", format!("evidence page {url} does not exist")),
+            Ok(None) => report(
+                "tasks.evidence",
+                format!("evidence page {url} does not exist"),
+            ),
             Err(e) => report("tasks.evidence", format!("cannot read page {url}: {e}")),
         }
     }
     for value in required_values(&task.kind, &stored, &rows) {
-        let stated = pages.iter().any(|p| fact_states(&p.shown, &value) || text_states(&p.body, &value));
+        let stated = pages
+            .iter()
+            .any(|p| fact_states(&p.shown, &value) || text_states(&p.body, &value));
         if !stated {
             report("tasks.stated", format!("no evidence page states `{value}`"));
         }
@@ -313,7 +390,10 @@ mod tests {
 
     #[test]
     fn answers_recompute_from_rows() {
-        let rows = vec![vec!["Vess".to_string(), "12".to_string()], vec!["Vess".to_string(), "9".to_string()]];
+        let rows = vec![
+            vec!["Vess".to_string(), "12".to_string()],
+            vec!["Vess".to_string(), "9".to_string()],
+        ];
         let got = answer_from_rows(&Value::from("Vess"), &rows).unwrap();
         assert_eq!(got, Value::from("Vess"));
         assert_eq!(required_values("aggregate", &got, &rows), ["12", "9"]);

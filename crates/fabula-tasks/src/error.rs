@@ -10,7 +10,10 @@ pub enum Error {
     BadInput(String),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// A world directory or world file could not be read.
     #[error(transparent)]
     World(#[from] fabula_world::Error),
@@ -19,16 +22,26 @@ pub enum Error {
     Sqlite(#[from] rusqlite::Error),
     /// A stored task holds JSON that does not parse.
     #[error("task {task}: invalid JSON: {source}")]
-    TaskJson { task: String, source: serde_json::Error },
+    TaskJson {
+        task: String,
+        source: serde_json::Error,
+    },
     /// The server could not be reached, or the connection broke.
     #[error("http {addr}: {source}")]
-    Connection { addr: String, source: std::io::Error },
+    Connection {
+        addr: String,
+        source: std::io::Error,
+    },
     /// The server answered with something that is not a well-formed HTTP/1.1 JSON response.
     #[error("http {addr}: malformed response: {message}")]
     Protocol { addr: String, message: String },
     /// The server answered with an error status.
     #[error("http {addr}: status {status}: {body}")]
-    Status { addr: String, status: u16, body: String },
+    Status {
+        addr: String,
+        status: u16,
+        body: String,
+    },
 }
 
 /// The result type of this crate.
@@ -37,6 +50,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

@@ -58,7 +58,9 @@ impl std::str::FromStr for Split {
             "dev" => Ok(Split::Dev),
             "test" => Ok(Split::Test),
             "all" => Ok(Split::All),
-            _ => Err(Error::BadInput(format!("unknown split `{s}` (known: train, dev, test, all)"))),
+            _ => Err(Error::BadInput(format!(
+                "unknown split `{s}` (known: train, dev, test, all)"
+            ))),
         }
     }
 }
@@ -97,7 +99,9 @@ impl std::str::FromStr for Format {
             "jsonl" => Ok(Format::Jsonl),
             "widesearch" => Ok(Format::WideSearch),
             "searchr1" => Ok(Format::SearchR1),
-            _ => Err(Error::BadInput(format!("unknown format `{s}` (known: jsonl, widesearch, searchr1)"))),
+            _ => Err(Error::BadInput(format!(
+                "unknown format `{s}` (known: jsonl, widesearch, searchr1)"
+            ))),
         }
     }
 }
@@ -132,9 +136,15 @@ pub struct WorldTasks {
 /// Opens a world file read-only.
 pub fn open_world(path: &Path) -> Result<Connection> {
     if !path.exists() {
-        return Err(Error::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)));
+        return Err(Error::io(
+            path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
     }
-    Ok(Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?)
+    Ok(Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?)
 }
 
 /// Reads the tasks of every world of a dataset directory in a split, in world id order.
@@ -143,19 +153,29 @@ pub fn read_dataset_tasks(dir: &Path, split: Split) -> Result<Vec<WorldTasks>> {
     let mut out = Vec::new();
     for entry in manifest.worlds.iter().filter(|e| split.contains(e.id)) {
         let conn = open_world(&dir.join(&entry.file))?;
-        out.push(WorldTasks { world: entry.id, tasks: stored_tasks(&conn)? });
+        out.push(WorldTasks {
+            world: entry.id,
+            tasks: stored_tasks(&conn)?,
+        });
     }
     Ok(out)
 }
 
 fn parse_json(task: &TaskRecord, text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|source| Error::TaskJson { task: task.id.clone(), source })
+    serde_json::from_str(text).map_err(|source| Error::TaskJson {
+        task: task.id.clone(),
+        source,
+    })
 }
 
 /// A task as fabula-score reads it.
 pub fn score_record(world: u32, task: &TaskRecord) -> Result<fabula_score::TaskRecord> {
-    let kind = serde_json::from_value(Value::String(task.kind.clone()))
-        .map_err(|source| Error::TaskJson { task: task.id.clone(), source })?;
+    let kind = serde_json::from_value(Value::String(task.kind.clone())).map_err(|source| {
+        Error::TaskJson {
+            task: task.id.clone(),
+            source,
+        }
+    })?;
     Ok(fabula_score::TaskRecord {
         world: world.to_string(),
         id: task.id.clone(),
@@ -194,7 +214,11 @@ pub fn jsonl_record(world: u32, task: &TaskRecord) -> Result<Value> {
 
 /// WideSearch's column-name normalisation: trimmed, lower-case, without spaces.
 pub fn widesearch_column(name: &str) -> String {
-    name.trim().to_lowercase().chars().filter(|c| !c.is_whitespace()).collect()
+    name.trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
 }
 
 /// A table answer's parts: columns, key columns, metric per column and rows.
@@ -207,22 +231,38 @@ struct TableAnswer {
 
 fn table_answer(task: &TaskRecord) -> Result<Option<TableAnswer>> {
     let answer = parse_json(task, &task.answer)?;
-    let Value::Object(table) = answer else { return Ok(None) };
+    let Value::Object(table) = answer else {
+        return Ok(None);
+    };
     let strings = |v: Option<&Value>| -> Vec<String> {
-        v.and_then(Value::as_array).map(|a| a.iter().map(cell_string).collect()).unwrap_or_default()
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().map(cell_string).collect())
+            .unwrap_or_default()
     };
     let columns = strings(table.get("columns"));
     let key = strings(table.get("key"));
     let metrics = columns
         .iter()
-        .map(|c| table.get("metrics").and_then(|m| m.get(c)).and_then(Value::as_str).unwrap_or("exact").to_string())
+        .map(|c| {
+            table
+                .get("metrics")
+                .and_then(|m| m.get(c))
+                .and_then(Value::as_str)
+                .unwrap_or("exact")
+                .to_string()
+        })
         .collect();
     let rows = table
         .get("rows")
         .and_then(Value::as_array)
         .map(|rows| rows.iter().map(|r| strings(Some(r))).collect())
         .unwrap_or_default();
-    Ok(Some(TableAnswer { columns, key, metrics, rows }))
+    Ok(Some(TableAnswer {
+        columns,
+        key,
+        metrics,
+        rows,
+    }))
 }
 
 fn cell_string(v: &Value) -> String {
@@ -236,7 +276,11 @@ fn cell_string(v: &Value) -> String {
 /// Quotes one CSV field when it holds a comma, a quote, a line break or outer spaces.
 pub fn csv_field(text: &str) -> String {
     let needs = text.contains([',', '"', '\n', '\r']) || text.trim() != text;
-    if needs { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
+    if needs {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
 }
 
 /// A CSV document: a header and rows, lines ended by `\n`.
@@ -252,12 +296,16 @@ pub fn to_csv(columns: &[String], rows: &[Vec<String>]) -> String {
 /// A WideSearch task and its gold CSV, or `None` for a short-answer task. The instance id is
 /// the task id; column names are WideSearch-normalised in both the evaluation and the CSV.
 pub fn widesearch_record(task: &TaskRecord) -> Result<Option<(Value, String)>> {
-    let Some(table) = table_answer(task)? else { return Ok(None) };
+    let Some(table) = table_answer(task)? else {
+        return Ok(None);
+    };
     let columns: Vec<String> = table.columns.iter().map(|c| widesearch_column(c)).collect();
     let mut pipeline = serde_json::Map::new();
     for (column, metric) in columns.iter().zip(&table.metrics) {
         let step = match metric.as_str() {
-            "number" => json!({"preprocess": ["extract_number"], "metric": ["number_near"], "criterion": 0.0}),
+            "number" => {
+                json!({"preprocess": ["extract_number"], "metric": ["number_near"], "criterion": 0.0})
+            }
             "date" => json!({"preprocess": ["norm_date"], "metric": ["date_near"]}),
             "url" => json!({"metric": ["url_match"]}),
             "in" => json!({"preprocess": ["norm_str"], "metric": ["in_match"]}),
@@ -314,7 +362,11 @@ pub fn searchr1_record(world: u32, task: &TaskRecord, split: Split, index: usize
 }
 
 fn markdown_table(columns: &[String], rows: &[Vec<String>]) -> String {
-    let mut out = format!("| {} |\n|{}\n", columns.join(" | "), "---|".repeat(columns.len()));
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        columns.join(" | "),
+        "---|".repeat(columns.len())
+    );
     for row in rows {
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
@@ -353,9 +405,16 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 /// Exports the tasks of a split in one format.
 pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     let worlds = read_dataset_tasks(&config.worlds, config.split)?;
-    let mut summary = ExportSummary { worlds: worlds.len(), ..ExportSummary::default() };
+    let mut summary = ExportSummary {
+        worlds: worlds.len(),
+        ..ExportSummary::default()
+    };
     let mut lines = Vec::new();
-    let gold_dir = config.out.parent().unwrap_or(Path::new(".")).join("widesearch_gold");
+    let gold_dir = config
+        .out
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("widesearch_gold");
     let mut gold = Vec::new();
     for world in &worlds {
         for task in &world.tasks {
@@ -404,8 +463,14 @@ pub fn export_corpus(worlds: &Path, out: &Path) -> Result<CorpusSummary> {
         let mut stmt = conn.prepare("SELECT id, url, title, body FROM fabula_pages ORDER BY id")?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let (id, url, title, body): (i64, String, String, String) = (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
-            writeln!(writer, "{}", corpus_record(entry.id, id, &url, &title, &body)).map_err(|e| Error::io(out, e))?;
+            let (id, url, title, body): (i64, String, String, String) =
+                (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
+            writeln!(
+                writer,
+                "{}",
+                corpus_record(entry.id, id, &url, &title, &body)
+            )
+            .map_err(|e| Error::io(out, e))?;
             summary.pages += 1;
         }
         summary.worlds += 1;
@@ -423,7 +488,10 @@ mod tests {
         assert_eq!(csv_field("Vess"), "Vess");
         assert_eq!(csv_field("Vess, Upper"), "\"Vess, Upper\"");
         assert_eq!(csv_field("the \"Old\" Hall"), "\"the \"\"Old\"\" Hall\"");
-        assert_eq!(to_csv(&["a".into(), "b".into()], &[vec!["1".into(), "x,y".into()]]), "a,b\n1,\"x,y\"\n");
+        assert_eq!(
+            to_csv(&["a".into(), "b".into()], &[vec!["1".into(), "x,y".into()]]),
+            "a,b\n1,\"x,y\"\n"
+        );
     }
 
     #[test]

@@ -24,7 +24,10 @@ pub struct ClientConfig {
 
 impl Default for ClientConfig {
     fn default() -> ClientConfig {
-        ClientConfig { api_key: None, timeout: Duration::from_secs(30) }
+        ClientConfig {
+            api_key: None,
+            timeout: Duration::from_secs(30),
+        }
     }
 }
 
@@ -47,7 +50,10 @@ pub struct Hit {
 impl HttpClient {
     /// A client for `addr`, given as `host:port` (an `http://` prefix is dropped).
     pub fn new(addr: &str, config: ClientConfig) -> HttpClient {
-        let addr = addr.trim_start_matches("http://").trim_end_matches('/').to_string();
+        let addr = addr
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
         HttpClient { addr, config }
     }
 
@@ -59,10 +65,17 @@ impl HttpClient {
     /// Sends `POST path` with a JSON body and returns the JSON answer; a non-2xx status is an
     /// [`Error::Status`].
     pub fn post_json(&self, path: &str, body: &Value) -> Result<Value> {
-        let conn_err = |source: std::io::Error| Error::Connection { addr: self.addr.clone(), source };
+        let conn_err = |source: std::io::Error| Error::Connection {
+            addr: self.addr.clone(),
+            source,
+        };
         let mut stream = TcpStream::connect(&self.addr).map_err(conn_err)?;
-        stream.set_read_timeout(Some(self.config.timeout)).map_err(conn_err)?;
-        stream.set_write_timeout(Some(self.config.timeout)).map_err(conn_err)?;
+        stream
+            .set_read_timeout(Some(self.config.timeout))
+            .map_err(conn_err)?;
+        stream
+            .set_write_timeout(Some(self.config.timeout))
+            .map_err(conn_err)?;
         let payload = body.to_string();
         let mut request = format!(
             "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\n\
@@ -78,28 +91,59 @@ impl HttpClient {
         stream.write_all(request.as_bytes()).map_err(conn_err)?;
         stream.flush().map_err(conn_err)?;
         let (status, body) = read_response(&mut BufReader::new(stream)).map_err(|e| match e {
-            ReadError::Io(source) => Error::Connection { addr: self.addr.clone(), source },
-            ReadError::Malformed(message) => Error::Protocol { addr: self.addr.clone(), message },
+            ReadError::Io(source) => Error::Connection {
+                addr: self.addr.clone(),
+                source,
+            },
+            ReadError::Malformed(message) => Error::Protocol {
+                addr: self.addr.clone(),
+                message,
+            },
         })?;
         let text = String::from_utf8_lossy(&body).into_owned();
         if !(200..300).contains(&status) {
-            return Err(Error::Status { addr: self.addr.clone(), status, body: text });
+            return Err(Error::Status {
+                addr: self.addr.clone(),
+                status,
+                body: text,
+            });
         }
-        serde_json::from_str(&text)
-            .map_err(|e| Error::Protocol { addr: self.addr.clone(), message: format!("body is not JSON: {e}") })
+        serde_json::from_str(&text).map_err(|e| Error::Protocol {
+            addr: self.addr.clone(),
+            message: format!("body is not JSON: {e}"),
+        })
     }
 
     /// `POST /v1/worlds/{world}/search` with one query.
     pub fn search(&self, world: u32, query: &str, top_k: usize) -> Result<Vec<Hit>> {
-        let answer = self.post_json(&format!("/v1/worlds/{world}/search"), &serde_json::json!({"query": query, "top_k": top_k}))?;
-        let hits = answer.get("results").and_then(Value::as_array).cloned().unwrap_or_default();
+        let answer = self.post_json(
+            &format!("/v1/worlds/{world}/search"),
+            &serde_json::json!({"query": query, "top_k": top_k}),
+        )?;
+        let hits = answer
+            .get("results")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         Ok(hits
             .iter()
             .map(|h| Hit {
                 rank: h.get("rank").and_then(Value::as_i64).unwrap_or(0),
-                url: h.get("url").and_then(Value::as_str).unwrap_or_default().to_string(),
-                title: h.get("title").and_then(Value::as_str).unwrap_or_default().to_string(),
-                snippet: h.get("snippet").and_then(Value::as_str).unwrap_or_default().to_string(),
+                url: h
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                title: h
+                    .get("title")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                snippet: h
+                    .get("snippet")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
             })
             .collect())
     }
@@ -114,8 +158,17 @@ impl HttpClient {
         for _ in 0..10_000 {
             let body = serde_json::json!({"url": url, "start": start, "max_chars": max_chars});
             let answer = self.post_json(&format!("/v1/worlds/{world}/extract"), &body)?;
-            title = answer.get("title").and_then(Value::as_str).unwrap_or_default().to_string();
-            content.push_str(answer.get("content").and_then(Value::as_str).unwrap_or_default());
+            title = answer
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            content.push_str(
+                answer
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            );
             match answer.get("next_start").and_then(Value::as_u64) {
                 Some(next) if next > start => start = next,
                 _ => break,
@@ -145,7 +198,10 @@ fn read_response(reader: &mut impl BufRead) -> std::result::Result<(u16, Vec<u8>
     if !version.starts_with("HTTP/1.") {
         return Err(ReadError::Malformed(format!("bad status line {line:?}")));
     }
-    let status: u16 = parts.next().and_then(|s| s.parse().ok()).ok_or_else(|| ReadError::Malformed(format!("bad status line {line:?}")))?;
+    let status: u16 = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| ReadError::Malformed(format!("bad status line {line:?}")))?;
     let mut length: Option<usize> = None;
     let mut chunked = false;
     loop {
@@ -157,10 +213,16 @@ fn read_response(reader: &mut impl BufRead) -> std::result::Result<(u16, Vec<u8>
         if header.is_empty() {
             break;
         }
-        let Some((name, value)) = header.split_once(':') else { continue };
+        let Some((name, value)) = header.split_once(':') else {
+            continue;
+        };
         let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
         if name == "content-length" {
-            length = Some(value.parse().map_err(|_| ReadError::Malformed(format!("bad Content-Length {value:?}")))?);
+            length = Some(
+                value
+                    .parse()
+                    .map_err(|_| ReadError::Malformed(format!("bad Content-Length {value:?}")))?,
+            );
         } else if name == "transfer-encoding" && value.to_ascii_lowercase().contains("chunked") {
             chunked = true;
         }
@@ -171,7 +233,8 @@ fn read_response(reader: &mut impl BufRead) -> std::result::Result<(u16, Vec<u8>
             line.clear();
             reader.read_line(&mut line)?;
             let size_text = line.trim().split(';').next().unwrap_or_default();
-            let size = usize::from_str_radix(size_text, 16).map_err(|_| ReadError::Malformed(format!("bad chunk size {size_text:?}")))?;
+            let size = usize::from_str_radix(size_text, 16)
+                .map_err(|_| ReadError::Malformed(format!("bad chunk size {size_text:?}")))?;
             if size == 0 {
                 break;
             }
@@ -203,7 +266,10 @@ mod tests {
 
     #[test]
     fn reads_lengths_and_chunks() {
-        assert_eq!(parse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"), (200, "{}".into()));
+        assert_eq!(
+            parse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"),
+            (200, "{}".into())
+        );
         let chunked = "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{\"a\r\n4\r\n\":1}\r\n0\r\n\r\n";
         assert_eq!(parse(chunked), (404, "{\"a\":1}".into()));
         assert_eq!(parse("HTTP/1.0 200 OK\r\n\r\n[1]"), (200, "[1]".into()));

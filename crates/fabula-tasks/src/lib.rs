@@ -40,11 +40,20 @@ pub use blind::blind_baseline;
 pub use build::build_tasks;
 pub use check::TaskCheck;
 pub use error::{Error, Result};
-pub use export::{ExportConfig, ExportSummary, Format, Split, export_corpus, export_tasks, load_tasks, split_of};
+pub use export::{
+    ExportConfig, ExportSummary, Format, Split, export_corpus, export_tasks, load_tasks, split_of,
+};
 pub use phrasings::phrasing_id;
 
 /// The task kinds, as stored in `fabula_tasks.kind`.
-pub const TASK_KINDS: &[&str] = &["lookup", "multi_hop", "compare", "aggregate", "temporal", "table"];
+pub const TASK_KINDS: &[&str] = &[
+    "lookup",
+    "multi_hop",
+    "compare",
+    "aggregate",
+    "temporal",
+    "table",
+];
 
 /// The fewest short-answer tasks a world may have.
 pub const MIN_SHORT_TASKS: usize = 20;

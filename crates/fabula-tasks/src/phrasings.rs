@@ -28,10 +28,14 @@ pub type Templates = BTreeMap<String, BTreeMap<String, Template>>;
 pub fn templates() -> &'static Templates {
     static TEMPLATES: OnceLock<Templates> = OnceLock::new();
     TEMPLATES.get_or_init(|| {
-        let templates: Templates = toml::from_str(QUESTIONS).expect("templates/tasks/questions.toml is valid");
+        let templates: Templates =
+            toml::from_str(QUESTIONS).expect("templates/tasks/questions.toml is valid");
         for (kind, by_name) in &templates {
             for (name, template) in by_name {
-                assert!(template.phrasings.len() >= 2, "{kind}.{name} needs several phrasings");
+                assert!(
+                    template.phrasings.len() >= 2,
+                    "{kind}.{name} needs several phrasings"
+                );
             }
         }
         templates
@@ -41,7 +45,9 @@ pub fn templates() -> &'static Templates {
 /// A fingerprint of the phrasing file, so task versions change when phrasings do.
 pub fn fingerprint() -> u32 {
     // FNV-1a over the file's bytes: stable across platforms and Rust versions.
-    QUESTIONS.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
+    QUESTIONS.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// The template `kind.name`. Panics on a name the file lacks, which is a bug in the builder.
@@ -80,7 +86,9 @@ fn pieces(phrasing: &str) -> Vec<Piece> {
     let mut out = Vec::new();
     let mut rest = phrasing;
     while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
         if open > 0 {
             out.push(Piece::Literal(rest[..open].to_string()));
         }
@@ -95,7 +103,9 @@ fn pieces(phrasing: &str) -> Vec<Piece> {
 
 /// Matches pieces against text, filling slots lazily (shortest first) with backtracking.
 fn match_pieces(pieces: &[Piece], text: &str, slots: &mut Vec<(String, String)>) -> bool {
-    let Some((first, rest)) = pieces.split_first() else { return text.is_empty() };
+    let Some((first, rest)) = pieces.split_first() else {
+        return text.is_empty();
+    };
     match first {
         Piece::Literal(lit) => {
             // The first letter of a phrasing is upper-cased when filled, so compare it loosely.
@@ -106,10 +116,15 @@ fn match_pieces(pieces: &[Piece], text: &str, slots: &mut Vec<(String, String)>)
                 }
                 return false;
             }
-            text.strip_prefix(lit.as_str()).is_some_and(|after| match_pieces(rest, after, slots))
+            text.strip_prefix(lit.as_str())
+                .is_some_and(|after| match_pieces(rest, after, slots))
         }
         Piece::Slot(name) => {
-            for (end, _) in text.char_indices().skip(1).chain(std::iter::once((text.len(), ' '))) {
+            for (end, _) in text
+                .char_indices()
+                .skip(1)
+                .chain(std::iter::once((text.len(), ' ')))
+            {
                 let value = &text[..end];
                 // A slot already seen must repeat its value.
                 if let Some((_, earlier)) = slots.iter().find(|(n, _)| n == name)
@@ -142,7 +157,10 @@ pub struct QuestionMatch {
 impl QuestionMatch {
     /// The value of a slot.
     pub fn slot(&self, name: &str) -> Option<&str> {
-        self.slots.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.slots
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -158,9 +176,23 @@ pub fn match_question(question: &str) -> Option<QuestionMatch> {
                 if !match_pieces(&ps, question, &mut slots) {
                     continue;
                 }
-                let literal: usize = ps.iter().map(|p| if let Piece::Literal(l) = p { l.len() } else { 0 }).sum();
+                let literal: usize = ps
+                    .iter()
+                    .map(|p| {
+                        if let Piece::Literal(l) = p {
+                            l.len()
+                        } else {
+                            0
+                        }
+                    })
+                    .sum();
                 if best.as_ref().is_none_or(|(n, _)| literal > *n) {
-                    let m = QuestionMatch { phrasing_id: format!("{kind}.{name}.{i}"), kind: kind.clone(), template: name.clone(), slots };
+                    let m = QuestionMatch {
+                        phrasing_id: format!("{kind}.{name}.{i}"),
+                        kind: kind.clone(),
+                        template: name.clone(),
+                        slots,
+                    };
                     best = Some((literal, m));
                 }
             }
@@ -186,10 +218,13 @@ mod tests {
 
     #[test]
     fn questions_map_back_to_their_phrasing() {
-        let q = fill(&template("lookup", "org_founder").phrasings[1], &[
-            ("person_noun", "artisan".into()),
-            ("org", "Vess Hall".into()),
-        ]);
+        let q = fill(
+            &template("lookup", "org_founder").phrasings[1],
+            &[
+                ("person_noun", "artisan".into()),
+                ("org", "Vess Hall".into()),
+            ],
+        );
         assert_eq!(q, "Which artisan was the founder of Vess Hall?");
         let m = match_question(&q).unwrap();
         assert_eq!(m.phrasing_id, "lookup.org_founder.1");
@@ -198,7 +233,10 @@ mod tests {
 
     #[test]
     fn lower_case_openings_are_upper_cased() {
-        let q = fill("{org} was founded in which year?", &[("org", "van Orr".into())]);
+        let q = fill(
+            "{org} was founded in which year?",
+            &[("org", "van Orr".into())],
+        );
         assert_eq!(q, "Van Orr was founded in which year?");
         assert_eq!(phrasing_id(&q).as_deref(), Some("lookup.org_founded.2"));
     }

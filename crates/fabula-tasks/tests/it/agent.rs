@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use fabula_score::{TaskKind, evaluate};
 use fabula_tasks::http::ClientConfig;
-use fabula_tasks::{AgentConfig, AnswerabilityConfig, Split, check_answerability, load_tasks, run_baseline};
+use fabula_tasks::{
+    AgentConfig, AnswerabilityConfig, Split, check_answerability, load_tasks, run_baseline,
+};
 
 use crate::common::small_dataset;
 use crate::stub;
@@ -14,12 +16,19 @@ fn the_baseline_agent_answers_most_planned_tasks() {
     let dir = small_dataset();
     let addr = stub::start(dir);
     let tasks = load_tasks(dir, Split::All).unwrap();
-    let config = AgentConfig { max_chars: 3_000, ..AgentConfig::default() };
+    let config = AgentConfig {
+        max_chars: 3_000,
+        ..AgentConfig::default()
+    };
     let predictions = run_baseline(&addr, &tasks, &config).unwrap();
     assert_eq!(predictions.len(), tasks.len());
     let report = evaluate(&tasks, &predictions);
     println!("{}", report.to_text());
-    let em: BTreeMap<TaskKind, f64> = report.by_kind.iter().filter_map(|(k, s)| Some((*k, s.em?))).collect();
+    let em: BTreeMap<TaskKind, f64> = report
+        .by_kind
+        .iter()
+        .filter_map(|(k, s)| Some((*k, s.em?)))
+        .collect();
     assert!(em[&TaskKind::Lookup] >= 0.9, "{em:?}");
     assert!(em[&TaskKind::MultiHop] >= 0.8, "{em:?}");
     assert!(em[&TaskKind::Compare] >= 0.9, "{em:?}");
@@ -33,7 +42,13 @@ fn a_dead_server_is_an_error() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     drop(listener);
-    let config = AgentConfig { client: ClientConfig { timeout: std::time::Duration::from_secs(2), ..ClientConfig::default() }, ..AgentConfig::default() };
+    let config = AgentConfig {
+        client: ClientConfig {
+            timeout: std::time::Duration::from_secs(2),
+            ..ClientConfig::default()
+        },
+        ..AgentConfig::default()
+    };
     assert!(run_baseline(&addr, &tasks[..1], &config).is_err());
 }
 
@@ -42,7 +57,10 @@ fn every_gold_value_is_readable_through_extract() {
     let dir = small_dataset();
     let addr = stub::start(dir);
     // Small windows make every long page paginate.
-    let config = AnswerabilityConfig { max_chars: 700, ..AnswerabilityConfig::default() };
+    let config = AnswerabilityConfig {
+        max_chars: 700,
+        ..AnswerabilityConfig::default()
+    };
     let report = check_answerability(&addr, dir, &config).unwrap();
     println!("{}", report.to_text());
     assert!(report.tasks >= 6 * 23);
@@ -58,7 +76,10 @@ fn show_agent_misses() {
     let predictions = run_baseline(&addr, &tasks, &AgentConfig::default()).unwrap();
     for (t, p) in tasks.iter().zip(&predictions) {
         if t.kind != TaskKind::Table && p.answer != t.answer {
-            println!("{} {}\n  gold {} got {}", t.id, t.question, t.answer, p.answer);
+            println!(
+                "{} {}\n  gold {} got {}",
+                t.id, t.question, t.answer, p.answer
+            );
         }
     }
 }

@@ -23,10 +23,18 @@ fn every_world_has_enough_tasks_of_every_kind() {
             *by_kind.entry(t.kind.as_str()).or_default() += 1;
         }
         let tables = by_kind.get("table").copied().unwrap_or(0);
-        assert!(tasks.len() - tables >= 20, "world {}: {by_kind:?}", world.id);
+        assert!(
+            tasks.len() - tables >= 20,
+            "world {}: {by_kind:?}",
+            world.id
+        );
         assert!(tables >= 3, "world {}: {by_kind:?}", world.id);
         for kind in ["lookup", "multi_hop", "compare", "aggregate", "temporal"] {
-            assert!(by_kind.get(kind).copied().unwrap_or(0) >= 1, "world {} lacks {kind}: {by_kind:?}", world.id);
+            assert!(
+                by_kind.get(kind).copied().unwrap_or(0) >= 1,
+                "world {} lacks {kind}: {by_kind:?}",
+                world.id
+            );
         }
         let ids: BTreeSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids.len(), tasks.len(), "ids are unique");
@@ -56,8 +64,18 @@ fn questions_map_back_to_their_phrasing_and_name_no_tables() {
         }
     }
     // Several phrasings per kind are in use.
-    for kind in ["lookup", "multi_hop", "compare", "aggregate", "temporal", "table"] {
-        let n = phrasings.iter().filter(|p| p.starts_with(&format!("{kind}."))).count();
+    for kind in [
+        "lookup",
+        "multi_hop",
+        "compare",
+        "aggregate",
+        "temporal",
+        "table",
+    ] {
+        let n = phrasings
+            .iter()
+            .filter(|p| p.starts_with(&format!("{kind}.")))
+            .count();
         assert!(n >= 3, "{kind}: {n} phrasings used");
     }
 }
@@ -69,8 +87,18 @@ fn table_answers_have_a_key_and_three_to_six_attributes() {
             let answer: serde_json::Value = serde_json::from_str(&t.answer).unwrap();
             let columns = answer["columns"].as_array().unwrap();
             let rows = answer["rows"].as_array().unwrap();
-            assert!((4..=7).contains(&columns.len()), "world {} {}", world.id, t.answer);
-            assert!((5..=40).contains(&rows.len()), "world {} {}", world.id, t.id);
+            assert!(
+                (4..=7).contains(&columns.len()),
+                "world {} {}",
+                world.id,
+                t.answer
+            );
+            assert!(
+                (5..=40).contains(&rows.len()),
+                "world {} {}",
+                world.id,
+                t.id
+            );
             let keys: BTreeSet<String> = rows.iter().map(|r| r[0].to_string()).collect();
             assert_eq!(keys.len(), rows.len(), "keys are unique");
             fabula_score::Gold::from_json(&answer).unwrap();
@@ -83,7 +111,10 @@ fn table_answers_have_a_key_and_three_to_six_attributes() {
 fn show_tasks() {
     let (_, _, tasks) = rendered(1);
     for t in tasks {
-        println!("{} [{}] {}\n  -> {}\n  evidence {}\n  sql {}\n", t.id, t.kind, t.question, t.answer, t.evidence, t.sql);
+        println!(
+            "{} [{}] {}\n  -> {}\n  evidence {}\n  sql {}\n",
+            t.id, t.kind, t.question, t.answer, t.evidence, t.sql
+        );
     }
 }
 
@@ -103,6 +134,13 @@ fn time_tasks() {
             match_question(&t.question);
         }
         let t4 = std::time::Instant::now();
-        println!("world {id}: gen {:?} pages {:?} tasks {:?} ({}) match {:?}", t1 - t0, t2 - t1, t3 - t2, tasks.len(), t4 - t3);
+        println!(
+            "world {id}: gen {:?} pages {:?} tasks {:?} ({}) match {:?}",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2,
+            tasks.len(),
+            t4 - t3
+        );
     }
 }

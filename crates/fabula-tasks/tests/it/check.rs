@@ -8,7 +8,12 @@ use fabula_world::check::{Report, check_dir};
 use crate::common::small_dataset;
 
 fn task_rules(report: &Report) -> Vec<String> {
-    report.violations.iter().filter(|v| v.rule.starts_with("tasks.")).map(ToString::to_string).collect()
+    report
+        .violations
+        .iter()
+        .filter(|v| v.rule.starts_with("tasks."))
+        .map(ToString::to_string)
+        .collect()
 }
 
 fn copy_dataset(from: &Path, to: &Path) {
@@ -23,7 +28,16 @@ fn copy_dataset(from: &Path, to: &Path) {
 fn written_worlds_pass_every_task_rule() {
     let report = check_dir(small_dataset(), 2, &[&TaskCheck]).unwrap();
     assert_eq!(report.worlds, 6);
-    assert!(report.violations.is_empty(), "{:#?}", report.violations.iter().take(10).map(ToString::to_string).collect::<Vec<_>>());
+    assert!(
+        report.violations.is_empty(),
+        "{:#?}",
+        report
+            .violations
+            .iter()
+            .take(10)
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -36,7 +50,11 @@ fn every_stored_query_recomputes_exactly_one_answer() {
             let stored: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
             let rows = fabula_tasks::check::run_sql(&conn, &task.sql).unwrap();
             let recomputed = fabula_tasks::check::answer_from_rows(&stored, &rows).unwrap();
-            assert!(fabula_tasks::check::same_answer(&stored, &recomputed), "{}: {stored} vs {recomputed}", task.id);
+            assert!(
+                fabula_tasks::check::same_answer(&stored, &recomputed),
+                "{}: {stored} vs {recomputed}",
+                task.id
+            );
         }
     }
 }
@@ -55,21 +73,49 @@ fn corrupted_tasks_are_reported_by_rule() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    conn.execute("UPDATE fabula_tasks SET answer = '\"Nobody Atall\"' WHERE id = ?1", [&lookup]).unwrap();
-    conn.execute("UPDATE fabula_tasks SET evidence = '[\"https://nowhere.example/x\"]' WHERE id = ?1", [&table]).unwrap();
+    conn.execute(
+        "UPDATE fabula_tasks SET answer = '\"Nobody Atall\"' WHERE id = ?1",
+        [&lookup],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE fabula_tasks SET evidence = '[\"https://nowhere.example/x\"]' WHERE id = ?1",
+        [&table],
+    )
+    .unwrap();
     drop(conn);
     let rules = task_rules(&check_dir(&dir, 1, &[&TaskCheck]).unwrap());
-    let named = |rule: &str, task: &str| rules.iter().any(|v| v.contains(&format!("[{rule}]")) && v.contains(task));
+    let named = |rule: &str, task: &str| {
+        rules
+            .iter()
+            .any(|v| v.contains(&format!("[{rule}]")) && v.contains(task))
+    };
     assert!(named("tasks.answer", &lookup), "{rules:#?}");
     assert!(named("tasks.evidence", &table), "{rules:#?}");
     assert!(named("tasks.stated", &table), "{rules:#?}");
-    assert!(rules.iter().all(|v| v.contains("world-00002")), "{rules:#?}");
+    assert!(
+        rules.iter().all(|v| v.contains("world-00002")),
+        "{rules:#?}"
+    );
 
     let conn = rusqlite::Connection::open(&file).unwrap();
-    conn.execute("DELETE FROM fabula_tasks WHERE kind = 'table'", []).unwrap();
-    conn.execute("UPDATE fabula_tasks SET id = 'task-1' WHERE id = ?1", [&lookup]).unwrap();
+    conn.execute("DELETE FROM fabula_tasks WHERE kind = 'table'", [])
+        .unwrap();
+    conn.execute(
+        "UPDATE fabula_tasks SET id = 'task-1' WHERE id = ?1",
+        [&lookup],
+    )
+    .unwrap();
     drop(conn);
     let rules = task_rules(&check_dir(&dir, 1, &[&TaskCheck]).unwrap());
-    assert!(rules.iter().any(|v| v.contains("[tasks.count]")), "{rules:#?}");
-    assert!(rules.iter().any(|v| v.contains("[tasks.id]") && v.contains("task-1")), "{rules:#?}");
+    assert!(
+        rules.iter().any(|v| v.contains("[tasks.count]")),
+        "{rules:#?}"
+    );
+    assert!(
+        rules
+            .iter()
+            .any(|v| v.contains("[tasks.id]") && v.contains("task-1")),
+        "{rules:#?}"
+    );
 }

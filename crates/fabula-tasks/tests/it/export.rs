@@ -14,7 +14,9 @@ fn lookup_fixture() -> TaskRecord {
         kind: "multi_hop".into(),
         question: "In which market town was the founder of Vess Hall born?".into(),
         answer: "\"Orrwick\"".into(),
-        evidence: "[\"https://vesspedia.org/wiki/Vess_Hall\",\"https://vesspedia.org/wiki/Amo_Tal\"]".into(),
+        evidence:
+            "[\"https://vesspedia.org/wiki/Vess_Hall\",\"https://vesspedia.org/wiki/Amo_Tal\"]"
+                .into(),
         hops: 2,
         sql: "SELECT 'Orrwick'".into(),
     }
@@ -43,10 +45,18 @@ fn jsonl_record_shape() {
 
 #[test]
 fn widesearch_record_shape() {
-    assert!(widesearch_record(&lookup_fixture()).unwrap().is_none(), "short answers are not WideSearch tasks");
+    assert!(
+        widesearch_record(&lookup_fixture()).unwrap().is_none(),
+        "short answers are not WideSearch tasks"
+    );
     let (record, csv) = widesearch_record(&table_fixture()).unwrap().unwrap();
-    let evaluation: serde_json::Value = serde_json::from_str(record["evaluation"].as_str().unwrap()).unwrap();
-    insta::assert_snapshot!(format!("{}\n\nevaluation = {}\n\n{csv}", pretty(&record), pretty(&evaluation)));
+    let evaluation: serde_json::Value =
+        serde_json::from_str(record["evaluation"].as_str().unwrap()).unwrap();
+    insta::assert_snapshot!(format!(
+        "{}\n\nevaluation = {}\n\n{csv}",
+        pretty(&record),
+        pretty(&evaluation)
+    ));
 }
 
 #[test]
@@ -58,7 +68,13 @@ fn searchr1_record_shape() {
 
 #[test]
 fn corpus_record_shape() {
-    let record = corpus_record(42, 7, "https://vesspedia.org/wiki/Vess_Hall", "Vess Hall", "# Vess Hall\n\nA guild.");
+    let record = corpus_record(
+        42,
+        7,
+        "https://vesspedia.org/wiki/Vess_Hall",
+        "Vess Hall",
+        "# Vess Hall\n\nA guild.",
+    );
     insta::assert_snapshot!(pretty(&record));
 }
 
@@ -84,7 +100,12 @@ fn exports_write_every_format() {
     let all = fabula_tasks::load_tasks(dir, Split::All).unwrap();
 
     let out = tmp.path().join("tasks.jsonl");
-    let cfg = ExportConfig { worlds: dir.to_path_buf(), format: Format::Jsonl, split: Split::All, out: out.clone() };
+    let cfg = ExportConfig {
+        worlds: dir.to_path_buf(),
+        format: Format::Jsonl,
+        split: Split::All,
+        out: out.clone(),
+    };
     let summary = export_tasks(&cfg).unwrap();
     assert_eq!(summary.records, all.len());
     let read = fabula_score::read_tasks(&out).unwrap();
@@ -92,17 +113,41 @@ fn exports_write_every_format() {
     assert_eq!(read[0].answer, all[0].answer);
 
     let out = tmp.path().join("ws").join("tasks.jsonl");
-    let cfg = ExportConfig { format: Format::WideSearch, out: out.clone(), ..cfg };
+    let cfg = ExportConfig {
+        format: Format::WideSearch,
+        out: out.clone(),
+        ..cfg
+    };
     let summary = export_tasks(&cfg).unwrap();
-    let tables = all.iter().filter(|t| t.kind == fabula_score::TaskKind::Table).count();
+    let tables = all
+        .iter()
+        .filter(|t| t.kind == fabula_score::TaskKind::Table)
+        .count();
     assert_eq!((summary.records, summary.gold_files), (tables, tables));
-    let first: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().lines().next().unwrap()).unwrap();
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
     let id = first["instance_id"].as_str().unwrap();
-    let csv = std::fs::read_to_string(tmp.path().join("ws/widesearch_gold").join(format!("{id}.csv"))).unwrap();
+    let csv = std::fs::read_to_string(
+        tmp.path()
+            .join("ws/widesearch_gold")
+            .join(format!("{id}.csv")),
+    )
+    .unwrap();
     assert!(csv.lines().count() >= 6, "{csv}");
 
     let out = tmp.path().join("train.jsonl");
-    let cfg = ExportConfig { format: Format::SearchR1, split: Split::Train, out: out.clone(), ..cfg };
+    let cfg = ExportConfig {
+        format: Format::SearchR1,
+        split: Split::Train,
+        out: out.clone(),
+        ..cfg
+    };
     let summary = export_tasks(&cfg).unwrap();
     let train = fabula_tasks::load_tasks(dir, Split::Train).unwrap();
     assert_eq!(summary.records, train.len());
@@ -110,6 +155,12 @@ fn exports_write_every_format() {
     let out = tmp.path().join("corpus.jsonl");
     let summary = export_corpus(dir, &out).unwrap();
     let manifest = fabula_world::dataset::read_manifest(dir).unwrap();
-    assert_eq!(summary.pages, manifest.worlds.iter().map(|w| w.pages).sum::<usize>());
-    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), summary.pages);
+    assert_eq!(
+        summary.pages,
+        manifest.worlds.iter().map(|w| w.pages).sum::<usize>()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        summary.pages
+    );
 }

@@ -26,12 +26,24 @@ pub fn start(dir: &Path) -> String {
     let mut worlds: Worlds = BTreeMap::new();
     for entry in &manifest.worlds {
         let conn = rusqlite::Connection::open(dir.join(&entry.file)).unwrap();
-        let mut stmt = conn.prepare("SELECT url, title, published, body FROM fabula_pages ORDER BY id").unwrap();
+        let mut stmt = conn
+            .prepare("SELECT url, title, published, body FROM fabula_pages ORDER BY id")
+            .unwrap();
         let pages = stmt
             .query_map([], |r| {
-                let (url, title, date, body): (String, String, Option<String>, String) = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
-                let markdown = if body.trim_start().starts_with("# ") { body } else { format!("# {title}\n\n{body}") };
-                Ok(Page { url, title, date, markdown })
+                let (url, title, date, body): (String, String, Option<String>, String) =
+                    (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+                let markdown = if body.trim_start().starts_with("# ") {
+                    body
+                } else {
+                    format!("# {title}\n\n{body}")
+                };
+                Ok(Page {
+                    url,
+                    title,
+                    date,
+                    markdown,
+                })
             })
             .unwrap()
             .collect::<rusqlite::Result<Vec<_>>>()
@@ -56,7 +68,11 @@ fn serve(stream: TcpStream, worlds: &Worlds) {
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
         return;
     }
-    let path = line.split_whitespace().nth(1).unwrap_or_default().to_string();
+    let path = line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
     let mut length = 0;
     loop {
         let mut header = String::new();
@@ -86,14 +102,26 @@ fn serve(stream: TcpStream, worlds: &Worlds) {
 }
 
 fn tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect()
 }
 
 fn route(path: &str, request: &Value, worlds: &Worlds) -> (u16, Value) {
-    let not_found = |message: &str| (404, json!({"error": {"code": "not_found", "message": message}}));
+    let not_found = |message: &str| {
+        (
+            404,
+            json!({"error": {"code": "not_found", "message": message}}),
+        )
+    };
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let ["v1", "worlds", id, action] = parts.as_slice() else { return not_found("no such route") };
-    let Some(pages) = id.parse::<u32>().ok().and_then(|id| worlds.get(&id)) else { return not_found("no such world") };
+    let ["v1", "worlds", id, action] = parts.as_slice() else {
+        return not_found("no such route");
+    };
+    let Some(pages) = id.parse::<u32>().ok().and_then(|id| worlds.get(&id)) else {
+        return not_found("no such world");
+    };
     match *action {
         "search" => {
             let query = request["query"].as_str().unwrap_or_default();
@@ -107,7 +135,12 @@ fn route(path: &str, request: &Value, worlds: &Worlds) -> (u16, Value) {
                     let body = tokens(&p.markdown);
                     let exact = usize::from(p.title.eq_ignore_ascii_case(query)) * 100;
                     let score = exact
-                        + wanted.iter().map(|w| 3 * usize::from(title.contains(w)) + usize::from(body.contains(w))).sum::<usize>();
+                        + wanted
+                            .iter()
+                            .map(|w| {
+                                3 * usize::from(title.contains(w)) + usize::from(body.contains(w))
+                            })
+                            .sum::<usize>();
                     (score, i)
                 })
                 .filter(|(score, _)| *score > 0)
@@ -123,18 +156,31 @@ fn route(path: &str, request: &Value, worlds: &Worlds) -> (u16, Value) {
                     json!({"rank": rank + 1, "url": p.url, "title": p.title, "snippet": snippet, "date": p.date})
                 })
                 .collect();
-            (200, json!({"query": query, "results": results, "page": 1, "has_more": scored.len() > top_k}))
+            (
+                200,
+                json!({"query": query, "results": results, "page": 1, "has_more": scored.len() > top_k}),
+            )
         }
         "extract" => {
             let url = request["url"].as_str().unwrap_or_default();
-            let Some(p) = pages.iter().find(|p| p.url == url) else { return not_found("no such page") };
+            let Some(p) = pages.iter().find(|p| p.url == url) else {
+                return not_found("no such page");
+            };
             let start = request["start"].as_u64().unwrap_or(0) as usize;
             let max_chars = request["max_chars"].as_u64().unwrap_or(8000) as usize;
             let total = p.markdown.chars().count();
             let end = (start + max_chars).min(total);
-            let content: String = p.markdown.chars().skip(start).take(end.saturating_sub(start)).collect();
+            let content: String = p
+                .markdown
+                .chars()
+                .skip(start)
+                .take(end.saturating_sub(start))
+                .collect();
             let next = (end < total && end > start).then_some(end);
-            (200, json!({"url": p.url, "title": p.title, "date": p.date, "content": content, "next_start": next}))
+            (
+                200,
+                json!({"url": p.url, "title": p.title, "date": p.date, "content": content, "next_start": next}),
+            )
         }
         _ => not_found("no such route"),
     }

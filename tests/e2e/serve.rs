@@ -1,0 +1,120 @@
+//! `fabula serve` and `fabula up` over a real socket: search, then extract, then find the fact.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+use rusqlite::Connection;
+
+use super::generate;
+
+/// A server process that is killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `fabula ARGS --addr 127.0.0.1:0` and waits for its "serving ... on http://ADDR" line.
+fn start(args: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fabula"))
+        .args(args)
+        .args(["--addr", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("fabula starts");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines.next().expect("the server reports its address").unwrap();
+        if let Some(rest) = line.split("on http://").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 request; returns the status and the body.
+fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, body.to_string())
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn search_then_extract_finds_the_fact_on_the_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w");
+    generate(&dir, 3, 21);
+    let server = start(&["serve", "--worlds", dir.to_str().unwrap()]);
+
+    let (status, body) = http(&server.addr, "GET", "/v1/worlds", "");
+    assert_eq!(status, 200);
+    assert_eq!(json(&body)["worlds"].as_array().unwrap().len(), 3);
+
+    // Take a person and their birth year from the database, as a task would.
+    let conn = Connection::open(dir.join("world-00001.sqlite")).unwrap();
+    let table: String = conn.query_row("SELECT table_name FROM fabula_tables WHERE role = 'person'", [], |r| r.get(0)).unwrap();
+    let (name, born): (String, i64) =
+        conn.query_row(&format!("SELECT name, birth_year FROM {table} WHERE id = 3"), [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+
+    let query = serde_json::json!({"query": format!("{name} born"), "top_k": 10}).to_string();
+    let (status, body) = http(&server.addr, "POST", "/v1/worlds/1/search", &query);
+    assert_eq!(status, 200, "{body}");
+    let results = json(&body)["results"].as_array().unwrap().clone();
+    assert!(!results.is_empty());
+    // Snippets hide the year by default: the agent has to open the page.
+    for r in &results {
+        assert!(!r["snippet"].as_str().unwrap().contains(&born.to_string()), "{r}");
+    }
+    let article = results.iter().find(|r| r["title"] == name.as_str()).expect("the person's article is found");
+    let extract = serde_json::json!({"url": article["url"], "start": 0, "max_chars": 100000}).to_string();
+    let (status, body) = http(&server.addr, "POST", "/v1/worlds/1/extract", &extract);
+    assert_eq!(status, 200, "{body}");
+    let page = json(&body);
+    assert!(page["content"].as_str().unwrap().contains(&born.to_string()), "{page}");
+    assert!(page["next_start"].is_null());
+
+    let (status, body) = http(&server.addr, "POST", "/v1/worlds/77/search", &query);
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(json(&body)["error"]["code"], "world_not_found");
+}
+
+#[test]
+fn up_generates_when_absent_then_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("default");
+    let server = start(&["up", "--worlds", dir.to_str().unwrap(), "--count", "2"]);
+    let (status, body) = http(&server.addr, "GET", "/health", "");
+    assert_eq!(status, 200, "{body}");
+    assert!(dir.join("world-00001.sqlite").exists());
+    drop(server);
+    // A second `up` finds valid worlds and serves them without regenerating.
+    let before = std::fs::metadata(dir.join("world-00000.sqlite")).unwrap().modified().unwrap();
+    let server = start(&["up", "--worlds", dir.to_str().unwrap(), "--count", "2"]);
+    let (status, _) = http(&server.addr, "GET", "/v1/worlds", "");
+    assert_eq!(status, 200);
+    assert_eq!(std::fs::metadata(dir.join("world-00000.sqlite")).unwrap().modified().unwrap(), before);
+}
