@@ -16,9 +16,7 @@ use std::collections::HashMap;
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::store::PageKind;
-use crate::text::{
-    alnum_at, alnum_before, ceil_boundary, floor_boundary, plain_text_prefix, words,
-};
+use crate::text::{alnum_at, alnum_before, ceil_boundary, floor_boundary, words};
 
 /// The longest passage, in bytes (so at most this many characters).
 pub(crate) const SNIPPET_LEN: usize = 200;
@@ -33,11 +31,24 @@ const ELLIPSIS: &str = "…";
 pub(crate) struct TermMatcher<'a> {
     analyzer: &'a mut TextAnalyzer,
     terms: &'a [String],
+    /// Per term, all but its last character, which an ASCII word must start with to match it.
+    prefixes: Vec<&'a [u8]>,
 }
 
 impl<'a> TermMatcher<'a> {
     pub(crate) fn new(analyzer: &'a mut TextAnalyzer, terms: &'a [String]) -> TermMatcher<'a> {
-        TermMatcher { analyzer, terms }
+        let prefixes = terms
+            .iter()
+            .map(|term| match term.char_indices().next_back() {
+                Some((last_char, _)) if last_char > 0 => term[..last_char].as_bytes(),
+                _ => term.as_bytes(),
+            })
+            .collect();
+        TermMatcher {
+            analyzer,
+            terms,
+            prefixes,
+        }
     }
 
     /// The position in the query's terms of the term of `word`, a word as `text::words` yields.
@@ -45,15 +56,12 @@ impl<'a> TermMatcher<'a> {
         // Running the stemmer on every word costs too much per hit, so ASCII words are first
         // checked cheaply: an English stem keeps all but at most its last character as a prefix of
         // the lowercased word (`happy` gives `happi`), and a short stem comes from a short word.
+        let word_bytes = word.as_bytes();
         let candidate = !word.is_ascii()
-            || self.terms.iter().any(|term| {
-                let prefix = match term.char_indices().next_back() {
-                    Some((last_char, _)) if last_char > 0 => &term[..last_char],
-                    _ => term.as_str(),
-                };
-                word.len() >= prefix.len()
-                    && word.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
-                    && (term.len() >= 4 || word.len() <= term.len() + 4)
+            || self.terms.iter().zip(&self.prefixes).any(|(term, prefix)| {
+                word_bytes.len() >= prefix.len()
+                    && word_bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
+                    && (term.len() >= 4 || word_bytes.len() <= term.len() + 4)
             });
         if !candidate {
             return None;
@@ -83,9 +91,9 @@ pub(crate) struct Source {
 }
 
 impl Source {
-    /// Converts a page's Markdown, up to the scan limit.
-    pub(crate) fn new(markdown: &str, title: &str) -> Source {
-        let (text, continues) = plain_text_prefix(markdown, SCAN_LIMIT);
+    /// Wraps the start of a page's plain text, as `text::plain_text_prefix` gives it with
+    /// [`SCAN_LIMIT`].
+    pub(crate) fn new(text: String, continues: bool, title: &str) -> Source {
         let content_start = content_start(&text, title);
         Source {
             text,
@@ -405,7 +413,7 @@ fn site(url: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::index::{analyzer, query_terms};
-    use crate::text::plain_text;
+    use crate::text::{plain_text, plain_text_prefix};
 
     fn source(text: &str) -> Source {
         Source {
@@ -522,14 +530,16 @@ mod tests {
     #[test]
     fn long_pages_are_scanned_in_part() {
         let markdown = format!("# Kest\n\n{}", "- a row of the list\n".repeat(1000));
-        let source = Source::new(&markdown, "Kest");
+        let (text, continues) = plain_text_prefix(&markdown, SCAN_LIMIT);
+        let source = Source::new(text, continues, "Kest");
         assert!(source.continues);
         assert!(source.text.len() >= SCAN_LIMIT && source.text.len() < SCAN_LIMIT + 100);
         assert!(plain_text(&markdown).starts_with(&source.text));
         assert_eq!(&source.text[source.content_start..][..5], "a row");
         let window = Window { start: source.content_start, end: source.content_start + 5 };
         assert_eq!(render(&source, window, &[]), "a row…");
-        let short = Source::new("# Kest\n\nA town.", "Kest");
+        let (text, continues) = plain_text_prefix("# Kest\n\nA town.", SCAN_LIMIT);
+        let short = Source::new(text, continues, "Kest");
         assert!(!short.continues);
         assert_eq!(short.text, "Kest · A town.");
     }

@@ -1,11 +1,13 @@
 //! Compact in-memory storage of one world's pages: urls, titles, dates, kinds, where the fact
-//! values snippets must hide occur, and the Markdown bodies, LZ4-compressed against a per-world
-//! dictionary.
+//! values snippets must hide occur, the Markdown bodies, and the start of each page's plain text
+//! that snippets are cut from, both LZ4-compressed against a per-world dictionary.
 //!
 //! A server holds every world it has searched, so this is the part of a world that must stay
-//! small: all short strings live in one arena addressed by 32-bit spans, and each body is compressed
+//! small: all short strings live in one arena addressed by 32-bit spans, and each text is compressed
 //! on its own (so reading one costs about a microsecond) against a dictionary sampled from the
-//! world's own pages, which holds the boilerplate that pages of one world share. The values that
+//! world's own pages, which holds the boilerplate that pages of one world share. Keeping the plain
+//! text besides the Markdown costs about half again the bodies' memory and saves converting
+//! Markdown for every search hit, which was most of a search's time. The values that
 //! partial hiding masks are not kept as text: each page keeps the byte ranges of its plain text
 //! where they occur, found once when the world is opened.
 
@@ -49,6 +51,10 @@ pub(crate) struct RawPage {
     pub(crate) kind: PageKind,
     pub(crate) published: Option<String>,
     pub(crate) body: String,
+    /// The start of `text::plain_text(body)` that snippets are searched in.
+    pub(crate) snippet_text: String,
+    /// Whether the plain text goes on after `snippet_text`.
+    pub(crate) snippet_text_continues: bool,
     /// The byte ranges of `text::plain_text(body)` that partial hiding masks, sorted.
     pub(crate) masks: Vec<(u32, u32)>,
 }
@@ -76,10 +82,14 @@ struct PageEntry {
     /// The range of this page's entries in `PageStore::masks`.
     masks_start: u32,
     masks_end: u32,
-    /// The compressed body in `PageStore::bodies`.
+    /// The compressed body in `PageStore::texts`.
     body: Span,
     /// The body's length in bytes before compression.
     body_len: u32,
+    /// The compressed snippet text in `PageStore::texts`.
+    snippet_text: Span,
+    snippet_text_len: u32,
+    snippet_text_continues: bool,
 }
 
 /// All pages of one world, sorted by url, so a page's position is also its tantivy doc id.
@@ -88,7 +98,8 @@ pub(crate) struct PageStore {
     strings: String,
     pages: Box<[PageEntry]>,
     masks: Box<[(u32, u32)]>,
-    bodies: Box<[u8]>,
+    /// Compressed bodies and snippet texts.
+    texts: Box<[u8]>,
     dict: Box<[u8]>,
 }
 
@@ -99,7 +110,7 @@ impl PageStore {
         let dict = sample_dict(pages);
         let mut strings = String::new();
         let mut masks = Vec::new();
-        let mut bodies = Vec::new();
+        let mut texts = Vec::new();
         let mut entries = Vec::with_capacity(pages.len());
         for page in pages {
             let url = push_str(&mut strings, &page.url)?;
@@ -111,13 +122,8 @@ impl PageStore {
             let masks_start = to_u32(masks.len())?;
             masks.extend_from_slice(&page.masks);
             let masks_end = to_u32(masks.len())?;
-            let compressed = lz4_flex::block::compress_with_dict(page.body.as_bytes(), &dict);
-            let body = Span {
-                start: to_u32(bodies.len())?,
-                len: to_u32(compressed.len())?,
-            };
-            bodies.extend_from_slice(&compressed);
-            to_u32(bodies.len())?;
+            let body = push_compressed(&mut texts, &page.body, &dict)?;
+            let snippet_text = push_compressed(&mut texts, &page.snippet_text, &dict)?;
             entries.push(PageEntry {
                 url,
                 title,
@@ -127,6 +133,9 @@ impl PageStore {
                 masks_end,
                 body,
                 body_len: to_u32(page.body.len())?,
+                snippet_text,
+                snippet_text_len: to_u32(page.snippet_text.len())?,
+                snippet_text_continues: page.snippet_text_continues,
             });
         }
         strings.shrink_to_fit();
@@ -134,7 +143,7 @@ impl PageStore {
             strings,
             pages: entries.into_boxed_slice(),
             masks: masks.into_boxed_slice(),
-            bodies: bodies.into_boxed_slice(),
+            texts: texts.into_boxed_slice(),
             dict: dict.into_boxed_slice(),
         })
     }
@@ -166,15 +175,25 @@ impl PageStore {
         &self.masks[entry.masks_start as usize..entry.masks_end as usize]
     }
 
-    /// The page's Markdown body, decompressed.
+    /// The page's Markdown body.
     pub(crate) fn body(&self, page_idx: usize) -> Result<String> {
         let entry = &self.pages[page_idx];
-        let compressed = &self.bodies[entry.body.range()];
-        let bytes =
-            lz4_flex::block::decompress_with_dict(compressed, entry.body_len as usize, &self.dict)
-                .map_err(|err| Error::Internal(format!("corrupt page body in memory: {err}")))?;
+        self.decompress(entry.body, entry.body_len)
+    }
+
+    /// The start of the page's plain text, and whether the text goes on after it.
+    pub(crate) fn snippet_text(&self, page_idx: usize) -> Result<(String, bool)> {
+        let entry = &self.pages[page_idx];
+        let text = self.decompress(entry.snippet_text, entry.snippet_text_len)?;
+        Ok((text, entry.snippet_text_continues))
+    }
+
+    fn decompress(&self, span: Span, len: u32) -> Result<String> {
+        let compressed = &self.texts[span.range()];
+        let bytes = lz4_flex::block::decompress_with_dict(compressed, len as usize, &self.dict)
+            .map_err(|err| Error::Internal(format!("corrupt page text in memory: {err}")))?;
         String::from_utf8(bytes)
-            .map_err(|err| Error::Internal(format!("page body is not UTF-8: {err}")))
+            .map_err(|err| Error::Internal(format!("page text is not UTF-8: {err}")))
     }
 
     /// The position of the page with this url.
@@ -189,7 +208,7 @@ impl PageStore {
         self.strings.capacity()
             + size_of_val(&*self.pages)
             + size_of_val(&*self.masks)
-            + self.bodies.len()
+            + self.texts.len()
             + self.dict.len()
     }
 
@@ -211,6 +230,21 @@ fn sample_dict(pages: &[RawPage]) -> Vec<u8> {
         dict.extend_from_slice(&bytes[..bytes.len().min(DICT_SAMPLE_LEN)]);
     }
     dict
+}
+
+fn push_compressed(
+    texts: &mut Vec<u8>,
+    text: &str,
+    dict: &[u8],
+) -> std::result::Result<Span, String> {
+    let compressed = lz4_flex::block::compress_with_dict(text.as_bytes(), dict);
+    let span = Span {
+        start: to_u32(texts.len())?,
+        len: to_u32(compressed.len())?,
+    };
+    texts.extend_from_slice(&compressed);
+    to_u32(texts.len())?;
+    Ok(span)
 }
 
 fn push_str(strings: &mut String, value: &str) -> std::result::Result<Span, String> {
@@ -238,6 +272,8 @@ mod tests {
             kind: PageKind::Entity,
             published: url.contains("news").then(|| "1204-03-01".to_owned()),
             body: body.to_owned(),
+            snippet_text: body.replace('#', ""),
+            snippet_text_continues: body.len() > 100,
             masks: masks.to_vec(),
         }
     }
@@ -257,11 +293,13 @@ mod tests {
             assert_eq!(store.published(idx), raw.published.as_deref());
             assert_eq!(store.kind(idx), PageKind::Entity);
             assert_eq!(store.body(idx).unwrap(), raw.body);
+            let snippet_text = (raw.snippet_text.clone(), raw.snippet_text_continues);
+            assert_eq!(store.snippet_text(idx).unwrap(), snippet_text);
             assert_eq!(store.masks(idx), raw.masks);
             assert_eq!(store.find_url(&raw.url), Some(idx));
         }
         assert_eq!(store.find_url("missing"), None);
-        assert!(store.heap_bytes() < store.raw_body_bytes());
+        assert!(store.heap_bytes() < 2 * store.raw_body_bytes());
     }
 
     #[test]

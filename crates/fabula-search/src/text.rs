@@ -74,19 +74,43 @@ pub(crate) fn plain_text_prefix(markdown: &str, limit: usize) -> (String, bool) 
 /// The byte ranges of the words of `text`: maximal runs of alphanumeric characters, the same
 /// split as tantivy's `SimpleTokenizer`.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = text.char_indices().peekable();
+    let mut pos = 0;
     std::iter::from_fn(move || {
-        let (start, _) = chars.find(|(_, c)| c.is_alphanumeric())?;
-        let mut end = text.len();
-        while let Some(&(idx, c)) = chars.peek() {
-            if !c.is_alphanumeric() {
-                end = idx;
+        while pos < text.len() {
+            let (is_alnum, len) = char_class(text, pos);
+            if is_alnum {
                 break;
             }
-            chars.next();
+            pos += len;
         }
-        Some((start, end))
+        if pos >= text.len() {
+            return None;
+        }
+        let start = pos;
+        while pos < text.len() {
+            let (is_alnum, len) = char_class(text, pos);
+            if !is_alnum {
+                break;
+            }
+            pos += len;
+        }
+        Some((start, pos))
     })
+}
+
+/// Whether the character at byte `pos` (a character boundary) is alphanumeric, and its length,
+/// with a fast path for ASCII, which is nearly all of a page.
+fn char_class(text: &str, pos: usize) -> (bool, usize) {
+    let byte = text.as_bytes()[pos];
+    if byte.is_ascii() {
+        return (byte.is_ascii_alphanumeric(), 1);
+    }
+    let Some(c) = text[pos..].chars().next() else {
+        return (false, 1);
+    };
+    // The separators plain text itself writes, answered without Unicode table lookups.
+    let is_alnum = !matches!(c, '·' | '…' | '–' | '—' | '‘' | '’' | '“' | '”') && c.is_alphanumeric();
+    (is_alnum, c.len_utf8())
 }
 
 /// Whether the character just before byte `idx` is alphanumeric.

@@ -8,9 +8,11 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::index::{PageIndex, analyzer, query_terms};
-use crate::snippet::{Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render};
+use crate::snippet::{
+    SCAN_LIMIT, Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render,
+};
 use crate::store::{PageKind, PageStore, RawPage};
-use crate::text::plain_text;
+use crate::text::{plain_text, plain_text_prefix};
 use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
 
 /// The most results one search call may ask for.
@@ -56,6 +58,8 @@ impl WorldIndex {
         let mut plain = Vec::with_capacity(rows.len());
         for PageRow { mut page, hidden } in rows {
             let text = plain_text(&page.body);
+            (page.snippet_text, page.snippet_text_continues) =
+                plain_text_prefix(&page.body, SCAN_LIMIT);
             for (start, end) in hidden_ranges(&text, &hidden) {
                 let to_u32 = |idx: usize| {
                     u32::try_from(idx).map_err(|_| bad_world("a page is over 4 GiB".to_owned()))
@@ -214,7 +218,8 @@ impl WorldIndex {
         if hiding == Hiding::Strict {
             return Ok(describe(self.store.kind(page_idx), title, self.store.url(page_idx)));
         }
-        let source = Source::new(&self.store.body(page_idx)?, title);
+        let (text, continues) = self.store.snippet_text(page_idx)?;
+        let source = Source::new(text, continues, title);
         let window = best_window(&source, matcher);
         let masks = match hiding {
             Hiding::None | Hiding::Strict => Vec::new(),
@@ -284,6 +289,8 @@ fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<PageRow>> {
             kind: PageKind::parse(&kind),
             published: row.get(4).map_err(sqlite_error(path))?,
             body: row.get(5).map_err(sqlite_error(path))?,
+            snippet_text: String::new(),
+            snippet_text_continues: false,
             masks: Vec::new(),
         };
         pages.push(PageRow {

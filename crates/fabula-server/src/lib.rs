@@ -1,34 +1,45 @@
 //! The HTTP search service over a directory of world files: a native REST API, the Search-R1
 //! `/retrieve` shape, Tavily-shaped `/search` and `/extract`, and sessions whose seeded controls
-//! inject realistic faults. Also a load generator for the search endpoint.
+//! inject realistic faults. Also a load generator for the search endpoint ([`loadgen`]).
 //!
 //! Routes (all bodies JSON; errors are `{"error": {"code", "message"}}` unless noted):
 //!
-//! | route                                   | what                                            |
-//! |-----------------------------------------|-------------------------------------------------|
-//! | `GET /health`                           | `{"status": "ok", "worlds", "sessions"}`, open |
-//! | `GET /v1/worlds`                        | `{"worlds": [{"id", "name", "theme", "pages"}]}`|
-//! | `POST /v1/worlds/{id}/search`           | native search, see [`native::SearchRequest`]    |
-//! | `POST /v1/worlds/{id}/extract`          | a window of one page as Markdown                |
-//! | `POST /v1/worlds/{id}/retrieve`         | Search-R1's `/retrieve` for one world           |
-//! | `POST /retrieve`                        | Search-R1's `/retrieve`, `"world"` in the body  |
-//! | `POST /compat/tavily/{id}/search`       | Tavily's search; errors `{"detail": {"error"}}` |
-//! | `POST /compat/tavily/{id}/extract`      | Tavily's extract                                |
-//! | `POST /v1/sessions`                     | a session: world, seed, controls                |
-//! | `POST /v1/sessions/{sid}/search`        | native search under the session's controls     |
-//! | `POST /v1/sessions/{sid}/extract`       | native extract under the session's controls    |
-//! | `GET /v1/sessions/{sid}/log`            | the session's calls and their outcomes          |
-//! | `DELETE /v1/sessions/{sid}`             | forgets a session                               |
+//! | route                              | answer                                                 |
+//! |------------------------------------|--------------------------------------------------------|
+//! | `GET /health`                      | `{"status": "ok", "worlds", "sessions"}`; never needs a key |
+//! | `GET /v1/worlds`                   | `{"worlds": [{"id", "name", "theme", "pages"}]}`       |
+//! | `POST /v1/worlds/{id}/search`      | see below                                              |
+//! | `POST /v1/worlds/{id}/extract`     | `{"url", "title", "date", "content", "next_start"}`    |
+//! | `POST /v1/worlds/{id}/retrieve`    | Search-R1: `{"result": [[{"document": {"id", "contents"}, "score"}]]}` |
+//! | `POST /retrieve`                   | the same, with `"world"` in the body                   |
+//! | `POST /compat/tavily/{id}/search`  | Tavily: `{"query", "answer", "images", "results", "response_time"}` |
+//! | `POST /compat/tavily/{id}/extract` | Tavily: `{"results", "failed_results", "response_time"}` |
+//! | `POST /v1/sessions`                | `{"session", "world", "seed", "controls"}`             |
+//! | `POST /v1/sessions/{sid}/search`   | as the world's search, under the session's controls    |
+//! | `POST /v1/sessions/{sid}/extract`  | as the world's extract, under the session's controls   |
+//! | `GET /v1/sessions/{sid}/log`       | `{"session", "world", "seed", "calls", "forgotten", "entries"}` |
+//! | `DELETE /v1/sessions/{sid}`        | 204                                                    |
 //!
-//! A single `"query"` is answered with one object `{"query", "results", "page", "has_more"}`; a
+//! Search takes `{"query": ".."}` or `{"queries": [..]}` (at most 100), `"top_k"` (1..=50,
+//! default 10), `"page"` (1..=1000, default 1) and `"hiding"` (`"none"`, `"partial"` (default),
+//! `"strict"`). A single `"query"` is answered with one object
+//! `{"query", "results": [{"rank", "url", "title", "snippet", "date"}], "page", "has_more"}`; a
 //! `"queries"` batch with `{"responses": [..]}`, one such object per query in order, where a query
 //! that failed on its own (a session's `batch_failure_rate`) is `{"query", "error": {..}}`.
+//! Extract takes `{"url", "start": 0, "max_chars": 8000}` (`max_chars` 1..=100,000).
+//!
+//! Errors: 400 `bad_request` (malformed JSON, wrong field types, unknown fields on the native and
+//! session routes, blank queries or queries over 2,000 characters, values out of range), 413
+//! `payload_too_large` (bodies over 64 KiB), 401 `unauthorized`, 404 `world_not_found`,
+//! `url_not_found`, `session_not_found`, `not_found`, 405 `method_not_allowed`, and from session
+//! controls 429 `rate_limited` (with `Retry-After`), 500 `injected_server_error`, 504 `timeout`.
+//! A 500 `internal` is a bug or a broken world file; its cause is logged, not returned.
 //!
 //! With an API key configured, every route but `GET /health` needs `Authorization: Bearer KEY`
-//! and answers 401 `unauthorized` without it.
+//! and answers 401 `unauthorized` without it (the health check stays open for load balancers).
 //!
-//! The agent-facing API reads only the pages of the world a request names (or its session's world);
-//! it never reads the tasks table.
+//! The agent-facing API reads only the pages of the world a request names (or its session's
+//! world); it never reads the tasks table.
 
 pub mod api_error;
 pub mod controls;
@@ -59,7 +70,7 @@ pub use crate::error::{Error, Result};
 pub use crate::state::AppState;
 
 /// How to serve.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServeConfig {
     /// The directory holding `manifest.json` and the world files.
     pub worlds: PathBuf,
@@ -86,6 +97,20 @@ impl Default for ServeConfig {
             session_log_limit: sessions::DEFAULT_SESSION_LOG_LIMIT,
             max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
         }
+    }
+}
+
+impl std::fmt::Debug for ServeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key itself is never printed, so configs can be logged.
+        f.debug_struct("ServeConfig")
+            .field("worlds", &self.worlds)
+            .field("addr", &self.addr)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("max_sessions", &self.max_sessions)
+            .field("session_log_limit", &self.session_log_limit)
+            .field("max_blocking_calls", &self.max_blocking_calls)
+            .finish()
     }
 }
 

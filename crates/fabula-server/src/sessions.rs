@@ -408,7 +408,6 @@ pub(crate) async fn search(
     };
     let searched = {
         let queries = valid.queries.clone();
-        let failures = failures.clone();
         let options = options.clone();
         state.with_world(session.world, move |index| {
             let mut searched = Vec::with_capacity(queries.len());

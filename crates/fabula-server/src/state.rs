@@ -107,9 +107,11 @@ impl AppState {
     /// `ServeConfig::max_blocking_calls` at once; the rest wait without holding a thread.
     ///
     /// Searching is CPU work of a few hundred microseconds. Measured with the load generator at
-    /// 32 connections on two cores, moving it off the runtime's workers raised throughput from
-    /// about 5,000 to about 9,000 requests/s and cut p99 latency from about 16 ms to about 7 ms,
-    /// because the workers keep reading and writing sockets while searches run.
+    /// 32 connections on a busy two-core machine (20 worlds of 700 pages), moving it off the
+    /// runtime's workers raised throughput from about 4,000-6,000 to about 8,000-10,000
+    /// requests/s and cut p99 latency from 16-50 ms to about 7-9 ms: the workers keep reading and
+    /// writing sockets while searches run. Without a bound, throughput was similar but the tail
+    /// longer; a bound of two per core lost a third of the throughput.
     pub(crate) async fn with_world<T, F>(&self, world_id: u32, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,

@@ -880,7 +880,7 @@ impl<'a> Builder<'a> {
     /// A year strictly inside a term (never its first or last year, never after the present).
     fn inside_year(&mut self, start: i64, end: Option<i64>) -> Option<i64> {
         let last = end.map_or(self.world.present_year, |e| e - 1);
-        (start + 1 <= last).then(|| self.rng.random_range(start + 1..=last))
+        (start < last).then(|| self.rng.random_range(start + 1..=last))
     }
 
     /// Picks how many of `sorted` (ordered by a year) to keep so that a year separates the kept
@@ -1268,11 +1268,10 @@ impl<'a> Builder<'a> {
         pools.shuffle(&mut self.rng);
         let mut made = 0;
         while made < target && pools.iter().any(|(_, c)| !c.is_empty()) {
-            for i in 0..pools.len() {
+            for (name, pool) in &mut pools {
                 if made >= target {
                     break;
                 }
-                let (name, pool) = &mut pools[i];
                 let name = *name;
                 if pool.is_empty() {
                     continue;

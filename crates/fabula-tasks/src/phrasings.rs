@@ -168,37 +168,61 @@ impl QuestionMatch {
 /// literal text wins, then the first in file order.
 pub fn match_question(question: &str) -> Option<QuestionMatch> {
     let mut best: Option<(usize, QuestionMatch)> = None;
-    for (kind, by_name) in templates() {
-        for (name, template) in by_name {
-            for (i, phrasing) in template.phrasings.iter().enumerate() {
-                let ps = pieces(phrasing);
-                let mut slots = Vec::new();
-                if !match_pieces(&ps, question, &mut slots) {
-                    continue;
-                }
-                let literal: usize = ps
-                    .iter()
-                    .map(|p| {
-                        if let Piece::Literal(l) = p {
-                            l.len()
-                        } else {
-                            0
-                        }
-                    })
-                    .sum();
-                if best.as_ref().is_none_or(|(n, _)| literal > *n) {
-                    let m = QuestionMatch {
-                        phrasing_id: format!("{kind}.{name}.{i}"),
-                        kind: kind.clone(),
-                        template: name.clone(),
-                        slots,
-                    };
-                    best = Some((literal, m));
-                }
-            }
+    for parsed in parsed() {
+        let mut slots = Vec::new();
+        if !match_pieces(&parsed.pieces, question, &mut slots) {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(n, _)| parsed.literal_len > *n) {
+            let m = QuestionMatch {
+                phrasing_id: format!("{}.{}.{}", parsed.kind, parsed.template, parsed.index),
+                kind: parsed.kind.clone(),
+                template: parsed.template.clone(),
+                slots,
+            };
+            best = Some((parsed.literal_len, m));
         }
     }
     best.map(|(_, m)| m)
+}
+
+/// One phrasing split into pieces, parsed once.
+struct Parsed {
+    kind: String,
+    template: String,
+    index: usize,
+    pieces: Vec<Piece>,
+    /// The length of its literal text, which ranks competing matches.
+    literal_len: usize,
+}
+
+fn parsed() -> &'static [Parsed] {
+    static PARSED: OnceLock<Vec<Parsed>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        let mut out = Vec::new();
+        for (kind, by_name) in templates() {
+            for (name, template) in by_name {
+                for (index, phrasing) in template.phrasings.iter().enumerate() {
+                    let pieces = pieces(phrasing);
+                    let literal_len = pieces
+                        .iter()
+                        .map(|p| match p {
+                            Piece::Literal(l) => l.len(),
+                            Piece::Slot(_) => 0,
+                        })
+                        .sum();
+                    out.push(Parsed {
+                        kind: kind.clone(),
+                        template: name.clone(),
+                        index,
+                        pieces,
+                        literal_len,
+                    });
+                }
+            }
+        }
+        out
+    })
 }
 
 /// The phrasing id (`kind.template.N`) of a question, if it was written from a known phrasing.

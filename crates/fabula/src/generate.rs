@@ -46,6 +46,13 @@ pub struct CheckArgs {
     /// Print at most this many violations (0: all).
     #[arg(long, default_value_t = 50)]
     pub max_listed: usize,
+    /// Also open every task's evidence pages through a running server's agent-facing API and
+    /// confirm each gold value is in what the agent receives.
+    #[arg(long, requires = "addr")]
+    pub answerability: bool,
+    /// The server for --answerability, e.g. 127.0.0.1:8080.
+    #[arg(long)]
+    pub addr: Option<String>,
 }
 
 fn default_jobs() -> usize {
@@ -84,7 +91,7 @@ pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
     };
     let bar = progress_bar(total);
     let started = Instant::now();
-    let summary = dataset::generate_dataset(&cfg, &fabula_pages::PagesRenderer, &|| bar.inc(1))
+    let summary = dataset::generate_dataset(&cfg, &fabula_tasks::FullRenderer, &|| bar.inc(1))
         .with_context(|| format!("generating into {}", cfg.out.display()))?;
     bar.finish_and_clear();
     eprintln!(
@@ -118,7 +125,7 @@ fn progress_bar(total: u64) -> indicatif::ProgressBar {
 pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let jobs = args.jobs.unwrap_or_else(default_jobs);
-    let report = check::check_dir(&args.dir, jobs, &[])
+    let report = check::check_dir(&args.dir, jobs, &[&fabula_tasks::TaskCheck])
         .with_context(|| format!("checking {}", args.dir.display()))?;
     let listed = if args.max_listed == 0 {
         report.violations.len()
@@ -142,11 +149,21 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
         println!("  {rule:<24} {n}");
     }
     if !report.violations.is_empty() {
-        bail!(
-            "{} violations in {}",
-            report.violations.len(),
-            args.dir.display()
-        );
+        bail!("{} violations in {}", report.violations.len(), args.dir.display());
+    }
+    if args.answerability {
+        let addr = args.addr.as_deref().unwrap_or_default();
+        let config = fabula_tasks::AnswerabilityConfig::default();
+        let report = fabula_tasks::check_answerability(addr, &args.dir, &config)
+            .context("checking answerability")?;
+        print!("{}", report.to_text());
+        if report.fraction() < 1.0 {
+            bail!(
+                "{} of {} gold values are not reachable through {addr}",
+                report.values - report.found,
+                report.values
+            );
+        }
     }
     Ok(())
 }

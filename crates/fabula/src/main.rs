@@ -2,6 +2,7 @@
 
 mod generate;
 mod serve;
+mod tasks;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +30,16 @@ enum Command {
     /// Measure a running server.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Export tasks with gold answers.
+    #[command(subcommand)]
+    Tasks(tasks::TasksCommand),
+    /// Export the page corpus.
+    #[command(subcommand)]
+    Corpus(tasks::CorpusCommand),
+    /// Score predictions against gold answers (WideSearch metrics for tables).
+    Eval(tasks::EvalArgs),
+    /// Run the rule-based baseline agent against a server's agent-facing API.
+    Baseline(tasks::BaselineArgs),
     /// Print a readable overview of one world file.
     Inspect {
         /// A world file, e.g. worlds/default/world-00042.sqlite.
@@ -51,6 +62,10 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate::run_generate(&args),
         Command::Check(args) => generate::run_check(&args),
         Command::Serve(args) => serve::run_serve(&args),
+        Command::Tasks(command) => tasks::run_tasks(&command),
+        Command::Corpus(command) => tasks::run_corpus(&command),
+        Command::Eval(args) => tasks::run_eval(&args),
+        Command::Baseline(args) => tasks::run_baseline(&args),
         Command::Up(args) => serve::run_up(&args),
         Command::Bench(BenchCommand::Search(args)) => serve::run_bench_search(&args),
         Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)

@@ -21,6 +21,12 @@ pub struct ServeArgs {
     /// Require `Authorization: Bearer KEY` on every route but /health.
     #[arg(long)]
     pub api_key: Option<String>,
+    /// Also open the trainers' listener (gold answers and scoring) on this address.
+    #[arg(long, requires = "admin_token")]
+    pub admin_addr: Option<SocketAddr>,
+    /// The token the trainers' listener requires (`Authorization: Bearer TOKEN`).
+    #[arg(long, env = "FABULA_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
 }
 
 /// Arguments of `fabula up`.
@@ -93,10 +99,25 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
             server.local_addr(),
             started.elapsed().as_secs_f64()
         );
-        server.run_until(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+        let shutdown = tokio::sync::watch::channel(false);
+        let mut admin_task = None;
+        if let (Some(addr), Some(token)) = (args.admin_addr, args.admin_token.as_deref()) {
+            let admin = fabula_admin::bind(&args.worlds, addr, token).await.context("opening the admin listener")?;
+            eprintln!("fabula: admin listener (gold answers, scoring) on http://{}", admin.local_addr()?);
+            let mut stop = shutdown.1.clone();
+            admin_task = Some(tokio::spawn(admin.run_until(async move {
+                let _ = stop.changed().await;
+            })));
+        }
+        server
+            .run_until(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                let _ = shutdown.0.send(true);
+            })
+            .await?;
+        if let Some(task) = admin_task {
+            task.await.context("admin listener")??;
+        }
         Ok(())
     })
 }

@@ -204,3 +204,45 @@ async fn odd_queries_are_searched_not_rejected() {
         assert_eq!(answer.status, 200, "query {query:?}: {:#}", answer.json);
     }
 }
+
+#[tokio::test]
+async fn a_broken_world_file_is_an_opaque_500() {
+    let app = TestApp::new();
+    std::fs::write(
+        app.dir.path().join("world-00003.sqlite"),
+        b"not a database at all",
+    )
+    .unwrap();
+    let answer = app
+        .post("/v1/worlds/3/search", json!({"query": "ferry"}))
+        .await;
+    assert_error(&answer, 500, "internal");
+    assert_eq!(
+        answer.json["error"]["message"], "internal error",
+        "no internals in the body"
+    );
+    let healthy = app
+        .post("/v1/worlds/0/search", json!({"query": "harbour"}))
+        .await;
+    assert_eq!(healthy.status, 200, "other worlds still answer");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_first_uses_share_one_build() {
+    let app = TestApp::new();
+    let mut tasks = Vec::new();
+    for idx in 0..16 {
+        let router = app.router.clone();
+        tasks.push(tokio::spawn(async move {
+            use tower::ServiceExt;
+            let body = serde_json::to_vec(&json!({"query": format!("harbour {idx}")})).unwrap();
+            let request = axum::http::Request::post("/v1/worlds/0/search")
+                .body(axum::body::Body::from(body))
+                .unwrap();
+            router.oneshot(request).await.unwrap().status()
+        }));
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap(), 200);
+    }
+}

@@ -270,7 +270,7 @@ fn write_world(path: &Path, world: &WorldSpec) {
 /// A router over the fixture worlds; the directory lives as long as the router.
 pub struct TestApp {
     pub router: Router,
-    _dir: TempDir,
+    pub dir: TempDir,
 }
 
 /// An answer: status, headers, and the body parsed as JSON (`Value::Null` when empty).
@@ -299,7 +299,7 @@ impl TestApp {
         let state = AppState::open(&config).unwrap();
         TestApp {
             router: app(state),
-            _dir: dir,
+            dir,
         }
     }
 

@@ -1,0 +1,159 @@
+//! `fabula tasks export`, `fabula corpus export`, `fabula eval` and `fabula baseline`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use fabula_score::{EvalReport, PredictionRecord, TaskRecord};
+use fabula_tasks::{AgentConfig, ExportConfig, Format, Split};
+
+/// `fabula tasks ...`.
+#[derive(Debug, Subcommand)]
+pub enum TasksCommand {
+    /// Export tasks with gold answers: jsonl, widesearch (JSONL plus gold CSVs) or searchr1.
+    Export(TasksExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TasksExportArgs {
+    /// The dataset directory.
+    #[arg(long, default_value = "worlds/default")]
+    pub worlds: PathBuf,
+    /// jsonl, widesearch or searchr1.
+    #[arg(long, default_value = "jsonl")]
+    pub format: String,
+    /// train, dev, test or all (split by a stable hash of the world id, 80/10/10).
+    #[arg(long, default_value = "all")]
+    pub split: String,
+    /// The output file.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `fabula corpus ...`.
+#[derive(Debug, Subcommand)]
+pub enum CorpusCommand {
+    /// Export every page as JSONL (id, world, url, title, contents) for offline retrievers.
+    Export {
+        #[arg(long, default_value = "worlds/default")]
+        worlds: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+/// Arguments of `fabula eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Tasks as JSONL (from `fabula tasks export --format jsonl`).
+    #[arg(long, required_unless_present = "blind")]
+    pub tasks: Option<PathBuf>,
+    /// Predictions as JSONL: {"task_id", "answer"}, one line per attempt.
+    #[arg(long, required_unless_present = "blind")]
+    pub predictions: Option<PathBuf>,
+    /// Score the blind baseline instead: the most common answer per kind and phrasing in the
+    /// train split, on the test split of --worlds.
+    #[arg(long)]
+    pub blind: bool,
+    /// The dataset for --blind.
+    #[arg(long, default_value = "worlds/default")]
+    pub worlds: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `fabula baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// The server, e.g. 127.0.0.1:8080.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: String,
+    /// Tasks as JSONL.
+    #[arg(long)]
+    pub tasks: PathBuf,
+    /// Where to write the predictions (JSONL).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Bearer key, when the server needs one.
+    #[arg(long)]
+    pub api_key: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_split(s: &str) -> anyhow::Result<Split> {
+    s.parse().map_err(|_| anyhow::anyhow!("--split `{s}` must be train, dev, test or all"))
+}
+
+/// Runs `fabula tasks export`.
+pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
+    let TasksCommand::Export(args) = command;
+    let format: Format =
+        args.format.parse().map_err(|_| anyhow::anyhow!("--format `{}` must be jsonl, widesearch or searchr1", args.format))?;
+    let config = ExportConfig { worlds: args.worlds.clone(), format, split: parse_split(&args.split)?, out: args.out.clone() };
+    let summary = fabula_tasks::export_tasks(&config).with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;
+    eprintln!(
+        "exported {} tasks of {} worlds ({} gold files) -> {}",
+        summary.records,
+        summary.worlds,
+        summary.gold_files,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Runs `fabula corpus export`.
+pub fn run_corpus(command: &CorpusCommand) -> anyhow::Result<()> {
+    let CorpusCommand::Export { worlds, out } = command;
+    let summary = fabula_tasks::export_corpus(worlds, out).with_context(|| format!("exporting pages of {}", worlds.display()))?;
+    eprintln!("exported {} pages of {} worlds -> {}", summary.pages, summary.worlds, out.display());
+    Ok(())
+}
+
+fn print_report(report: &EvalReport, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        print!("{}", report.to_text());
+    }
+    Ok(())
+}
+
+/// Runs `fabula eval`.
+pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
+    let (tasks, predictions): (Vec<TaskRecord>, Vec<PredictionRecord>) = if args.blind {
+        let train = fabula_tasks::load_tasks(&args.worlds, Split::Train)?;
+        let test = fabula_tasks::load_tasks(&args.worlds, Split::Test)?;
+        if train.is_empty() || test.is_empty() {
+            bail!("{} has no train or no test worlds; generate more worlds", args.worlds.display());
+        }
+        let predictions = fabula_tasks::blind_baseline(&train, &test);
+        eprintln!("blind baseline: {} train tasks, {} test tasks", train.len(), test.len());
+        (test, predictions)
+    } else {
+        let (Some(tasks), Some(predictions)) = (&args.tasks, &args.predictions) else {
+            bail!("--tasks and --predictions are required unless --blind");
+        };
+        (fabula_score::read_tasks(tasks)?, fabula_score::read_predictions(predictions)?)
+    };
+    print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)
+}
+
+/// Runs `fabula baseline`: the rule-based agent over the agent-facing API, then its scores.
+pub fn run_baseline(args: &BaselineArgs) -> anyhow::Result<()> {
+    let tasks = fabula_score::read_tasks(&args.tasks)?;
+    let mut config = AgentConfig::default();
+    config.client.api_key = args.api_key.clone();
+    let predictions = fabula_tasks::run_baseline(&args.addr, &tasks, &config).context("running the baseline agent")?;
+    if let Some(out) = &args.out {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(out).with_context(|| out.display().to_string())?);
+        for p in &predictions {
+            writeln!(file, "{}", serde_json::to_string(p)?)?;
+        }
+        file.flush()?;
+    }
+    print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)
+}
