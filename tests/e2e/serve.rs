@@ -33,7 +33,10 @@ fn start(args: &[&str]) -> Server {
     let stderr = child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
     let addr = loop {
-        let line = lines.next().expect("the server reports its address").unwrap();
+        let line = lines
+            .next()
+            .expect("the server reports its address")
+            .unwrap();
         if let Some(rest) = line.split("on http://").nth(1) {
             break rest.split_whitespace().next().unwrap().to_string();
         }
@@ -76,9 +79,20 @@ fn search_then_extract_finds_the_fact_on_the_page() {
 
     // Take a person and their birth year from the database, as a task would.
     let conn = Connection::open(dir.join("world-00001.sqlite")).unwrap();
-    let table: String = conn.query_row("SELECT table_name FROM fabula_tables WHERE role = 'person'", [], |r| r.get(0)).unwrap();
-    let (name, born): (String, i64) =
-        conn.query_row(&format!("SELECT name, birth_year FROM {table} WHERE id = 3"), [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let table: String = conn
+        .query_row(
+            "SELECT table_name FROM fabula_tables WHERE role = 'person'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let (name, born): (String, i64) = conn
+        .query_row(
+            &format!("SELECT name, birth_year FROM {table} WHERE id = 3"),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
 
     let query = serde_json::json!({"query": format!("{name} born"), "top_k": 10}).to_string();
     let (status, body) = http(&server.addr, "POST", "/v1/worlds/1/search", &query);
@@ -87,14 +101,27 @@ fn search_then_extract_finds_the_fact_on_the_page() {
     assert!(!results.is_empty());
     // Snippets hide the year by default: the agent has to open the page.
     for r in &results {
-        assert!(!r["snippet"].as_str().unwrap().contains(&born.to_string()), "{r}");
+        assert!(
+            !r["snippet"].as_str().unwrap().contains(&born.to_string()),
+            "{r}"
+        );
     }
-    let article = results.iter().find(|r| r["title"] == name.as_str()).expect("the person's article is found");
-    let extract = serde_json::json!({"url": article["url"], "start": 0, "max_chars": 100000}).to_string();
+    let article = results
+        .iter()
+        .find(|r| r["title"] == name.as_str())
+        .expect("the person's article is found");
+    let extract =
+        serde_json::json!({"url": article["url"], "start": 0, "max_chars": 100000}).to_string();
     let (status, body) = http(&server.addr, "POST", "/v1/worlds/1/extract", &extract);
     assert_eq!(status, 200, "{body}");
     let page = json(&body);
-    assert!(page["content"].as_str().unwrap().contains(&born.to_string()), "{page}");
+    assert!(
+        page["content"]
+            .as_str()
+            .unwrap()
+            .contains(&born.to_string()),
+        "{page}"
+    );
     assert!(page["next_start"].is_null());
 
     let (status, body) = http(&server.addr, "POST", "/v1/worlds/77/search", &query);
@@ -112,9 +139,18 @@ fn up_generates_when_absent_then_serves() {
     assert!(dir.join("world-00001.sqlite").exists());
     drop(server);
     // A second `up` finds valid worlds and serves them without regenerating.
-    let before = std::fs::metadata(dir.join("world-00000.sqlite")).unwrap().modified().unwrap();
+    let before = std::fs::metadata(dir.join("world-00000.sqlite"))
+        .unwrap()
+        .modified()
+        .unwrap();
     let server = start(&["up", "--worlds", dir.to_str().unwrap(), "--count", "2"]);
     let (status, _) = http(&server.addr, "GET", "/v1/worlds", "");
     assert_eq!(status, 200);
-    assert_eq!(std::fs::metadata(dir.join("world-00000.sqlite")).unwrap().modified().unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(dir.join("world-00000.sqlite"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
 }

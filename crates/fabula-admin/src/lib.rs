@@ -37,7 +37,10 @@ pub enum Error {
     #[error(transparent)]
     World(#[from] fabula_world::Error),
     #[error("cannot bind the admin listener to {addr}: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -71,24 +74,40 @@ impl AdminState {
             return Err(Error::MissingToken);
         }
         let manifest = fabula_world::dataset::read_manifest(worlds)?;
-        let files = manifest.worlds.iter().map(|w| (w.id, worlds.join(&w.file))).collect();
-        Ok(AdminState { token: token.into(), files: Arc::new(files), tasks: Arc::default() })
+        let files = manifest
+            .worlds
+            .iter()
+            .map(|w| (w.id, worlds.join(&w.file)))
+            .collect();
+        Ok(AdminState {
+            token: token.into(),
+            files: Arc::new(files),
+            tasks: Arc::default(),
+        })
     }
 
     fn world_tasks(&self, world: u32) -> Result<Arc<Vec<Task>>, ApiError> {
         if let Some(tasks) = self.tasks.lock().expect("lock").get(&world) {
             return Ok(tasks.clone());
         }
-        let path = self.files.get(&world).ok_or_else(|| ApiError::world_not_found(world))?;
+        let path = self
+            .files
+            .get(&world)
+            .ok_or_else(|| ApiError::world_not_found(world))?;
         let tasks = Arc::new(read_tasks(path).map_err(|e| ApiError::internal(&e.to_string()))?);
-        self.tasks.lock().expect("lock").insert(world, tasks.clone());
+        self.tasks
+            .lock()
+            .expect("lock")
+            .insert(world, tasks.clone());
         Ok(tasks)
     }
 }
 
 fn read_tasks(path: &Path) -> rusqlite::Result<Vec<Task>> {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let mut stmt = conn.prepare("SELECT id, kind, question, answer, evidence, hops FROM fabula_tasks ORDER BY id")?;
+    let mut stmt = conn.prepare(
+        "SELECT id, kind, question, answer, evidence, hops FROM fabula_tasks ORDER BY id",
+    )?;
     let rows = stmt.query_map([], |r| {
         let answer: String = r.get(3)?;
         let evidence: String = r.get(4)?;
@@ -114,21 +133,37 @@ pub struct ApiError {
 
 impl ApiError {
     fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into() }
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
     }
     fn world_not_found(world: u32) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "world_not_found", format!("no world {world} in this dataset"))
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "world_not_found",
+            format!("no world {world} in this dataset"),
+        )
     }
     fn internal(message: &str) -> ApiError {
         // Internals are logged by the caller's terminal, not returned.
         eprintln!("admin: internal error: {message}");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the world file could not be read")
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the world file could not be read",
+        )
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({"error": {"code": self.code, "message": self.message}}))).into_response()
+        (
+            self.status,
+            Json(json!({"error": {"code": self.code, "message": self.message}})),
+        )
+            .into_response()
     }
 }
 
@@ -137,7 +172,9 @@ pub fn admin_app(state: AdminState) -> Router {
     Router::new()
         .route("/admin/worlds/{id}/tasks", get(list_tasks))
         .route("/admin/score", post(score))
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route") })
+        .fallback(|| async {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route")
+        })
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .with_state(state)
 }
@@ -150,7 +187,12 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or_default();
     if !constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
-        return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong admin token").into_response();
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or wrong admin token",
+        )
+        .into_response();
     }
     next.run(request).await
 }
@@ -159,10 +201,17 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn list_tasks(State(state): State<AdminState>, UrlPath(id): UrlPath<String>) -> Result<Json<Value>, ApiError> {
-    let world: u32 = id
-        .parse()
-        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("world id `{id}` is not a number")))?;
+async fn list_tasks(
+    State(state): State<AdminState>,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let world: u32 = id.parse().map_err(|_| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            format!("world id `{id}` is not a number"),
+        )
+    })?;
     let tasks = state.world_tasks(world)?;
     let list: Vec<Value> = tasks
         .iter()
@@ -182,22 +231,37 @@ pub fn world_of_task(task_id: &str) -> Option<u32> {
     task_id.strip_prefix('w')?.split('-').next()?.parse().ok()
 }
 
-async fn score(State(state): State<AdminState>, body: Result<Json<ScoreRequest>, JsonRejection>) -> Result<Json<Value>, ApiError> {
-    let Json(request) = body.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", e.body_text()))?;
-    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "task_not_found", format!("no task `{}`", request.task_id));
+async fn score(
+    State(state): State<AdminState>,
+    body: Result<Json<ScoreRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) =
+        body.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", e.body_text()))?;
+    let not_found = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "task_not_found",
+            format!("no task `{}`", request.task_id),
+        )
+    };
     let world = world_of_task(&request.task_id).ok_or_else(not_found)?;
     if !state.files.contains_key(&world) {
         return Err(not_found());
     }
     let tasks = state.world_tasks(world)?;
-    let task = tasks.iter().find(|t| t.id == request.task_id).ok_or_else(not_found)?;
+    let task = tasks
+        .iter()
+        .find(|t| t.id == request.task_id)
+        .ok_or_else(not_found)?;
     let gold = Gold::from_json(&task.answer).map_err(|e| ApiError::internal(&e.to_string()))?;
     let prediction = match &request.answer {
         Value::String(text) => Prediction::from_text(text),
         other => Prediction::from_json(other),
     };
     let score = fabula_score::score(&gold, &prediction);
-    Ok(Json(json!({"task_id": task.id, "kind": task.kind, "reward": score.reward(), "score": score})))
+    Ok(Json(
+        json!({"task_id": task.id, "kind": task.kind, "reward": score.reward(), "score": score}),
+    ))
 }
 
 /// The admin listener bound to its socket.
@@ -213,8 +277,13 @@ impl BoundAdmin {
     }
 
     /// Serves until `shutdown` completes.
-    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
-        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown).await?;
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<()> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await?;
         Ok(())
     }
 }
@@ -222,6 +291,11 @@ impl BoundAdmin {
 /// Opens the dataset and binds the admin listener.
 pub async fn bind(worlds: &Path, addr: SocketAddr, token: &str) -> Result<BoundAdmin> {
     let state = AdminState::open(worlds, token)?;
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| Error::Bind { addr, source })?;
-    Ok(BoundAdmin { listener, router: admin_app(state) })
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| Error::Bind { addr, source })?;
+    Ok(BoundAdmin {
+        listener,
+        router: admin_app(state),
+    })
 }

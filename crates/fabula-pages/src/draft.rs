@@ -19,15 +19,7 @@ pub struct Ctx<'a> {
 
 /// Formats a count or amount: thousands separated by commas.
 pub fn fmt_count(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
+    fabula_world::records::group_thousands(n)
 }
 
 /// Formats a year: plain digits, never separated.

@@ -33,6 +33,8 @@ pub(crate) struct TermMatcher<'a> {
     terms: &'a [String],
     /// Per term, all but its last character, which an ASCII word must start with to match it.
     prefixes: Vec<&'a [u8]>,
+    /// The lowercased first bytes of the prefixes, so most words are rejected at once.
+    first_bytes: [bool; 256],
 }
 
 impl<'a> TermMatcher<'a> {
@@ -43,11 +45,18 @@ impl<'a> TermMatcher<'a> {
                 Some((last_char, _)) if last_char > 0 => term[..last_char].as_bytes(),
                 _ => term.as_bytes(),
             })
-            .collect();
+            .collect::<Vec<&[u8]>>();
+        let mut first_bytes = [false; 256];
+        for prefix in &prefixes {
+            if let Some(&first) = prefix.first() {
+                first_bytes[usize::from(first.to_ascii_lowercase())] = true;
+            }
+        }
         TermMatcher {
             analyzer,
             terms,
             prefixes,
+            first_bytes,
         }
     }
 
@@ -57,6 +66,10 @@ impl<'a> TermMatcher<'a> {
         // checked cheaply: an English stem keeps all but at most its last character as a prefix of
         // the lowercased word (`happy` gives `happi`), and a short stem comes from a short word.
         let word_bytes = word.as_bytes();
+        let first = word_bytes.first().map_or(0, u8::to_ascii_lowercase);
+        if first.is_ascii() && !self.first_bytes[usize::from(first)] && word.is_ascii() {
+            return None;
+        }
         let candidate = !word.is_ascii()
             || self.terms.iter().zip(&self.prefixes).any(|(term, prefix)| {
                 word_bytes.len() >= prefix.len()

@@ -708,98 +708,97 @@ fn time_rules(wf: &WorldFile, present: i64) -> Vec<TimeRule> {
                     "SELECT o.id FROM {ot} o JOIN {st} s ON s.id = o.{home} WHERE o.{founded} < s.{sfounded}"
                 ),
             );
-            if let Some(m) = wf.table("membership") {
-                if let (Some(mp), Some(mo), Some(joined)) =
+            if let Some(m) = wf.table("membership")
+                && let (Some(mp), Some(mo), Some(joined)) =
                     (col(m, "person"), col(m, "organisation"), col(m, "joined"))
-                {
-                    add(m, "time.membership", "joined before the founding, as a child, or after death",
+            {
+                add(m, "time.membership", "joined before the founding, as a child, or after death",
                         format!("SELECT m.id FROM {} m JOIN {ot} o ON o.id = m.{mo} JOIN {pt} p ON p.id = m.{mp}
                                  WHERE m.{joined} < o.{founded} OR m.{joined} < p.{birth} + 14
                                  OR (p.{death} IS NOT NULL AND m.{joined} > p.{death})", q(m)));
-                }
             }
-            if let Some(t) = wf.table("tenure") {
-                if let (Some(tp), Some(to), Some(start), Some(end)) = (
+            if let Some(t) = wf.table("tenure")
+                && let (Some(tp), Some(to), Some(start), Some(end)) = (
                     col(t, "person"),
                     col(t, "organisation"),
                     col(t, "start_year"),
                     col(t, "end_year"),
-                ) {
-                    add(t, "time.tenure", "term starts before the founding, with a minor or dead holder, or ends after death",
+                )
+            {
+                add(t, "time.tenure", "term starts before the founding, with a minor or dead holder, or ends after death",
                         format!("SELECT t.id FROM {} t JOIN {ot} o ON o.id = t.{to} JOIN {pt} p ON p.id = t.{tp}
                                  WHERE t.{start} < o.{founded} OR t.{start} < p.{birth} + 18
                                  OR (p.{death} IS NOT NULL AND (t.{start} > p.{death} OR t.{end} IS NULL OR t.{end} > p.{death}))", q(t)));
-                    add(
-                        t,
-                        "time.order",
-                        "term ends before it starts",
-                        format!("SELECT id FROM {} WHERE {end} < {start}", q(t)),
-                    );
-                }
+                add(
+                    t,
+                    "time.order",
+                    "term ends before it starts",
+                    format!("SELECT id FROM {} WHERE {end} < {start}", q(t)),
+                );
             }
-            if let Some(wt) = wf.table("work") {
-                if let (Some(wo), Some(year)) = (col(wt, "organisation"), col(wt, "year")) {
-                    add(
-                        wt,
-                        "time.work",
-                        "made before its maker was founded",
-                        format!(
-                            "SELECT w.id FROM {} w JOIN {ot} o ON o.id = w.{wo} WHERE w.{year} < o.{founded}",
-                            q(wt)
-                        ),
-                    );
-                }
+            if let Some(wt) = wf.table("work")
+                && let (Some(wo), Some(year)) = (col(wt, "organisation"), col(wt, "year"))
+            {
+                add(
+                    wt,
+                    "time.work",
+                    "made before its maker was founded",
+                    format!(
+                        "SELECT w.id FROM {} w JOIN {ot} o ON o.id = w.{wo} WHERE w.{year} < o.{founded}",
+                        q(wt)
+                    ),
+                );
             }
-            if let (Some(et), Some(pt2)) = (wf.table("event"), wf.table("participation")) {
-                if let (Some(year), Some(host), Some(pe), Some(po)) = (
+            if let (Some(et), Some(pt2)) = (wf.table("event"), wf.table("participation"))
+                && let (Some(year), Some(host), Some(pe), Some(po)) = (
                     col(et, "year"),
                     col(et, "host"),
                     col(pt2, "event"),
                     col(pt2, "organisation"),
-                ) {
-                    add(
-                        et,
-                        "time.event",
-                        "held before its host settlement was founded",
-                        format!(
-                            "SELECT e.id FROM {} e JOIN {st} s ON s.id = e.{host} WHERE e.{year} < s.{sfounded}",
-                            q(et)
-                        ),
-                    );
-                    add(
-                        pt2,
-                        "time.participation",
-                        "took part before being founded",
-                        format!(
-                            "SELECT x.id FROM {} x JOIN {} e ON e.id = x.{pe} JOIN {ot} o ON o.id = x.{po} WHERE e.{year} < o.{founded}",
-                            q(pt2),
-                            q(et)
-                        ),
-                    );
-                }
+                )
+            {
+                add(
+                    et,
+                    "time.event",
+                    "held before its host settlement was founded",
+                    format!(
+                        "SELECT e.id FROM {} e JOIN {st} s ON s.id = e.{host} WHERE e.{year} < s.{sfounded}",
+                        q(et)
+                    ),
+                );
+                add(
+                    pt2,
+                    "time.participation",
+                    "took part before being founded",
+                    format!(
+                        "SELECT x.id FROM {} x JOIN {} e ON e.id = x.{pe} JOIN {ot} o ON o.id = x.{po} WHERE e.{year} < o.{founded}",
+                        q(pt2),
+                        q(et)
+                    ),
+                );
             }
-            if let (Some(at), Some(amt)) = (wf.table("alliance"), wf.table("alliance_membership")) {
-                if let (Some(afounded), Some(seat), Some(ma), Some(mo), Some(start), Some(end)) = (
+            if let (Some(at), Some(amt)) = (wf.table("alliance"), wf.table("alliance_membership"))
+                && let (Some(afounded), Some(seat), Some(ma), Some(mo), Some(start), Some(end)) = (
                     col(at, "founded"),
                     col(at, "home"),
                     col(amt, "alliance"),
                     col(amt, "organisation"),
                     col(amt, "start_year"),
                     col(amt, "end_year"),
-                ) {
-                    add(
-                        at,
-                        "time.founded",
-                        "founded before its seat settlement",
-                        format!(
-                            "SELECT a.id FROM {} a JOIN {st} s ON s.id = a.{seat} WHERE a.{afounded} < s.{sfounded}",
-                            q(at)
-                        ),
-                    );
-                    add(amt, "time.alliance_membership", "joined before the founding of either side, or ended before starting",
+                )
+            {
+                add(
+                    at,
+                    "time.founded",
+                    "founded before its seat settlement",
+                    format!(
+                        "SELECT a.id FROM {} a JOIN {st} s ON s.id = a.{seat} WHERE a.{afounded} < s.{sfounded}",
+                        q(at)
+                    ),
+                );
+                add(amt, "time.alliance_membership", "joined before the founding of either side, or ended before starting",
                         format!("SELECT m.id FROM {} m JOIN {} a ON a.id = m.{ma} JOIN {ot} o ON o.id = m.{mo}
                                  WHERE m.{start} < a.{afounded} OR m.{start} < o.{founded} OR m.{end} < m.{start}", q(amt), q(at)));
-                }
             }
         }
     }
@@ -1056,7 +1055,9 @@ fn check_pages(wf: &WorldFile, present: i64, out: &mut Vec<Violation>) {
                     }
                 })
                 .unwrap_or_default(),
-            (rusqlite::types::Value::Integer(n), None) => vec![n.to_string(), group_thousands(*n)],
+            (rusqlite::types::Value::Integer(n), None) => {
+                vec![n.to_string(), crate::records::group_thousands(*n)]
+            }
             (rusqlite::types::Value::Text(t), _) => vec![t.clone()],
             _ => Vec::new(),
         };
@@ -1079,19 +1080,6 @@ fn check_pages(wf: &WorldFile, present: i64, out: &mut Vec<Violation>) {
             ));
         }
     }
-}
-
-/// Groups digits by thousands with commas.
-pub fn group_thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
 }
 
 /// The year of a valid `YYYY-MM-DD` date.

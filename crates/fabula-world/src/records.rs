@@ -74,3 +74,16 @@ pub struct TaskRecord {
     /// can verify it without the task builder's code.
     pub sql: String,
 }
+
+/// Groups digits by thousands with commas, as pages write counts: `12345` becomes `12,345`.
+pub fn group_thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}

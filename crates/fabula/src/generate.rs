@@ -149,7 +149,11 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
         println!("  {rule:<24} {n}");
     }
     if !report.violations.is_empty() {
-        bail!("{} violations in {}", report.violations.len(), args.dir.display());
+        bail!(
+            "{} violations in {}",
+            report.violations.len(),
+            args.dir.display()
+        );
     }
     if args.answerability {
         let addr = args.addr.as_deref().unwrap_or_default();

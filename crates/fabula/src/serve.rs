@@ -69,12 +69,19 @@ pub struct BenchSearchArgs {
 }
 
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("FABULA_LOG").unwrap_or_else(|_| "info".into());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("FABULA_LOG").unwrap_or_else(|_| "info".into());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
@@ -92,7 +99,9 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
     let config = serve_config(args);
     runtime()?.block_on(async move {
         let started = std::time::Instant::now();
-        let server = fabula_server::bind(config).await.with_context(|| format!("serving {}", args.worlds.display()))?;
+        let server = fabula_server::bind(config)
+            .await
+            .with_context(|| format!("serving {}", args.worlds.display()))?;
         eprintln!(
             "fabula: serving {} on http://{} (ready in {:.2} s; Ctrl-C stops)",
             args.worlds.display(),
@@ -102,8 +111,13 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         let shutdown = tokio::sync::watch::channel(false);
         let mut admin_task = None;
         if let (Some(addr), Some(token)) = (args.admin_addr, args.admin_token.as_deref()) {
-            let admin = fabula_admin::bind(&args.worlds, addr, token).await.context("opening the admin listener")?;
-            eprintln!("fabula: admin listener (gold answers, scoring) on http://{}", admin.local_addr()?);
+            let admin = fabula_admin::bind(&args.worlds, addr, token)
+                .await
+                .context("opening the admin listener")?;
+            eprintln!(
+                "fabula: admin listener (gold answers, scoring) on http://{}",
+                admin.local_addr()?
+            );
             let mut stop = shutdown.1.clone();
             admin_task = Some(tokio::spawn(admin.run_until(async move {
                 let _ = stop.changed().await;

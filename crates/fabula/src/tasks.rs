@@ -85,16 +85,27 @@ pub struct BaselineArgs {
 }
 
 fn parse_split(s: &str) -> anyhow::Result<Split> {
-    s.parse().map_err(|_| anyhow::anyhow!("--split `{s}` must be train, dev, test or all"))
+    s.parse()
+        .map_err(|_| anyhow::anyhow!("--split `{s}` must be train, dev, test or all"))
 }
 
 /// Runs `fabula tasks export`.
 pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
     let TasksCommand::Export(args) = command;
-    let format: Format =
-        args.format.parse().map_err(|_| anyhow::anyhow!("--format `{}` must be jsonl, widesearch or searchr1", args.format))?;
-    let config = ExportConfig { worlds: args.worlds.clone(), format, split: parse_split(&args.split)?, out: args.out.clone() };
-    let summary = fabula_tasks::export_tasks(&config).with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;
+    let format: Format = args.format.parse().map_err(|_| {
+        anyhow::anyhow!(
+            "--format `{}` must be jsonl, widesearch or searchr1",
+            args.format
+        )
+    })?;
+    let config = ExportConfig {
+        worlds: args.worlds.clone(),
+        format,
+        split: parse_split(&args.split)?,
+        out: args.out.clone(),
+    };
+    let summary = fabula_tasks::export_tasks(&config)
+        .with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;
     eprintln!(
         "exported {} tasks of {} worlds ({} gold files) -> {}",
         summary.records,
@@ -108,8 +119,14 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
 /// Runs `fabula corpus export`.
 pub fn run_corpus(command: &CorpusCommand) -> anyhow::Result<()> {
     let CorpusCommand::Export { worlds, out } = command;
-    let summary = fabula_tasks::export_corpus(worlds, out).with_context(|| format!("exporting pages of {}", worlds.display()))?;
-    eprintln!("exported {} pages of {} worlds -> {}", summary.pages, summary.worlds, out.display());
+    let summary = fabula_tasks::export_corpus(worlds, out)
+        .with_context(|| format!("exporting pages of {}", worlds.display()))?;
+    eprintln!(
+        "exported {} pages of {} worlds -> {}",
+        summary.pages,
+        summary.worlds,
+        out.display()
+    );
     Ok(())
 }
 
@@ -128,16 +145,26 @@ pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
         let train = fabula_tasks::load_tasks(&args.worlds, Split::Train)?;
         let test = fabula_tasks::load_tasks(&args.worlds, Split::Test)?;
         if train.is_empty() || test.is_empty() {
-            bail!("{} has no train or no test worlds; generate more worlds", args.worlds.display());
+            bail!(
+                "{} has no train or no test worlds; generate more worlds",
+                args.worlds.display()
+            );
         }
         let predictions = fabula_tasks::blind_baseline(&train, &test);
-        eprintln!("blind baseline: {} train tasks, {} test tasks", train.len(), test.len());
+        eprintln!(
+            "blind baseline: {} train tasks, {} test tasks",
+            train.len(),
+            test.len()
+        );
         (test, predictions)
     } else {
         let (Some(tasks), Some(predictions)) = (&args.tasks, &args.predictions) else {
             bail!("--tasks and --predictions are required unless --blind");
         };
-        (fabula_score::read_tasks(tasks)?, fabula_score::read_predictions(predictions)?)
+        (
+            fabula_score::read_tasks(tasks)?,
+            fabula_score::read_predictions(predictions)?,
+        )
     };
     print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)
 }
@@ -147,9 +174,12 @@ pub fn run_baseline(args: &BaselineArgs) -> anyhow::Result<()> {
     let tasks = fabula_score::read_tasks(&args.tasks)?;
     let mut config = AgentConfig::default();
     config.client.api_key = args.api_key.clone();
-    let predictions = fabula_tasks::run_baseline(&args.addr, &tasks, &config).context("running the baseline agent")?;
+    let predictions = fabula_tasks::run_baseline(&args.addr, &tasks, &config)
+        .context("running the baseline agent")?;
     if let Some(out) = &args.out {
-        let mut file = std::io::BufWriter::new(std::fs::File::create(out).with_context(|| out.display().to_string())?);
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(out).with_context(|| out.display().to_string())?,
+        );
         for p in &predictions {
             writeln!(file, "{}", serde_json::to_string(p)?)?;
         }

@@ -32,9 +32,18 @@ fn fixture() -> tempfile::TempDir {
     dir
 }
 
-async fn call(dir: &std::path::Path, method: &str, uri: &str, token: Option<&str>, body: Option<Value>) -> (StatusCode, Value) {
+async fn call(
+    dir: &std::path::Path,
+    method: &str,
+    uri: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
     let app = admin_app(AdminState::open(dir, TOKEN).unwrap());
-    let mut request = Request::builder().method(method).uri(uri).header("content-type", "application/json");
+    let mut request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json");
     if let Some(t) = token {
         request = request.header("authorization", format!("Bearer {t}"));
     }
@@ -42,7 +51,10 @@ async fn call(dir: &std::path::Path, method: &str, uri: &str, token: Option<&str
     let response = app.oneshot(request.body(body).unwrap()).await.unwrap();
     let status = response.status();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 #[tokio::test]
@@ -52,7 +64,14 @@ async fn every_route_needs_the_token() {
         let (status, body) = call(dir.path(), "GET", "/admin/worlds/42/tasks", token, None).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         assert_eq!(body["error"]["code"], "unauthorized");
-        let (status, _) = call(dir.path(), "POST", "/admin/score", token, Some(json!({"task_id": "w00042-t000", "answer": "1841"}))).await;
+        let (status, _) = call(
+            dir.path(),
+            "POST",
+            "/admin/score",
+            token,
+            Some(json!({"task_id": "w00042-t000", "answer": "1841"})),
+        )
+        .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
     assert!(AdminState::open(dir.path(), "").is_err());
@@ -61,11 +80,25 @@ async fn every_route_needs_the_token() {
 #[tokio::test]
 async fn tasks_are_listed_with_gold() {
     let dir = fixture();
-    let (status, body) = call(dir.path(), "GET", "/admin/worlds/42/tasks", Some(TOKEN), None).await;
+    let (status, body) = call(
+        dir.path(),
+        "GET",
+        "/admin/worlds/42/tasks",
+        Some(TOKEN),
+        None,
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["tasks"][0]["answer"], "1841");
     assert_eq!(body["tasks"][1]["answer"]["key"], json!(["guild"]));
-    let (status, body) = call(dir.path(), "GET", "/admin/worlds/7/tasks", Some(TOKEN), None).await;
+    let (status, body) = call(
+        dir.path(),
+        "GET",
+        "/admin/worlds/7/tasks",
+        Some(TOKEN),
+        None,
+    )
+    .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"]["code"], "world_not_found");
 }
@@ -73,20 +106,48 @@ async fn tasks_are_listed_with_gold() {
 #[tokio::test]
 async fn answers_are_scored() {
     let dir = fixture();
-    let (status, body) = call(dir.path(), "POST", "/admin/score", Some(TOKEN), Some(json!({"task_id": "w00042-t000", "answer": "1,841"}))).await;
+    let (status, body) = call(
+        dir.path(),
+        "POST",
+        "/admin/score",
+        Some(TOKEN),
+        Some(json!({"task_id": "w00042-t000", "answer": "1,841"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["score"]["em"], 1.0);
     assert_eq!(body["reward"], 1.0);
 
     let table = "| guild | founded |\n|---|---|\n| Oak Guild | 1801 |\n| Elm Hall | 1900 |";
-    let (_, body) = call(dir.path(), "POST", "/admin/score", Some(TOKEN), Some(json!({"task_id": "w00042-t001", "answer": table}))).await;
+    let (_, body) = call(
+        dir.path(),
+        "POST",
+        "/admin/score",
+        Some(TOKEN),
+        Some(json!({"task_id": "w00042-t001", "answer": table})),
+    )
+    .await;
     assert_eq!(body["score"]["row_f1"], 0.5);
     assert_eq!(body["score"]["item_f1"], 0.75);
 
-    let (status, body) = call(dir.path(), "POST", "/admin/score", Some(TOKEN), Some(json!({"task_id": "w00042-t999", "answer": "x"}))).await;
+    let (status, body) = call(
+        dir.path(),
+        "POST",
+        "/admin/score",
+        Some(TOKEN),
+        Some(json!({"task_id": "w00042-t999", "answer": "x"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"]["code"], "task_not_found");
-    let (status, body) = call(dir.path(), "POST", "/admin/score", Some(TOKEN), Some(json!({"answer": "x"}))).await;
+    let (status, body) = call(
+        dir.path(),
+        "POST",
+        "/admin/score",
+        Some(TOKEN),
+        Some(json!({"answer": "x"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["error"]["code"], "bad_request");
 }

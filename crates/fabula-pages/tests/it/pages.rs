@@ -13,12 +13,31 @@ fn world(seed: u64, id: u32) -> World {
 
 /// Dumps a page with every field, so a new field forces a decision in the snapshots.
 fn dump(page: &PageRecord) -> String {
-    let PageRecord { url, title, kind, published, body, facts } = page;
+    let PageRecord {
+        url,
+        title,
+        kind,
+        published,
+        body,
+        facts,
+    } = page;
     let facts: Vec<String> = facts
         .iter()
-        .map(|f| format!("{}.{}#{} = {:?} ({})", f.table, f.column, f.row_id, f.shown, f.value_kind.as_str()))
+        .map(|f| {
+            format!(
+                "{}.{}#{} = {:?} ({})",
+                f.table,
+                f.column,
+                f.row_id,
+                f.shown,
+                f.value_kind.as_str()
+            )
+        })
         .collect();
-    format!("url: {url}\ntitle: {title}\nkind: {kind}\npublished: {published:?}\n---\n{body}---\n{}\n", facts.join("\n"))
+    format!(
+        "url: {url}\ntitle: {title}\nkind: {kind}\npublished: {published:?}\n---\n{body}---\n{}\n",
+        facts.join("\n")
+    )
 }
 
 #[test]
@@ -26,10 +45,16 @@ fn snapshots_of_each_page_kind() {
     let w = world(1, 5);
     let pages = render_pages(&w);
     for kind in fabula_pages::PAGE_KINDS {
-        let page = pages.iter().find(|p| p.kind == *kind).unwrap_or_else(|| panic!("no {kind} page"));
+        let page = pages
+            .iter()
+            .find(|p| p.kind == *kind)
+            .unwrap_or_else(|| panic!("no {kind} page"));
         insta::assert_snapshot!(format!("page_{kind}"), dump(page));
     }
-    let person = pages.iter().find(|p| p.url.contains("/wiki/") && p.body.contains("| Born |")).unwrap();
+    let person = pages
+        .iter()
+        .find(|p| p.url.contains("/wiki/") && p.body.contains("| Born |"))
+        .unwrap();
     insta::assert_snapshot!("page_person", dump(person));
 }
 
@@ -44,7 +69,9 @@ fn cell_texts(w: &World) -> BTreeMap<(String, i64, String), Value> {
     let mut cells = BTreeMap::new();
     for table in &layout.tables {
         for row in schema::table_rows(w, table.role) {
-            let Value::Int(id) = row[0] else { unreachable!() };
+            let Value::Int(id) = row[0] else {
+                unreachable!()
+            };
             for (c, v) in table.columns.iter().zip(row) {
                 cells.insert((table.name.clone(), id, c.name.clone()), v);
             }
@@ -58,19 +85,35 @@ fn every_cell_is_stated_and_every_fact_is_true() {
     for id in 0..30 {
         let w = world(4, id);
         let pages = render_pages(&w);
-        assert!((300..=2000).contains(&pages.len()), "world {id}: {} pages", pages.len());
+        assert!(
+            (300..=2000).contains(&pages.len()),
+            "world {id}: {} pages",
+            pages.len()
+        );
         let cells = cell_texts(&w);
         let mut stated = BTreeSet::new();
         let mut urls = BTreeSet::new();
         for page in &pages {
-            assert!(urls.insert(page.url.to_lowercase()), "duplicate url {}", page.url);
+            assert!(
+                urls.insert(page.url.to_lowercase()),
+                "duplicate url {}",
+                page.url
+            );
             assert!(page.url.starts_with("https://"), "{}", page.url);
             for f in &page.facts {
-                assert!(page.body.contains(&f.shown), "{} lacks {:?}", page.url, f.shown);
+                assert!(
+                    page.body.contains(&f.shown),
+                    "{} lacks {:?}",
+                    page.url,
+                    f.shown
+                );
                 let value = &cells[&(f.table.clone(), f.row_id, f.column.clone())];
                 match (value, f.value_kind) {
                     (Value::Int(n), ValueKind::Number) => {
-                        assert!(f.shown == n.to_string() || f.shown == fabula_pages::fmt_count(*n), "{f:?} vs {n}")
+                        assert!(
+                            f.shown == n.to_string() || f.shown == fabula_pages::fmt_count(*n),
+                            "{f:?} vs {n}"
+                        )
                     }
                     (Value::Int(n), ValueKind::Year) => assert_eq!(f.shown, n.to_string()),
                     (Value::Text(t), ValueKind::Text | ValueKind::Name) => assert_eq!(&f.shown, t),
@@ -82,7 +125,10 @@ fn every_cell_is_stated_and_every_fact_is_true() {
         }
         for ((table, row, column), value) in &cells {
             if column != "id" && *value != Value::Null {
-                assert!(stated.contains(&(table.clone(), *row, column.clone())), "world {id}: {table}.{column}#{row} unstated");
+                assert!(
+                    stated.contains(&(table.clone(), *row, column.clone())),
+                    "world {id}: {table}.{column}#{row} unstated"
+                );
             }
         }
     }
@@ -96,7 +142,12 @@ fn prose_varies_between_pages() {
     let openings: BTreeSet<String> = pages
         .iter()
         .filter(|p| p.kind == "entity" && p.body.contains("| Founder |"))
-        .filter_map(|p| p.body.lines().nth(2).map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" ")))
+        .filter_map(|p| {
+            p.body
+                .lines()
+                .nth(2)
+                .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        })
         .collect();
     assert!(openings.len() >= 3, "{openings:?}");
 }
@@ -111,7 +162,11 @@ fn yearbooks_state_what_held_at_their_date() {
         let year: i64 = page.published.as_deref().unwrap()[..4].parse().unwrap();
         for f in page.facts.iter().filter(|f| f.table == tenure_table) {
             let t = &w.tenures[(f.row_id - 1) as usize];
-            assert!(t.start <= year && t.end.is_none_or(|e| e > year), "{} states {t:?}", page.url);
+            assert!(
+                t.start <= year && t.end.is_none_or(|e| e > year),
+                "{} states {t:?}",
+                page.url
+            );
             checked += 1;
         }
     }
@@ -132,9 +187,16 @@ fn near_namesakes_exist() {
     for word in &words {
         *counts.entry(word.as_str()).or_default() += 1;
     }
-    let shared_roots = counts.iter().filter(|(w, n)| **n > 1 && w.chars().next().unwrap().is_uppercase() && w.len() > 3).count();
+    let shared_roots = counts
+        .iter()
+        .filter(|(w, n)| **n > 1 && w.chars().next().unwrap().is_uppercase() && w.len() > 3)
+        .count();
     assert!(shared_roots >= 1, "{counts:?}");
     // People share family names.
-    let families: BTreeSet<&str> = w.people.iter().map(|p| p.name.split_whitespace().last().unwrap()).collect();
+    let families: BTreeSet<&str> = w
+        .people
+        .iter()
+        .map(|p| p.name.split_whitespace().last().unwrap())
+        .collect();
     assert!(families.len() < w.people.len());
 }
