@@ -2,8 +2,10 @@
 
 mod check_rules;
 mod generate_cli;
+mod mcp;
 mod serve;
 mod slow;
+mod wm;
 
 use std::path::Path;
 use std::process::{Command, Output};

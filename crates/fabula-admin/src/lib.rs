@@ -7,10 +7,13 @@
 //! | --- | --- |
 //! | `GET /admin/worlds/{id}/tasks` | `{"world", "tasks": [{"id", "kind", "question", "answer", "evidence", "hops"}]}` |
 //! | `POST /admin/score` | `{"task_id", "answer"}` -> `{"task_id", "kind", "reward", "score": {...}}` |
+//! | `POST /v1/env/reset`, `POST /v1/env/step`, `GET /v1/env/state` | the OpenEnv-style episode API of [`env`] |
 //!
 //! Every route needs `Authorization: Bearer TOKEN`; errors are `{"error": {"code", "message"}}`
 //! with the codes `unauthorized` (401), `world_not_found` and `task_not_found` (404), and
 //! `bad_request` (400).
+
+pub mod env;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -43,6 +46,8 @@ pub enum Error {
     },
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    #[error("cannot open the worlds for the episode API")]
+    Search(#[from] fabula_server::Error),
 }
 
 /// The result type of this crate.
@@ -65,6 +70,9 @@ pub struct AdminState {
     token: Arc<str>,
     files: Arc<BTreeMap<u32, PathBuf>>,
     tasks: Arc<Mutex<BTreeMap<u32, Arc<Vec<Task>>>>>,
+    /// The search machinery the episodes' searches and extracts run on.
+    search: fabula_server::AppState,
+    episodes: env::EpisodeStore,
 }
 
 impl AdminState {
@@ -79,10 +87,16 @@ impl AdminState {
             .iter()
             .map(|w| (w.id, worlds.join(&w.file)))
             .collect();
+        let search = fabula_server::AppState::open(&fabula_server::ServeConfig {
+            worlds: worlds.to_path_buf(),
+            ..fabula_server::ServeConfig::default()
+        })?;
         Ok(AdminState {
             token: token.into(),
             files: Arc::new(files),
             tasks: Arc::default(),
+            search,
+            episodes: env::EpisodeStore::default(),
         })
     }
 
@@ -172,6 +186,9 @@ pub fn admin_app(state: AdminState) -> Router {
     Router::new()
         .route("/admin/worlds/{id}/tasks", get(list_tasks))
         .route("/admin/score", post(score))
+        .route("/v1/env/reset", post(env::reset))
+        .route("/v1/env/step", post(env::step))
+        .route("/v1/env/state", get(env::get_state))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route")
         })

@@ -11,14 +11,25 @@ mod fixture;
 
 /// Queries of the kinds agents send: names, topics, and names plus topics.
 fn queries(pages: &[fixture::FixturePage]) -> Vec<String> {
-    let mut queries: Vec<String> = pages.iter().step_by(16).map(|page| page.title.clone()).collect();
+    let mut queries: Vec<String> = pages
+        .iter()
+        .step_by(16)
+        .map(|page| page.title.clone())
+        .collect();
     queries.extend(
         pages
             .iter()
             .step_by(23)
             .map(|page| format!("{} population founded", page.title)),
     );
-    queries.extend(["river city salt market", "harbor ledgers shipments", "magistrate born"].map(String::from));
+    queries.extend(
+        [
+            "river city salt market",
+            "harbor ledgers shipments",
+            "magistrate born",
+        ]
+        .map(String::from),
+    );
     queries
 }
 
@@ -34,8 +45,16 @@ fn bench_world(c: &mut Criterion) {
     });
 
     let world = WorldIndex::open(&path).unwrap();
-    for (name, hiding) in [("search_top10_partial", Hiding::Partial), ("search_top10_none", Hiding::None), ("search_top10_strict", Hiding::Strict)] {
-        let opts = SearchOptions { top_k: 10, offset: 0, hiding };
+    for (name, hiding) in [
+        ("search_top10_partial", Hiding::Partial),
+        ("search_top10_none", Hiding::None),
+        ("search_top10_strict", Hiding::Strict),
+    ] {
+        let opts = SearchOptions {
+            top_k: 10,
+            offset: 0,
+            hiding,
+        };
         let mut query_idx = 0;
         c.bench_function(name, |b| {
             b.iter(|| {

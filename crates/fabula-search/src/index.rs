@@ -168,7 +168,10 @@ impl PageIndex {
         for term in terms {
             for field in &self.fields {
                 let term = Term::from_field_text(field.field, term);
-                let Some(info) = field.postings.get_term_info(&term).map_err(TantivyError::from)?
+                let Some(info) = field
+                    .postings
+                    .get_term_info(&term)
+                    .map_err(TantivyError::from)?
                 else {
                     continue;
                 };
@@ -220,7 +223,11 @@ mod tests {
 
     #[test]
     fn scores_title_above_body() {
-        let docs = [("Kest", "A town."), ("Other", "Kest is near."), ("Third", "Nothing.")];
+        let docs = [
+            ("Kest", "A town."),
+            ("Other", "Kest is near."),
+            ("Third", "Nothing."),
+        ];
         let index = PageIndex::build(docs.into_iter()).unwrap();
         let mut scored = index.score_all(&["kest".to_owned()]).unwrap();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -237,7 +244,10 @@ mod tests {
         use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 
         let docs = [
-            ("Kest harbor", "The harbor of Kest trades salt. Salt and amber."),
+            (
+                "Kest harbor",
+                "The harbor of Kest trades salt. Salt and amber.",
+            ),
             ("Ardmoor", "A town near Kest with a small harbor."),
             ("Salt", "Salt salt salt, nothing but salt."),
             ("Other", "Nothing to see."),
@@ -254,7 +264,10 @@ mod tests {
                     Term::from_field_text(field.field, term),
                     IndexRecordOption::WithFreqs,
                 );
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(query), field.boost))));
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), field.boost)),
+                ));
             }
         }
         let query = BooleanQuery::new(clauses);
@@ -270,7 +283,10 @@ mod tests {
         assert_eq!(ours.len(), theirs.len());
         for ((our_score, our_doc), (their_score, their_doc)) in ours.into_iter().zip(theirs) {
             assert_eq!(our_doc, their_doc);
-            assert!((our_score - their_score).abs() < 1e-4, "{our_score} {their_score}");
+            assert!(
+                (our_score - their_score).abs() < 1e-4,
+                "{our_score} {their_score}"
+            );
         }
     }
 

@@ -40,6 +40,13 @@
 //! Extraction ([`WorldIndex::extract`]) returns windows of the page's whole Markdown, paginated
 //! by characters. Snippets are cut from `plain_text` of that same Markdown, so a snippet's text
 //! (less its `…` marks) is always found in the extracted page once its Markdown is stripped.
+//!
+//! Memory and speed: a world keeps its Markdown bodies and the first 2 KiB of each page's plain
+//! text LZ4-compressed against a per-world dictionary, the positions of hidden values rather than
+//! the values, and a tantivy index of titles and bodies with term frequencies but no positions and
+//! no stored fields. BM25 scores are summed straight from the postings into one array per query
+//! (equal to tantivy's boolean OR of boosted term queries) and every match is ranked, so ties are
+//! cut by url even at a page boundary.
 
 mod corpus;
 mod error;
@@ -62,7 +69,7 @@ pub enum Hiding {
     /// The passage with stated numbers, dates and related-entity names masked or cut.
     #[default]
     Partial,
-    /// The title and a generic one-line description only.
+    /// A generic one-line description by page kind only, beside the hit's title.
     Strict,
 }
 

@@ -42,7 +42,7 @@ impl<'a> TermMatcher<'a> {
         let prefixes = terms
             .iter()
             .map(|term| match term.char_indices().next_back() {
-                Some((last_char, _)) if last_char > 0 => term[..last_char].as_bytes(),
+                Some((last_char, _)) if last_char > 0 => &term.as_bytes()[..last_char],
                 _ => term.as_bytes(),
             })
             .collect::<Vec<&[u8]>>();
@@ -90,7 +90,7 @@ impl<'a> TermMatcher<'a> {
 
 /// At most this many bytes of a page's plain text are searched for the best passage, so a very
 /// long page (a list of hundreds of rows) costs no more than a few ordinary ones.
-pub(crate) const SCAN_LIMIT: usize = 4096;
+pub(crate) const SCAN_LIMIT: usize = 2048;
 
 /// The plain text a snippet is cut from.
 #[derive(Debug)]
@@ -103,9 +103,20 @@ pub(crate) struct Source {
     pub(crate) continues: bool,
 }
 
+/// The start of a page's plain text that snippets are searched in: all of it up to
+/// [`SCAN_LIMIT`] bytes, else its first [`SCAN_LIMIT`] bytes or so, cut at blank space; and whether
+/// the text goes on after it.
+pub(crate) fn scanned_prefix(text: &str) -> (&str, bool) {
+    if text.len() <= SCAN_LIMIT {
+        return (text, false);
+    }
+    let limit = floor_boundary(text, SCAN_LIMIT);
+    let cut = text[..limit].rfind(char::is_whitespace).unwrap_or(limit);
+    (text[..cut].trim_end(), true)
+}
+
 impl Source {
-    /// Wraps the start of a page's plain text, as `text::plain_text_prefix` gives it with
-    /// [`SCAN_LIMIT`].
+    /// Wraps the start of a page's plain text, as [`scanned_prefix`] gives it.
     pub(crate) fn new(text: String, continues: bool, title: &str) -> Source {
         let content_start = content_start(&text, title);
         Source {
@@ -212,7 +223,8 @@ fn passage_start(text: &str, min_start: usize, anchor: usize, lead: usize) -> us
             start += next_char_len(text, start);
         }
     }
-    while start < token_start && text[start..].starts_with(|c: char| c.is_whitespace() || c == '·') {
+    while start < token_start && text[start..].starts_with(|c: char| c.is_whitespace() || c == '·')
+    {
         start += next_char_len(text, start);
     }
     start
@@ -322,7 +334,11 @@ pub(crate) fn hidden_ranges(text: &str, values: &[String]) -> Vec<(usize, usize)
 /// The byte ranges of `text[window]` to mask: the page's hidden ranges (from [`hidden_ranges`])
 /// that overlap the window, cut to it, and every word that contains a digit, sorted and merged.
 /// A value cut by the window is masked too, so no part of it leaks.
-pub(crate) fn mask_ranges(text: &str, window: Window, hidden: &[(u32, u32)]) -> Vec<(usize, usize)> {
+pub(crate) fn mask_ranges(
+    text: &str,
+    window: Window,
+    hidden: &[(u32, u32)],
+) -> Vec<(usize, usize)> {
     let mut masks = Vec::new();
     let first = hidden.partition_point(|&(_, end)| end as usize <= window.start);
     for &(start, end) in &hidden[first..] {
@@ -400,7 +416,9 @@ pub(crate) fn describe(kind: PageKind, title: &str, url: &str) -> String {
         PageKind::Entity => format!("An encyclopedia article about {title}."),
         PageKind::List => format!("A reference list: {title}."),
         PageKind::Category => {
-            let name = title.strip_prefix("Category:").map_or(title, str::trim_start);
+            let name = title
+                .strip_prefix("Category:")
+                .map_or(title, str::trim_start);
             format!("A category page: {name}.")
         }
         PageKind::News => match site(url) {
@@ -426,7 +444,7 @@ fn site(url: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::index::{analyzer, query_terms};
-    use crate::text::{plain_text, plain_text_prefix};
+    use crate::text::plain_text;
 
     fn source(text: &str) -> Source {
         Source {
@@ -471,7 +489,10 @@ mod tests {
         let filler = "Lorem ipsum dolor sit amet. ".repeat(20);
         let text = format!("{filler}The harbor of Kest was founded long ago. {filler}");
         let snippet = passage(&text, "harbor founded");
-        assert!(snippet.starts_with("…The harbor of Kest was founded"), "{snippet}");
+        assert!(
+            snippet.starts_with("…The harbor of Kest was founded"),
+            "{snippet}"
+        );
         assert!(snippet.ends_with('…'), "{snippet}");
         assert!(snippet.chars().count() <= SNIPPET_LEN + 2);
         let inner = snippet.trim_matches('…');
@@ -500,21 +521,41 @@ mod tests {
     }
 
     fn stored(ranges: Vec<(usize, usize)>) -> Vec<(u32, u32)> {
-        ranges.into_iter().map(|(start, end)| (start as u32, end as u32)).collect()
+        ranges
+            .into_iter()
+            .map(|(start, end)| (start as u32, end as u32))
+            .collect()
     }
 
     #[test]
     fn masks_values_digits_and_cut_values() {
-        let text = plain_text("| Founded | 1,204 |\n| Region | Northern Vale |\n\nKest trades with Ardmoor's harbor in 1210s.");
-        let hidden = stored(hidden_ranges(&text, &["northern vale".to_owned(), "ardmoor".to_owned()]));
-        let window = Window { start: 0, end: text.len() };
+        let text = plain_text(
+            "| Founded | 1,204 |\n| Region | Northern Vale |\n\nKest trades with Ardmoor's harbor in 1210s.",
+        );
+        let hidden = stored(hidden_ranges(
+            &text,
+            &["northern vale".to_owned(), "ardmoor".to_owned()],
+        ));
+        let window = Window {
+            start: 0,
+            end: text.len(),
+        };
         let masks = mask_ranges(&text, window, &hidden);
         let snippet = render(&source(&text), window, &masks);
-        assert_eq!(snippet, "Founded: … · Region: … · Kest trades with …'s harbor in ….");
+        assert_eq!(
+            snippet,
+            "Founded: … · Region: … · Kest trades with …'s harbor in …."
+        );
         // A value cut by the window's end is still masked.
-        let cut = Window { start: 0, end: text.find("Vale").unwrap() };
+        let cut = Window {
+            start: 0,
+            end: text.find("Vale").unwrap(),
+        };
         let masks = mask_ranges(&text, cut, &hidden);
-        assert_eq!(render(&source(&text), cut, &masks), "Founded: … · Region: …");
+        assert_eq!(
+            render(&source(&text), cut, &masks),
+            "Founded: … · Region: …"
+        );
     }
 
     #[test]
@@ -533,7 +574,8 @@ mod tests {
         assert_eq!(many, merge_masks(&text, few));
         let covered = |word: &str| {
             let pos = text.find(word).unwrap();
-            many.iter().any(|&(start, end)| start <= pos && pos + word.len() <= end)
+            many.iter()
+                .any(|&(start, end)| start <= pos && pos + word.len() <= end)
         };
         assert!(covered("Name7X"));
         assert!(covered("ünï"));
@@ -543,16 +585,23 @@ mod tests {
     #[test]
     fn long_pages_are_scanned_in_part() {
         let markdown = format!("# Kest\n\n{}", "- a row of the list\n".repeat(1000));
-        let (text, continues) = plain_text_prefix(&markdown, SCAN_LIMIT);
-        let source = Source::new(text, continues, "Kest");
+        let full = plain_text(&markdown);
+        let (text, continues) = scanned_prefix(&full);
+        let source = Source::new(text.to_owned(), continues, "Kest");
         assert!(source.continues);
-        assert!(source.text.len() >= SCAN_LIMIT && source.text.len() < SCAN_LIMIT + 100);
-        assert!(plain_text(&markdown).starts_with(&source.text));
+        assert!(source.text.len() <= SCAN_LIMIT && source.text.len() > SCAN_LIMIT - 30);
+        assert!(full.starts_with(&source.text));
+        // The cut falls at blank space, after a whole word.
+        assert!(full[source.text.len()..].starts_with(' '));
         assert_eq!(&source.text[source.content_start..][..5], "a row");
-        let window = Window { start: source.content_start, end: source.content_start + 5 };
+        let window = Window {
+            start: source.content_start,
+            end: source.content_start + 5,
+        };
         assert_eq!(render(&source, window, &[]), "a row…");
-        let (text, continues) = plain_text_prefix("# Kest\n\nA town.", SCAN_LIMIT);
-        let short = Source::new(text, continues, "Kest");
+        let full = plain_text("# Kest\n\nA town.");
+        let (text, continues) = scanned_prefix(&full);
+        let short = Source::new(text.to_owned(), continues, "Kest");
         assert!(!short.continues);
         assert_eq!(short.text, "Kest · A town.");
     }
@@ -567,12 +616,21 @@ mod tests {
 
     #[test]
     fn descriptions() {
-        assert_eq!(describe(PageKind::Entity, "Kest", "x"), "An encyclopedia article about Kest.");
+        assert_eq!(
+            describe(PageKind::Entity, "Kest", "x"),
+            "An encyclopedia article about Kest."
+        );
         assert_eq!(
             describe(PageKind::News, "Storm", "https://kest-herald.fab/news/1"),
             "A news report from kest-herald.fab."
         );
-        assert_eq!(describe(PageKind::History, "T", "/history/1"), "A historical account.");
-        assert_eq!(describe(PageKind::Category, "Category:Towns of Kest", "x"), "A category page: Towns of Kest.");
+        assert_eq!(
+            describe(PageKind::History, "T", "/history/1"),
+            "A historical account."
+        );
+        assert_eq!(
+            describe(PageKind::Category, "Category:Towns of Kest", "x"),
+            "A category page: Towns of Kest."
+        );
     }
 }

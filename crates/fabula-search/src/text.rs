@@ -17,23 +17,9 @@
 /// assert_eq!(text, "Kest · Founded: 1,204 · A port.");
 /// ```
 pub fn plain_text(markdown: &str) -> String {
-    plain_text_prefix(markdown, usize::MAX).0
-}
-
-/// Converts Markdown like [`plain_text`] but stops after the block that reaches `limit` bytes of
-/// output, so the cost is bounded on very long pages. The text is a prefix of `plain_text`'s;
-/// the flag says whether it was cut short.
-pub(crate) fn plain_text_prefix(markdown: &str, limit: usize) -> (String, bool) {
-    let mut out = String::with_capacity(markdown.len().min(limit.saturating_add(256)));
+    let mut out = String::with_capacity(markdown.len());
     let mut in_paragraph = false;
     for line in markdown.lines() {
-        if out.len() >= limit {
-            // Later lines only append, after at most trimming trailing blank space, so the
-            // trimmed text so far is a prefix of the whole conversion.
-            let trimmed_len = out.trim_end().len();
-            out.truncate(trimmed_len);
-            return (out, true);
-        }
         let line = line.trim();
         if line.is_empty() || is_rule(line) || is_table_separator(line) {
             in_paragraph = false;
@@ -68,7 +54,7 @@ pub(crate) fn plain_text_prefix(markdown: &str, limit: usize) -> (String, bool) 
     }
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
-    (out, false)
+    out
 }
 
 /// The byte ranges of the words of `text`: maximal runs of alphanumeric characters, the same
@@ -109,18 +95,25 @@ fn char_class(text: &str, pos: usize) -> (bool, usize) {
         return (false, 1);
     };
     // The separators plain text itself writes, answered without Unicode table lookups.
-    let is_alnum = !matches!(c, '·' | '…' | '–' | '—' | '‘' | '’' | '“' | '”') && c.is_alphanumeric();
+    let is_alnum =
+        !matches!(c, '·' | '…' | '–' | '—' | '‘' | '’' | '“' | '”') && c.is_alphanumeric();
     (is_alnum, c.len_utf8())
 }
 
 /// Whether the character just before byte `idx` is alphanumeric.
 pub(crate) fn alnum_before(text: &str, idx: usize) -> bool {
-    text[..idx].chars().next_back().is_some_and(char::is_alphanumeric)
+    text[..idx]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphanumeric)
 }
 
 /// Whether the character starting at byte `idx` is alphanumeric.
 pub(crate) fn alnum_at(text: &str, idx: usize) -> bool {
-    text[idx..].chars().next().is_some_and(char::is_alphanumeric)
+    text[idx..]
+        .chars()
+        .next()
+        .is_some_and(char::is_alphanumeric)
 }
 
 /// Moves `idx` down to the nearest character boundary.
@@ -165,12 +158,18 @@ fn push_separator(out: &mut String, separator: &str) {
 
 fn push_table_row(out: &mut String, line: &str) {
     let inner = line.trim_matches('|');
-    let n_cells = inner.split('|').filter(|cell| !cell.trim().is_empty()).count();
+    let n_cells = inner
+        .split('|')
+        .filter(|cell| !cell.trim().is_empty())
+        .count();
     if n_cells == 0 {
         return;
     }
     start_block(out);
-    let cells = inner.split('|').map(str::trim).filter(|cell| !cell.is_empty());
+    let cells = inner
+        .split('|')
+        .map(str::trim)
+        .filter(|cell| !cell.is_empty());
     for (cell_idx, cell) in cells.enumerate() {
         if cell_idx > 0 {
             let separator = if n_cells == 2 { ": " } else { " · " };
@@ -286,7 +285,10 @@ mod tests {
 
     #[test]
     fn strips_blocks() {
-        check("# Title\n\nSome text\nwrapped here.\n\n## History\n\nMore.", "Title · Some text wrapped here. History · More.");
+        check(
+            "# Title\n\nSome text\nwrapped here.\n\n## History\n\nMore.",
+            "Title · Some text wrapped here. History · More.",
+        );
         check("- one\n- two\n* three\n1. four", "one · two · three · four");
         check("> quoted\n---\nafter", "quoted · after");
         check("", "");
@@ -299,15 +301,27 @@ mod tests {
             "| Field | Value |\n|---|:---:|\n| Founded | 1,204 |\n| Region | [North](/wiki/north) |",
             "Field: Value · Founded: 1,204 · Region: North",
         );
-        check("| Name | Region | Population |\n| Kest | North | 12 |", "Name · Region · Population · Kest · North · 12");
+        check(
+            "| Name | Region | Population |\n| Kest | North | 12 |",
+            "Name · Region · Population · Kest · North · 12",
+        );
         check("| | |\n|--|--|", "");
     }
 
     #[test]
     fn strips_inline() {
-        check("**bold** and *it* and `code` and __strong__", "bold and it and code and strong");
-        check("![a map](/img.png) of [Kest](/wiki/kest).", "a map of Kest.");
-        check("odd [bracket and a|pipe and #tag", "odd [bracket and a/pipe and tag");
+        check(
+            "**bold** and *it* and `code` and __strong__",
+            "bold and it and code and strong",
+        );
+        check(
+            "![a map](/img.png) of [Kest](/wiki/kest).",
+            "a map of Kest.",
+        );
+        check(
+            "odd [bracket and a|pipe and #tag",
+            "odd [bracket and a/pipe and tag",
+        );
         check("escaped \\| pipe \\* star \\n", "escaped / pipe star \\n");
         check("spaces   \t collapse", "spaces collapse");
         check("###### deep\n####### not a heading", "deep · not a heading");

@@ -9,10 +9,10 @@ use tantivy::tokenizer::TextAnalyzer;
 
 use crate::index::{PageIndex, analyzer, query_terms};
 use crate::snippet::{
-    SCAN_LIMIT, Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render,
+    Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render, scanned_prefix,
 };
 use crate::store::{PageKind, PageStore, RawPage};
-use crate::text::{plain_text, plain_text_prefix};
+use crate::text::plain_text;
 use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
 
 /// The most results one search call may ask for.
@@ -58,8 +58,9 @@ impl WorldIndex {
         let mut plain = Vec::with_capacity(rows.len());
         for PageRow { mut page, hidden } in rows {
             let text = plain_text(&page.body);
-            (page.snippet_text, page.snippet_text_continues) =
-                plain_text_prefix(&page.body, SCAN_LIMIT);
+            let (prefix, continues) = scanned_prefix(&text);
+            page.snippet_text = prefix.to_owned();
+            page.snippet_text_continues = continues;
             for (start, end) in hidden_ranges(&text, &hidden) {
                 let to_u32 = |idx: usize| {
                     u32::try_from(idx).map_err(|_| bad_world("a page is over 4 GiB".to_owned()))
@@ -151,7 +152,9 @@ impl WorldIndex {
     /// page. A `start` at or past the end gives empty content and no `next_start`.
     pub fn extract(&self, url: &str, start: usize, max_chars: usize) -> Result<Extract> {
         if max_chars == 0 {
-            return Err(Error::BadArgument("max_chars must be at least 1".to_owned()));
+            return Err(Error::BadArgument(
+                "max_chars must be at least 1".to_owned(),
+            ));
         }
         let page_idx = self.page_idx(url)?;
         let markdown = self.page_markdown(page_idx)?;
@@ -160,7 +163,9 @@ impl WorldIndex {
         let start_byte = char_offsets.next().unwrap_or(markdown.len());
         let end_char = start.saturating_add(max_chars).min(total_chars);
         let end_byte = if end_char > start {
-            char_offsets.nth(end_char - start - 1).unwrap_or(markdown.len())
+            char_offsets
+                .nth(end_char - start - 1)
+                .unwrap_or(markdown.len())
         } else {
             start_byte
         };
@@ -216,7 +221,11 @@ impl WorldIndex {
     ) -> Result<String> {
         let title = self.store.title(page_idx);
         if hiding == Hiding::Strict {
-            return Ok(describe(self.store.kind(page_idx), title, self.store.url(page_idx)));
+            return Ok(describe(
+                self.store.kind(page_idx),
+                title,
+                self.store.url(page_idx),
+            ));
         }
         let (text, continues) = self.store.snippet_text(page_idx)?;
         let source = Source::new(text, continues, title);
@@ -304,9 +313,13 @@ fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<PageRow>> {
 
 /// Reads the world's name from `fabula_meta`, if it is there.
 fn read_name(conn: &Connection, path: &Path) -> Result<Option<String>> {
-    conn.query_row("SELECT value FROM fabula_meta WHERE key = 'name'", [], |row| row.get(0))
-        .optional()
-        .map_err(sqlite_error(path))
+    conn.query_row(
+        "SELECT value FROM fabula_meta WHERE key = 'name'",
+        [],
+        |row| row.get(0),
+    )
+    .optional()
+    .map_err(sqlite_error(path))
 }
 
 #[cfg(test)]

@@ -25,6 +25,18 @@ pub enum Error {
     /// The load generator could not prepare or run its load.
     #[error("load generator: {0}")]
     Load(String),
+    /// The MCP server could not start its session or serve its transport.
+    #[error("MCP server: {0}")]
+    Mcp(String),
+    /// The language world model could not be loaded.
+    #[error("world model: {0}")]
+    Lwm(#[from] fabula_lwm::Error),
+    /// A world file's pages could not be read for the world model.
+    #[error("{path}: cannot read the world's pages: {message}")]
+    WorldFile {
+        path: std::path::PathBuf,
+        message: String,
+    },
 }
 
 /// The crate's result type.

@@ -19,6 +19,9 @@
 //! | `POST /v1/sessions/{sid}/extract`  | as the world's extract, under the session's controls   |
 //! | `GET /v1/sessions/{sid}/log`       | `{"session", "world", "seed", "calls", "forgotten", "entries"}` |
 //! | `DELETE /v1/sessions/{sid}`        | 204                                                    |
+//! | `GET /metrics`                     | Prometheus text: observations served by renderer, world-model render counters |
+//! | `GET /openapi.json`                | an OpenAPI 3.1 document of these routes ([`openapi`])  |
+//! | `/mcp/{world}`                     | MCP over Streamable HTTP, one session per MCP session ([`mcp`]) |
 //!
 //! Search takes `{"query": ".."}` or `{"queries": [..]}` (at most 100), `"top_k"` (1..=50,
 //! default 10), `"page"` (1..=1000, default 1) and `"hiding"` (`"none"`, `"partial"` (default),
@@ -38,6 +41,10 @@
 //! With an API key configured, every route but `GET /health` needs `Authorization: Bearer KEY`
 //! and answers 401 `unauthorized` without it (the health check stays open for load balancers).
 //!
+//! Native and session search and extract answers carry `"rendered_by"` (`"template"` or `"lwm"`),
+//! the renderer that produced them; see [`lwm`] for how the world model's text maps back into
+//! them. The Search-R1 and Tavily shapes are unchanged.
+//!
 //! The agent-facing API reads only the pages of the world a request names (or its session's
 //! world); it never reads the tasks table.
 
@@ -46,11 +53,15 @@ pub mod controls;
 mod error;
 pub mod extractors;
 pub mod loadgen;
+pub mod lwm;
+pub mod mcp;
 pub mod native;
+pub mod openapi;
 pub mod search_r1;
 pub mod sessions;
 mod state;
 pub mod tavily;
+pub mod tools;
 
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -85,6 +96,11 @@ pub struct ServeConfig {
     /// The most searches and extracts running at once on blocking threads; default four per
     /// core.
     pub max_blocking_calls: usize,
+    /// Render observations with this language world model; None (the default) uses templates.
+    pub lwm: Option<lwm::LwmOptions>,
+    /// The `Host` header values `/mcp/{world}` accepts (names or `name:port`); `"*"` accepts
+    /// any. Default loopback only: `localhost`, `127.0.0.1`, `::1`.
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 impl Default for ServeConfig {
@@ -96,6 +112,8 @@ impl Default for ServeConfig {
             max_sessions: sessions::DEFAULT_MAX_SESSIONS,
             session_log_limit: sessions::DEFAULT_SESSION_LOG_LIMIT,
             max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
+            lwm: None,
+            mcp_allowed_hosts: mcp::default_allowed_hosts(),
         }
     }
 }
@@ -110,6 +128,8 @@ impl std::fmt::Debug for ServeConfig {
             .field("max_sessions", &self.max_sessions)
             .field("session_log_limit", &self.session_log_limit)
             .field("max_blocking_calls", &self.max_blocking_calls)
+            .field("lwm", &self.lwm)
+            .field("mcp_allowed_hosts", &self.mcp_allowed_hosts)
             .finish()
     }
 }
@@ -130,6 +150,9 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/sessions/{sid}/search", post(sessions::search))
         .route("/v1/sessions/{sid}/extract", post(sessions::extract))
         .route("/v1/sessions/{sid}/log", get(sessions::log))
+        .route("/metrics", get(lwm::metrics))
+        .route("/openapi.json", get(openapi::serve))
+        .merge(mcp::routes(&state))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(extractors::MAX_BODY_BYTES));

@@ -207,6 +207,8 @@ pub struct QueryResponse {
     pub results: Vec<HitJson>,
     pub page: usize,
     pub has_more: bool,
+    /// The renderer that produced the results: `"template"` or `"lwm"`.
+    pub rendered_by: &'static str,
 }
 
 /// One entry of a batch answer: a query response, or `{"query", "error"}` for a query that failed.
@@ -271,6 +273,8 @@ pub struct ExtractResponse {
     pub content: String,
     /// Where the next window starts; `null` at the end of the page.
     pub next_start: Option<usize>,
+    /// The renderer that produced `content`: `"template"` or `"lwm"`.
+    pub rendered_by: &'static str,
 }
 
 impl From<Extract> for ExtractResponse {
@@ -289,6 +293,7 @@ impl From<Extract> for ExtractResponse {
             date,
             content,
             next_start,
+            rendered_by: "template",
         }
     }
 }
@@ -301,6 +306,7 @@ pub(crate) fn query_response(query: &str, results: SearchResults, page: usize) -
         results: hits.into_iter().map(HitJson::from).collect(),
         page,
         has_more,
+        rendered_by: "template",
     }
 }
 
@@ -365,7 +371,8 @@ pub(crate) async fn search(
     ApiJson(request): ApiJson<SearchRequest>,
 ) -> Result<Response, ApiError> {
     let valid = request.validate()?;
-    let options = search_options(&valid, valid.top_k, valid.hiding.unwrap_or_default());
+    let hiding = valid.hiding.unwrap_or_default();
+    let options = search_options(&valid, valid.top_k, hiding);
     let batch = valid.batch;
     let items = state
         .with_world(world_id, move |index| {
@@ -377,6 +384,7 @@ pub(crate) async fn search(
             Ok(items)
         })
         .await?;
+    let items = state.render_search(world_id, None, hiding, items).await;
     Ok(search_response(batch, items))
 }
 
@@ -392,5 +400,14 @@ pub(crate) async fn extract(
             Ok(index.extract(&request.url, start, max_chars)?)
         })
         .await?;
-    Ok(Json(ExtractResponse::from(extract)))
+    let response = state
+        .render_extract(
+            world_id,
+            None,
+            Hiding::default(),
+            start,
+            ExtractResponse::from(extract),
+        )
+        .await;
+    Ok(Json(response))
 }

@@ -249,6 +249,14 @@ pub(crate) async fn create(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<CreateSessionRequest>,
 ) -> Result<Json<CreateSessionResponse>, ApiError> {
+    create_session(&state, request).map(Json)
+}
+
+/// Creates a session as `POST /v1/sessions` does, for the other front ends (MCP, the episode API).
+pub fn create_session(
+    state: &AppState,
+    request: CreateSessionRequest,
+) -> Result<CreateSessionResponse, ApiError> {
     let controls = request.controls.resolve()?;
     if !state.has_world(request.world) {
         return Err(ApiError::new(
@@ -259,12 +267,12 @@ pub(crate) async fn create(
     let session = state
         .sessions()
         .create(request.world, request.seed, controls);
-    Ok(Json(CreateSessionResponse {
+    Ok(CreateSessionResponse {
         session: session.id.clone(),
         world: session.world,
         seed: session.seed,
         controls: session.controls.clone(),
-    }))
+    })
 }
 
 /// `DELETE /v1/sessions/{sid}`: 204, or `session_not_found`.
@@ -273,6 +281,7 @@ pub(crate) async fn delete(
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     if state.sessions().remove(&session_id) {
+        state.render_service().forget_session(&session_id);
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::new(
@@ -381,7 +390,27 @@ pub(crate) async fn search(
     ApiPath(session_id): ApiPath<String>,
     ApiJson(request): ApiJson<SearchRequest>,
 ) -> Result<Response, ApiError> {
-    let session = state.sessions().get(&session_id)?;
+    let answer = session_search(&state, &session_id, request).await?;
+    Ok(search_response(answer.batch, answer.items))
+}
+
+/// The answer of a session's search before rendering: one item per query, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSearch {
+    /// Whether the request used `queries` (batch envelope) rather than `query`.
+    pub batch: bool,
+    /// One entry per query; a query that failed on its own is [`BatchItem::Failed`].
+    pub items: Vec<BatchItem>,
+}
+
+/// Searches under a session's controls exactly as `POST /v1/sessions/{sid}/search` does
+/// (counted, logged, with the same injected faults), for the other front ends.
+pub async fn session_search(
+    state: &AppState,
+    session_id: &str,
+    request: SearchRequest,
+) -> Result<SessionSearch, ApiError> {
+    let session = state.sessions().get(session_id)?;
     let valid = request.validate()?;
     let controls = &session.controls;
     let call = session.begin_call();
@@ -390,7 +419,7 @@ pub(crate) async fn search(
     entry.queries = Some(valid.queries.iter().map(|query| clip(query)).collect());
     if let Some(kind) = plan.error {
         let (delay, error) = injected_failure(&session, kind, plan.latency);
-        return finish(&state, &session, entry, delay, Err(error)).await;
+        return finish(state, &session, entry, delay, Err(error)).await;
     }
     let top_k = controls
         .page_size
@@ -423,7 +452,7 @@ pub(crate) async fn search(
     };
     let searched = match searched.await {
         Ok(searched) => searched,
-        Err(error) => return finish(&state, &session, entry, plan.latency, Err(error)).await,
+        Err(error) => return finish(state, &session, entry, plan.latency, Err(error)).await,
     };
     let mut items = Vec::with_capacity(valid.queries.len());
     let mut n_results = 0;
@@ -455,8 +484,14 @@ pub(crate) async fn search(
     if valid.batch {
         entry.failed_queries = Some(failed_queries);
     }
-    let answer = Ok(search_response(valid.batch, items));
-    finish(&state, &session, entry, plan.latency, answer).await
+    let items = state
+        .render_search(session.world, Some(&session.id), hiding, items)
+        .await;
+    let answer = Ok(SessionSearch {
+        batch: valid.batch,
+        items,
+    });
+    finish(state, &session, entry, plan.latency, answer).await
 }
 
 /// `POST /v1/sessions/{sid}/extract`: the native extract under the session's controls.
@@ -465,7 +500,18 @@ pub(crate) async fn extract(
     ApiPath(session_id): ApiPath<String>,
     ApiJson(request): ApiJson<ExtractRequest>,
 ) -> Result<Response, ApiError> {
-    let session = state.sessions().get(&session_id)?;
+    let extract = session_extract(&state, &session_id, request).await?;
+    Ok(Json(extract).into_response())
+}
+
+/// Extracts under a session's controls exactly as `POST /v1/sessions/{sid}/extract` does
+/// (counted, logged, with the same injected faults), for the other front ends.
+pub async fn session_extract(
+    state: &AppState,
+    session_id: &str,
+    request: ExtractRequest,
+) -> Result<ExtractResponse, ApiError> {
+    let session = state.sessions().get(session_id)?;
     let (start, max_chars) = request.validate()?;
     let call = session.begin_call();
     let plan = plan_call(&session.controls, session.seed, call);
@@ -473,28 +519,42 @@ pub(crate) async fn extract(
     entry.url = Some(clip(&request.url));
     if let Some(kind) = plan.error {
         let (delay, error) = injected_failure(&session, kind, plan.latency);
-        return finish(&state, &session, entry, delay, Err(error)).await;
+        return finish(state, &session, entry, delay, Err(error)).await;
     }
     let url = request.url;
+    let hiding = session
+        .controls
+        .hiding
+        .map(Hiding::from)
+        .unwrap_or_default();
     let extracted = state
         .with_world(session.world, move |index| {
             Ok(index.extract(&url, start, max_chars)?)
         })
         .await;
-    let mut extract = match extracted {
+    let extract = match extracted {
         Ok(extract) => extract,
-        Err(error) => return finish(&state, &session, entry, plan.latency, Err(error)).await,
+        Err(error) => return finish(state, &session, entry, plan.latency, Err(error)).await,
     };
+    let mut response = state
+        .render_extract(
+            session.world,
+            Some(&session.id),
+            hiding,
+            start,
+            ExtractResponse::from(extract),
+        )
+        .await;
     let mut truncated = false;
     if let Some(limit) = session.controls.truncate_extract
-        && truncate_chars(&mut extract.content, limit)
+        && truncate_chars(&mut response.content, limit)
     {
-        extract.next_start = None;
+        response.next_start = None;
         truncated = true;
     }
     entry.truncated = Some(truncated);
-    let answer = Ok(Json(ExtractResponse::from(extract)).into_response());
-    finish(&state, &session, entry, plan.latency, answer).await
+    let answer = Ok(response);
+    finish(state, &session, entry, plan.latency, answer).await
 }
 
 fn clip(text: &str) -> String {

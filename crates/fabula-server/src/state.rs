@@ -9,6 +9,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use crate::ServeConfig;
 use crate::api_error::{ApiError, ErrorCode};
 use crate::error::Result;
+use crate::lwm::RenderService;
 use crate::sessions::SessionStore;
 
 /// Everything a request handler needs; cheap to clone.
@@ -25,6 +26,10 @@ struct Inner {
     api_key: Option<String>,
     /// Bounds the searches and extracts running at once on blocking threads.
     world_permits: Semaphore,
+    /// The observation renderer (template or world model) and its counters.
+    renderer: RenderService,
+    /// The `Host` values `/mcp/{world}` accepts; `None` accepts any.
+    mcp_allowed_hosts: Option<Vec<String>>,
 }
 
 impl AppState {
@@ -32,11 +37,28 @@ impl AppState {
     /// use) and makes the state.
     pub fn open(config: &ServeConfig) -> Result<AppState> {
         let corpus = Corpus::open(&config.worlds)?;
-        Ok(AppState::new(corpus, config))
+        let renderer = match &config.lwm {
+            Some(options) => {
+                RenderService::with_renderer(options.load_renderer()?, config.max_sessions)
+            }
+            None => RenderService::template(),
+        };
+        Ok(AppState::with_renderer(corpus, config, renderer))
     }
 
-    /// Makes the state from an opened corpus; `config.worlds` and `config.addr` are not used.
+    /// Makes the state from an opened corpus with the template renderer; `config.worlds`,
+    /// `config.addr` and `config.lwm` are not used.
     pub fn new(corpus: Corpus, config: &ServeConfig) -> AppState {
+        AppState::with_renderer(corpus, config, RenderService::template())
+    }
+
+    /// Makes the state from an opened corpus and a renderer; `config.worlds`, `config.addr` and
+    /// `config.lwm` are not used.
+    pub fn with_renderer(
+        corpus: Corpus,
+        config: &ServeConfig,
+        renderer: RenderService,
+    ) -> AppState {
         let indexes = corpus.worlds().iter().map(|_| OnceCell::new()).collect();
         let inner = Inner {
             corpus,
@@ -44,6 +66,9 @@ impl AppState {
             sessions: SessionStore::new(config.max_sessions, config.session_log_limit),
             api_key: config.api_key.clone(),
             world_permits: Semaphore::new(config.max_blocking_calls.max(1)),
+            renderer,
+            mcp_allowed_hosts: (!config.mcp_allowed_hosts.iter().any(|host| host == "*"))
+                .then(|| config.mcp_allowed_hosts.clone()),
         };
         AppState {
             inner: Arc::new(inner),
@@ -60,8 +85,18 @@ impl AppState {
         self.inner.api_key.as_deref()
     }
 
+    /// The `Host` values the MCP endpoint accepts; `None` when any host is accepted.
+    pub fn mcp_allowed_hosts(&self) -> Option<&[String]> {
+        self.inner.mcp_allowed_hosts.as_deref()
+    }
+
     pub(crate) fn sessions(&self) -> &SessionStore {
         &self.inner.sessions
+    }
+
+    /// The observation renderer and its counters.
+    pub fn render_service(&self) -> &RenderService {
+        &self.inner.renderer
     }
 
     /// Whether a world with this id exists.

@@ -1,8 +1,10 @@
 //! The `fabula` command line: generate, check and inspect fictional worlds, and serve them.
 
 mod generate;
+mod mcp;
 mod serve;
 mod tasks;
+mod wm;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,6 +27,8 @@ enum Command {
     Check(generate::CheckArgs),
     /// Serve a dataset as a local web-search API.
     Serve(serve::ServeArgs),
+    /// Serve one world and one session as an MCP server over stdio.
+    Mcp(mcp::McpArgs),
     /// Generate the default worlds if absent or invalid, then serve them.
     Up(serve::UpArgs),
     /// Measure a running server.
@@ -40,6 +44,14 @@ enum Command {
     Eval(tasks::EvalArgs),
     /// Run the rule-based baseline agent against a server's agent-facing API.
     Baseline(tasks::BaselineArgs),
+    /// Print one search or extract observation and which renderer produced it.
+    Render(wm::RenderArgs),
+    /// Language world model tools: a tiny checkpoint, a render benchmark.
+    #[command(subcommand)]
+    Wm(wm::WmCommand),
+    /// Export training data.
+    #[command(subcommand)]
+    Export(wm::ExportCommand),
     /// Print a readable overview of one world file.
     Inspect {
         /// A world file, e.g. worlds/default/world-00042.sqlite.
@@ -62,11 +74,16 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate::run_generate(&args),
         Command::Check(args) => generate::run_check(&args),
         Command::Serve(args) => serve::run_serve(&args),
+        Command::Mcp(args) => mcp::run_mcp(&args),
         Command::Tasks(command) => tasks::run_tasks(&command),
         Command::Corpus(command) => tasks::run_corpus(&command),
         Command::Eval(args) => tasks::run_eval(&args),
         Command::Baseline(args) => tasks::run_baseline(&args),
         Command::Up(args) => serve::run_up(&args),
+        Command::Render(args) => wm::run_render(&args),
+        Command::Wm(wm::WmCommand::Tiny(args)) => wm::run_tiny(&args),
+        Command::Wm(wm::WmCommand::Bench(args)) => wm::run_bench(&args),
+        Command::Export(wm::ExportCommand::LwmData(args)) => wm::run_export_lwm_data(&args),
         Command::Bench(BenchCommand::Search(args)) => serve::run_bench_search(&args),
         Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)
             .map(|text| print!("{text}"))

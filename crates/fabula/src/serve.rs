@@ -27,6 +27,15 @@ pub struct ServeArgs {
     /// The token the trainers' listener requires (`Authorization: Bearer TOKEN`).
     #[arg(long, env = "FABULA_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+    /// The `Host` values the MCP endpoint `/mcp/{world}` accepts, comma-separated (names or
+    /// name:port); `*` accepts any. Default loopback only.
+    #[arg(long, value_delimiter = ',', default_value = "localhost,127.0.0.1,::1")]
+    pub mcp_allowed_hosts: Vec<String>,
+    /// Which renderer writes search and extract observations (`lwm` needs --model).
+    #[arg(long, value_enum, default_value = "template")]
+    pub renderer: crate::wm::RendererName,
+    #[command(flatten)]
+    pub lwm: crate::wm::ModelArgs,
 }
 
 /// Arguments of `fabula up`.
@@ -89,6 +98,7 @@ fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
         worlds: args.worlds.clone(),
         addr: args.addr,
         api_key: args.api_key.clone(),
+        mcp_allowed_hosts: args.mcp_allowed_hosts.clone(),
         ..Default::default()
     }
 }
@@ -96,7 +106,8 @@ fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
 /// Runs `fabula serve`.
 pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
     init_logging();
-    let config = serve_config(args);
+    let mut config = serve_config(args);
+    config.lwm = crate::wm::serve_lwm(args.renderer, &args.lwm)?;
     runtime()?.block_on(async move {
         let started = std::time::Instant::now();
         let server = fabula_server::bind(config)

@@ -11,7 +11,12 @@ fn corpus_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (id, seed) in [(1, 11), (3, 33)] {
         let pages = generate_pages(seed, 30);
-        write_world(&dir.path().join(format!("world-{id:05}.sqlite")), id, "Delta", &pages);
+        write_world(
+            &dir.path().join(format!("world-{id:05}.sqlite")),
+            id,
+            "Delta",
+            &pages,
+        );
     }
     write_manifest(
         dir.path(),
@@ -33,7 +38,10 @@ fn open_reads_only_the_manifest() {
     assert_eq!(corpus.worlds()[0].name, "First");
     assert_eq!(corpus.worlds()[0].theme, "river-city-states");
     assert_eq!(corpus.worlds()[0].pages, 30);
-    assert_eq!(corpus.worlds()[0].file, dir.path().join("world-00001.sqlite"));
+    assert_eq!(
+        corpus.worlds()[0].file,
+        dir.path().join("world-00001.sqlite")
+    );
     assert_eq!(corpus.info(3).unwrap().name, "Third");
     assert_eq!(corpus.dir(), dir.path());
     assert_eq!(corpus.loaded_count(), 0);
@@ -46,7 +54,13 @@ fn worlds_are_built_once_on_first_use() {
     let world = corpus.world(3).unwrap();
     assert_eq!(corpus.loaded_count(), 1);
     assert!(Arc::ptr_eq(&world, &corpus.world(3).unwrap()));
-    assert!(!world.search("river", &SearchOptions::default()).unwrap().hits.is_empty());
+    assert!(
+        !world
+            .search("river", &SearchOptions::default())
+            .unwrap()
+            .hits
+            .is_empty()
+    );
 }
 
 #[test]
@@ -54,8 +68,13 @@ fn concurrent_first_use_builds_one_index() {
     let dir = corpus_dir();
     let corpus = Corpus::open(dir.path()).unwrap();
     let worlds: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..8).map(|_| scope.spawn(|| corpus.world(1).unwrap())).collect();
-        handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+        let handles: Vec<_> = (0..8)
+            .map(|_| scope.spawn(|| corpus.world(1).unwrap()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .collect()
     });
     for world in &worlds {
         assert!(Arc::ptr_eq(world, &worlds[0]));
@@ -75,8 +94,16 @@ fn unknown_and_missing_worlds_are_errors() {
     assert!(matches!(err, Error::Io { .. }), "{err}");
     assert!(!err.is_user_error());
     // A failed build is not cached: once the file exists the world opens.
-    write_world(&dir.path().join("world-00002.sqlite"), 2, "Late", &generate_pages(2, 10));
-    assert_eq!(corpus.world(2).unwrap().page_count(), generate_pages(2, 10).len());
+    write_world(
+        &dir.path().join("world-00002.sqlite"),
+        2,
+        "Late",
+        &generate_pages(2, 10),
+    );
+    assert_eq!(
+        corpus.world(2).unwrap().page_count(),
+        generate_pages(2, 10).len()
+    );
 }
 
 #[test]
@@ -84,12 +111,24 @@ fn broken_manifests_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     assert!(matches!(Corpus::open(dir.path()), Err(Error::Io { .. })));
     std::fs::write(dir.path().join("manifest.json"), "{not json").unwrap();
-    assert!(matches!(Corpus::open(dir.path()), Err(Error::Manifest { .. })));
+    assert!(matches!(
+        Corpus::open(dir.path()),
+        Err(Error::Manifest { .. })
+    ));
     let manifest = r#"{"format_version": 9, "worlds": []}"#;
     std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
-    assert!(matches!(Corpus::open(dir.path()), Err(Error::BadWorld { .. })));
-    write_manifest(dir.path(), &[(1, "a.sqlite", "A", 1), (1, "b.sqlite", "B", 1)]);
-    assert!(matches!(Corpus::open(dir.path()), Err(Error::BadWorld { .. })));
+    assert!(matches!(
+        Corpus::open(dir.path()),
+        Err(Error::BadWorld { .. })
+    ));
+    write_manifest(
+        dir.path(),
+        &[(1, "a.sqlite", "A", 1), (1, "b.sqlite", "B", 1)],
+    );
+    assert!(matches!(
+        Corpus::open(dir.path()),
+        Err(Error::BadWorld { .. })
+    ));
     write_manifest(dir.path(), &[]);
     assert!(Corpus::open(dir.path()).unwrap().worlds().is_empty());
 }
@@ -98,7 +137,10 @@ fn broken_manifests_are_errors() {
 fn files_without_the_tables_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("world-00000.sqlite");
-    rusqlite::Connection::open(&path).unwrap().execute_batch("CREATE TABLE t(x)").unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE t(x)")
+        .unwrap();
     write_manifest(dir.path(), &[(0, "world-00000.sqlite", "Empty", 0)]);
     let corpus = Corpus::open(dir.path()).unwrap();
     let err = corpus.world(0).unwrap_err();
@@ -107,5 +149,8 @@ fn files_without_the_tables_are_errors() {
     // The index never writes to the world file.
     let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
     let _ = corpus.world(0);
-    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        modified
+    );
 }

@@ -54,7 +54,12 @@ fn windows_concatenate_to_the_page() {
 #[test]
 fn windows_count_characters_not_bytes() {
     let body = "# Ünïcödé\n\nNaïve café — 日本語のテキスト, emoji 🦀🦀 and more.";
-    let world = world_of(vec![FixturePage::new("https://w.test/u", "Ünïcödé", "entity", body)]);
+    let world = world_of(vec![FixturePage::new(
+        "https://w.test/u",
+        "Ünïcödé",
+        "entity",
+        body,
+    )]);
     let extract = world.index.extract("https://w.test/u", 4, 5).unwrap();
     assert_eq!(extract.content, "ïcödé");
     assert_eq!(extract.next_start, Some(9));
@@ -67,15 +72,28 @@ fn windows_count_characters_not_bytes() {
 #[test]
 fn title_line_is_added_when_missing() {
     let pages = vec![
-        FixturePage::new("https://w.test/a", "Plain Page", "entity", "No heading here.\n\n- item"),
-        FixturePage::new("https://w.test/b", "Headed", "entity", "\n# Headed\n\nText."),
+        FixturePage::new(
+            "https://w.test/a",
+            "Plain Page",
+            "entity",
+            "No heading here.\n\n- item",
+        ),
+        FixturePage::new(
+            "https://w.test/b",
+            "Headed",
+            "entity",
+            "\n# Headed\n\nText.",
+        ),
     ];
     let world = world_of(pages);
     assert_eq!(
         world.index.markdown("https://w.test/a").unwrap(),
         "# Plain Page\n\nNo heading here.\n\n- item"
     );
-    assert_eq!(world.index.markdown("https://w.test/b").unwrap(), "\n# Headed\n\nText.");
+    assert_eq!(
+        world.index.markdown("https://w.test/b").unwrap(),
+        "\n# Headed\n\nText."
+    );
     let extract = world.index.extract("https://w.test/a", 0, 12).unwrap();
     assert_eq!(extract.content, "# Plain Page");
 }
@@ -98,10 +116,19 @@ fn start_past_the_end_is_empty() {
 #[test]
 fn bad_requests_are_user_errors() {
     let world = generated_world();
-    let err = world.index.extract("https://nowhere.test/x", 0, 100).unwrap_err();
-    assert!(matches!(&err, Error::UrlNotFound(url) if url == "https://nowhere.test/x"), "{err}");
+    let err = world
+        .index
+        .extract("https://nowhere.test/x", 0, 100)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::UrlNotFound(url) if url == "https://nowhere.test/x"),
+        "{err}"
+    );
     assert!(err.is_user_error());
     let err = world.index.extract(&world.pages[0].url, 0, 0).unwrap_err();
     assert!(matches!(err, Error::BadArgument(_)), "{err}");
-    assert!(matches!(world.index.markdown("nope"), Err(Error::UrlNotFound(_))));
+    assert!(matches!(
+        world.index.markdown("nope"),
+        Err(Error::UrlNotFound(_))
+    ));
 }

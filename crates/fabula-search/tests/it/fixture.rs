@@ -66,11 +66,22 @@ pub fn write_world(path: &Path, world_id: u32, name: &str, pages: &[FixturePage]
         let page_id = page_idx as i64 + 1;
         tx.execute(
             "INSERT INTO fabula_pages VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![page_id, page.url, page.title, page.kind, page.published, page.body],
+            params![
+                page_id,
+                page.url,
+                page.title,
+                page.kind,
+                page.published,
+                page.body
+            ],
         )
         .unwrap();
         for (fact_idx, (shown, kind)) in page.facts.iter().enumerate() {
-            assert!(page.body.contains(shown.as_str()), "{shown} not in {}", page.url);
+            assert!(
+                page.body.contains(shown.as_str()),
+                "{shown} not in {}",
+                page.url
+            );
             tx.execute(
                 "INSERT INTO fabula_page_facts VALUES (?1, 'cells', ?2, 'value', ?3, ?4)",
                 params![page_id, fact_idx as i64, shown, kind],
@@ -125,13 +136,39 @@ const SYLLABLES: &[&str] = &[
     "om", "ry", "tha", "gen", "ost", "ulm", "cae", "fen", "dra", "zim",
 ];
 const GOODS: &[&str] = &[
-    "salt", "amber", "wool", "copper", "glass", "timber", "dyes", "river pearls", "reed paper",
-    "smoked eel", "lamp oil", "slate",
+    "salt",
+    "amber",
+    "wool",
+    "copper",
+    "glass",
+    "timber",
+    "dyes",
+    "river pearls",
+    "reed paper",
+    "smoked eel",
+    "lamp oil",
+    "slate",
 ];
-const ROLES: &[&str] = &["magistrate", "ferry warden", "archivist", "guild speaker", "tax reeve"];
+const ROLES: &[&str] = &[
+    "magistrate",
+    "ferry warden",
+    "archivist",
+    "guild speaker",
+    "tax reeve",
+];
 const MONTHS: &[&str] = &[
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 
 fn invent_name(rng: &mut Rng, used: &mut std::collections::HashSet<String>) -> String {
@@ -139,7 +176,10 @@ fn invent_name(rng: &mut Rng, used: &mut std::collections::HashSet<String>) -> S
         let n_syllables = 2 + rng.below(2);
         let mut name: String = (0..n_syllables).map(|_| *rng.pick(SYLLABLES)).collect();
         if rng.below(5) == 0 {
-            name = format!("{name} {}", capitalize(&(0..2).map(|_| *rng.pick(SYLLABLES)).collect::<String>()));
+            name = format!(
+                "{name} {}",
+                capitalize(&(0..2).map(|_| *rng.pick(SYLLABLES)).collect::<String>())
+            );
         }
         let name = capitalize(&name);
         if used.insert(name.clone()) {
@@ -150,7 +190,9 @@ fn invent_name(rng: &mut Rng, used: &mut std::collections::HashSet<String>) -> S
 
 fn capitalize(word: &str) -> String {
     let mut chars = word.chars();
-    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 fn slug(name: &str) -> String {
@@ -162,7 +204,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (idx, digit) in digits.chars().enumerate() {
-        if idx > 0 && (digits.len() - idx) % 3 == 0 {
+        if idx > 0 && (digits.len() - idx).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -193,15 +235,19 @@ pub fn generate_pages(seed: u64, n_pages: usize) -> Vec<FixturePage> {
     let n_regions = (n_pages / 40).max(2);
     let n_cities = (n_pages * 2 / 5).max(3);
     let n_people = (n_pages / 4).max(2);
-    let n_news = n_pages.saturating_sub(n_regions * 2 + n_cities + n_people + 1).max(2);
+    let n_news = n_pages
+        .saturating_sub(n_regions * 2 + n_cities + n_people + 1)
+        .max(2);
     let wiki = "https://wiki.fabula.test";
-    let regions: Vec<String> = (0..n_regions).map(|_| invent_name(&mut rng, &mut used)).collect();
+    let regions: Vec<String> = (0..n_regions)
+        .map(|_| invent_name(&mut rng, &mut used))
+        .collect();
     let mut people: Vec<Person> = (0..n_people)
         .map(|_| Person {
             name: invent_name(&mut rng, &mut used),
             born: 1100 + rng.below(150) as u64,
             city: 0,
-            role: *rng.pick(ROLES),
+            role: ROLES[rng.below(ROLES.len())],
         })
         .collect();
     let cities: Vec<City> = (0..n_cities)
@@ -281,7 +327,10 @@ pub fn generate_pages(seed: u64, n_pages: usize) -> Vec<FixturePage> {
         pages.push(page);
     }
     for (region_idx, region) in regions.iter().enumerate() {
-        let members: Vec<&City> = cities.iter().filter(|city| city.region == region_idx).collect();
+        let members: Vec<&City> = cities
+            .iter()
+            .filter(|city| city.region == region_idx)
+            .collect();
         let total: u64 = members.iter().map(|city| city.population).sum();
         let total_shown = grouped(total);
         let mut body = format!(
@@ -305,12 +354,18 @@ pub fn generate_pages(seed: u64, n_pages: usize) -> Vec<FixturePage> {
             facts.push((city.name.clone(), "entity"));
         }
         let url = format!("{wiki}/category/cities-of-{}", slug(region));
-        let mut page =
-            FixturePage::new(&url, &format!("Category: Cities of {region}"), "category", &body);
+        let mut page = FixturePage::new(
+            &url,
+            &format!("Category: Cities of {region}"),
+            "category",
+            &body,
+        );
         page.facts = facts;
         pages.push(page);
     }
-    let mut body = "# List of cities by population\n\n| City | Region | Population |\n|---|---|---|\n".to_owned();
+    let mut body =
+        "# List of cities by population\n\n| City | Region | Population |\n|---|---|---|\n"
+            .to_owned();
     let mut facts = Vec::new();
     for city in &cities {
         let population = grouped(city.population);
@@ -344,9 +399,17 @@ pub fn generate_pages(seed: u64, n_pages: usize) -> Vec<FixturePage> {
         let good = *rng.pick(GOODS);
         let is_history = news_idx % 5 == 0;
         let (kind, host, title) = if is_history {
-            ("history", "https://annals.fabula.test", format!("The {good} trade of {}", city.name))
+            (
+                "history",
+                "https://annals.fabula.test",
+                format!("The {good} trade of {}", city.name),
+            )
         } else {
-            ("news", "https://delta-courier.fabula.test", format!("{} reports record {good} shipments", city.name))
+            (
+                "news",
+                "https://delta-courier.fabula.test",
+                format!("{} reports record {good} shipments", city.name),
+            )
         };
         let body = format!(
             "# {title}\n\n*{date_shown}*\n\nBarges from [{city}]({city_url}) carried {cargo} bales of \

@@ -43,7 +43,11 @@ fn results_are_ordered_by_score_then_url() {
 #[test]
 fn title_matches_rank_first() {
     let world = generated_world();
-    let city = world.pages.iter().find(|page| page.kind == "entity").unwrap();
+    let city = world
+        .pages
+        .iter()
+        .find(|page| page.kind == "entity")
+        .unwrap();
     let results = world.index.search(&city.title, &opts(5, 0)).unwrap();
     assert_eq!(results.hits[0].url, city.url);
     assert_eq!(results.hits[0].title, city.title);
@@ -78,15 +82,32 @@ fn equal_scores_are_ordered_by_url_across_pages() {
     let page_1 = world.index.search("ferry", &opts(3, 0)).unwrap();
     let page_2 = world.index.search("ferry", &opts(3, 3)).unwrap();
     let page_3 = world.index.search("ferry", &opts(3, 6)).unwrap();
-    assert_eq!(urls(&page_1), ["https://notices.test/z", "https://notices.test/a", "https://notices.test/b"]);
-    assert_eq!(urls(&page_2), ["https://notices.test/c", "https://notices.test/d", "https://notices.test/e"]);
+    assert_eq!(
+        urls(&page_1),
+        [
+            "https://notices.test/z",
+            "https://notices.test/a",
+            "https://notices.test/b"
+        ]
+    );
+    assert_eq!(
+        urls(&page_2),
+        [
+            "https://notices.test/c",
+            "https://notices.test/d",
+            "https://notices.test/e"
+        ]
+    );
     assert_eq!(urls(&page_3), ["https://notices.test/f"]);
     assert!(page_1.has_more && page_2.has_more && !page_3.has_more);
     assert_eq!(page_2.hits[0].rank, 4);
     assert_eq!(page_1.hits[1].score, page_3.hits[0].score);
     // A boundary inside the tied run still cuts it in url order.
     let page = world.index.search("ferry", &opts(2, 4)).unwrap();
-    assert_eq!(urls(&page), ["https://notices.test/d", "https://notices.test/e"]);
+    assert_eq!(
+        urls(&page),
+        ["https://notices.test/d", "https://notices.test/e"]
+    );
 }
 
 #[test]
@@ -136,14 +157,28 @@ fn hostile_queries_never_fail() {
         for hiding in [Hiding::None, Hiding::Partial, Hiding::Strict] {
             let results = world
                 .index
-                .search(query, &SearchOptions { top_k: 50, offset: 0, hiding })
+                .search(
+                    query,
+                    &SearchOptions {
+                        top_k: 50,
+                        offset: 0,
+                        hiding,
+                    },
+                )
                 .unwrap_or_else(|err| panic!("{query:?}: {err}"));
             assert!(results.hits.len() <= 50);
         }
     }
     let river = world.index.search("river", &opts(10, 0)).unwrap();
     assert!(!river.hits.is_empty());
-    assert!(!world.index.search("title:river AND", &opts(10, 0)).unwrap().hits.is_empty());
+    assert!(
+        !world
+            .index
+            .search("title:river AND", &opts(10, 0))
+            .unwrap()
+            .hits
+            .is_empty()
+    );
 }
 
 #[test]
@@ -151,15 +186,32 @@ fn queries_without_terms_have_no_results() {
     let world = generated_world();
     for query in ["", "   ", "***", "\"\" :: () [] {}", "!?.,;"] {
         let results = world.index.search(query, &opts(10, 0)).unwrap();
-        assert_eq!(results, SearchResults { hits: Vec::new(), has_more: false }, "{query:?}");
+        assert_eq!(
+            results,
+            SearchResults {
+                hits: Vec::new(),
+                has_more: false
+            },
+            "{query:?}"
+        );
     }
 }
 
 #[test]
 fn folded_and_stemmed_terms_match() {
     let pages = vec![
-        FixturePage::new("https://w.test/a", "Vélmora", "entity", "# Vélmora\n\nThe founding of Vélmora."),
-        FixturePage::new("https://w.test/b", "Other", "entity", "# Other\n\nNothing here."),
+        FixturePage::new(
+            "https://w.test/a",
+            "Vélmora",
+            "entity",
+            "# Vélmora\n\nThe founding of Vélmora.",
+        ),
+        FixturePage::new(
+            "https://w.test/b",
+            "Other",
+            "entity",
+            "# Other\n\nNothing here.",
+        ),
     ];
     let world = world_of(pages);
     for query in ["velmora", "VÉLMORA", "founded", "Founding"] {

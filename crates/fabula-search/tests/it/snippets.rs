@@ -42,9 +42,17 @@ fn unhidden_snippets_are_passages_of_the_page() {
 fn unhidden_snippets_show_the_matched_words() {
     let world = generated_world();
     let hits = search(&world, "ferry stairs", Hiding::None);
-    assert!(hits[0].snippet.contains("ferry stairs"), "{}", hits[0].snippet);
+    assert!(
+        hits[0].snippet.contains("ferry stairs"),
+        "{}",
+        hits[0].snippet
+    );
     for hit in hits {
-        assert!(hit.snippet.to_lowercase().contains("ferry"), "{}", hit.snippet);
+        assert!(
+            hit.snippet.to_lowercase().contains("ferry"),
+            "{}",
+            hit.snippet
+        );
     }
 }
 
@@ -74,14 +82,19 @@ fn assert_no_leak(page: &FixturePage, snippet: &str, query: &str) {
             page.url
         );
     }
-    assert!(!snippet.chars().any(char::is_numeric), "{query}: digit in {snippet:?}");
+    assert!(
+        !snippet.chars().any(char::is_numeric),
+        "{query}: digit in {snippet:?}"
+    );
 }
 
 #[test]
 fn partial_snippets_mask_values_cut_by_the_window() {
     // The entity's name straddles the end of any window that shows the matched word.
     let filler = "Quiet words fill the opening lines of this page. ".repeat(3);
-    let body = format!("# Notice\n\n{filler}The toll bridge belongs to Ardmoor Westerfield Kavelmor today.");
+    let body = format!(
+        "# Notice\n\n{filler}The toll bridge belongs to Ardmoor Westerfield Kavelmor today."
+    );
     let mut page = FixturePage::new("https://w.test/n", "Notice", "news", &body);
     page.facts = vec![("Ardmoor Westerfield Kavelmor".to_owned(), "entity")];
     let world = world_of(vec![page.clone()]);
@@ -110,11 +123,22 @@ fn strict_snippets_describe_the_page() {
             other => panic!("unexpected kind {other}"),
         };
         assert!(hit.snippet.starts_with(expected_start), "{}", hit.snippet);
-        assert!(!hit.snippet.chars().any(char::is_numeric), "{}", hit.snippet);
+        assert!(
+            !hit.snippet.chars().any(char::is_numeric),
+            "{}",
+            hit.snippet
+        );
         let lower = hit.snippet.to_ascii_lowercase();
         for value in page.hidden() {
-            let in_title = page.title.to_ascii_lowercase().contains(&value.to_ascii_lowercase());
-            assert!(in_title || !lower.contains(&value.to_ascii_lowercase()), "{value} in {}", hit.snippet);
+            let in_title = page
+                .title
+                .to_ascii_lowercase()
+                .contains(&value.to_ascii_lowercase());
+            assert!(
+                in_title || !lower.contains(&value.to_ascii_lowercase()),
+                "{value} in {}",
+                hit.snippet
+            );
         }
     }
 }
@@ -129,10 +153,16 @@ fn snippets_agree_with_extracts() {
             loop {
                 let extract = world.index.extract(&hit.url, start, 97).unwrap();
                 markdown.push_str(&extract.content);
-                let Some(next) = extract.next_start else { break };
+                let Some(next) = extract.next_start else {
+                    break;
+                };
                 start = next;
             }
-            assert!(plain_text(&markdown).contains(passage(&hit.snippet)), "{}", hit.snippet);
+            assert!(
+                plain_text(&markdown).contains(passage(&hit.snippet)),
+                "{}",
+                hit.snippet
+            );
         }
     }
 }

@@ -4,7 +4,9 @@
 mod auth;
 mod compat;
 mod errors;
+mod lwm;
 mod native;
+mod openapi;
 mod sessions;
 mod socket;
 mod support;

@@ -1,0 +1,635 @@
+//! The observation renderer behind the native and session search and extract routes: the
+//! template renderer, or the language world model of `fabula-lwm` with the template text as its
+//! fallback.
+//!
+//! With the template renderer (the default) responses are the search index's results and page
+//! windows as they always were, marked `"rendered_by": "template"`.
+//!
+//! With the world model ([`LwmOptions`], `fabula serve --renderer lwm --model DIR`):
+//!
+//! - **Search.** Each query's results (after a session's controls dropped or paged them) are
+//!   written in Qwen-AgentWorld's block format (`[n] URL` / `Title:` / `Snippet:` / `Date:`, `N/A`
+//!   for reference pages; see [`search_template`]) and handed to [`fabula_lwm::Renderer::render_search`]
+//!   as the template. When the model's text is accepted, it is parsed back with
+//!   [`fabula_lwm::parse_search`] and its blocks replace the query's `results` (rank, url, title,
+//!   snippet, date); `page` and `has_more` stay the index's. When it is rejected, the results stay
+//!   the template's. Queries without results are not rendered.
+//! - **Extract.** Only a window that holds the whole page (`start` 0 and no `next_start`) is
+//!   rendered, with the window's Markdown as the template; an accepted render becomes `content`
+//!   (a session's `truncate_extract` still cuts it). Later windows of a long page are always the
+//!   template's, so paging never mixes texts.
+//! - Each response says which renderer produced it in `rendered_by` (`"lwm"` or `"template"`).
+//!   The Search-R1 and Tavily shapes are never rendered and keep their exact fields.
+//!
+//! The model runs on a blocking thread behind one mutex (one render at a time). Each fabula
+//! session keeps a [`fabula_lwm::Session`] (the snippets it was shown), so a session's extracts
+//! are checked against its earlier snippets; the native routes use a fresh one per call. World
+//! pages and facts are read read-only from the world file with rusqlite ([`load_world_view`]) the
+//! first time a world is rendered, and cached.
+//!
+//! `GET /metrics` answers Prometheus text: request counters by endpoint and renderer always, and
+//! with the world model its render counters ([`fabula_lwm::prometheus_text`]). A summary line is
+//! logged every [`LOG_EVERY_RENDERS`] renders.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use fabula_lwm::{
+    Counters, DeviceChoice, Fact, FactKind, LoadOptions, MemoryWorld, Model, PageView,
+    RenderConfig, RenderedBy, Renderer, ResultBlock, SearchSection, format_search,
+};
+use fabula_search::Hiding;
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{Error, Result};
+use crate::native::{BatchItem, ExtractResponse, HitJson};
+use crate::state::AppState;
+
+/// A summary of the render counters is logged every this many renders.
+pub const LOG_EVERY_RENDERS: u64 = 50;
+
+/// How to run the language world model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LwmOptions {
+    /// A checkpoint folder (or GGUF file) that [`fabula_lwm::Model::load`] reads.
+    pub model: PathBuf,
+    pub device: DeviceChoice,
+    /// The most tokens one render generates; None keeps the renderer's default (768).
+    pub max_new_tokens: Option<usize>,
+    /// The wall-clock limit of one render; None keeps the renderer's default (30 s).
+    pub time_budget: Option<Duration>,
+}
+
+impl LwmOptions {
+    /// Options for the model at `model` on the CPU with the renderer's defaults.
+    pub fn new(model: impl Into<PathBuf>) -> LwmOptions {
+        LwmOptions {
+            model: model.into(),
+            device: DeviceChoice::Cpu,
+            max_new_tokens: None,
+            time_budget: None,
+        }
+    }
+
+    /// The renderer configuration these options ask for.
+    pub fn render_config(&self) -> RenderConfig {
+        let mut config = RenderConfig::default();
+        if let Some(max_new_tokens) = self.max_new_tokens {
+            config.generate.max_new_tokens = max_new_tokens;
+        }
+        if let Some(time_budget) = self.time_budget {
+            config.generate.time_budget = Some(time_budget);
+        }
+        config
+    }
+
+    /// Loads the model and makes a renderer around it. A folder that is not a checkpoint gives a
+    /// one-line error naming what is missing.
+    pub fn load_renderer(&self) -> Result<Renderer> {
+        if !self.model.exists() {
+            return Err(Error::Lwm(fabula_lwm::Error::Missing {
+                path: self.model.clone(),
+                what: "the checkpoint folder itself".to_owned(),
+            }));
+        }
+        let options = LoadOptions {
+            device: self.device,
+            dtype: None,
+        };
+        let model = Model::load(&self.model, &options)?;
+        Ok(Renderer::new(Some(Box::new(model)), self.render_config()))
+    }
+}
+
+/// Converts the search crate's hiding level into the world model's.
+pub fn lwm_hiding(hiding: Hiding) -> fabula_lwm::Hiding {
+    match hiding {
+        Hiding::None => fabula_lwm::Hiding::None,
+        Hiding::Partial => fabula_lwm::Hiding::Partial,
+        Hiding::Strict => fabula_lwm::Hiding::Strict,
+    }
+}
+
+/// Reads a world file's pages and the facts each states, read-only, into a
+/// [`fabula_lwm::MemoryWorld`]. Its id is `fabula_meta.world_id` when the file states one, else
+/// the file's stem.
+pub fn load_world_view(path: &Path) -> Result<MemoryWorld> {
+    let bad = |message: String| Error::WorldFile {
+        path: path.to_owned(),
+        message,
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| bad(e.to_string()))?;
+    let world_id: Option<String> = conn
+        .query_row(
+            "SELECT value FROM fabula_meta WHERE key = 'world_id'",
+            [],
+            |row| row.get(0),
+        )
+        .ok();
+    let world_id = world_id.unwrap_or_else(|| {
+        path.file_stem()
+            .map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
+    });
+    let mut world = MemoryWorld::new(&world_id);
+    let mut facts: HashMap<i64, Vec<Fact>> = HashMap::new();
+    {
+        let mut statement = conn
+            .prepare(
+                "SELECT page_id, shown, value_kind FROM fabula_page_facts
+                 ORDER BY page_id, table_name, row_id, column_name",
+            )
+            .map_err(|e| bad(e.to_string()))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(|e| bad(e.to_string()))?;
+        for row in rows {
+            let (page_id, shown, kind) = row.map_err(|e| bad(e.to_string()))?;
+            // A value kind this version does not know says nothing the verifier can use.
+            if let Some(kind) = FactKind::parse(&kind) {
+                facts.entry(page_id).or_default().push(Fact { shown, kind });
+            }
+        }
+    }
+    let mut statement = conn
+        .prepare("SELECT id, url, title, kind, published, body FROM fabula_pages ORDER BY id")
+        .map_err(|e| bad(e.to_string()))?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                PageView {
+                    url: row.get(1)?,
+                    title: row.get(2)?,
+                    kind: row.get(3)?,
+                    date: row.get(4)?,
+                    body: row.get(5)?,
+                    facts: Vec::new(),
+                },
+            ))
+        })
+        .map_err(|e| bad(e.to_string()))?;
+    for row in rows {
+        let (page_id, mut page) = row.map_err(|e| bad(e.to_string()))?;
+        page.facts = facts.remove(&page_id).unwrap_or_default();
+        world.insert(page);
+    }
+    Ok(world)
+}
+
+/// Writes search results in Qwen-AgentWorld's block format, one block per result in rank order,
+/// with `Date: N/A` for reference pages.
+pub fn search_template(results: &[HitJson]) -> String {
+    let section = SearchSection {
+        query: None,
+        results: results
+            .iter()
+            .map(|hit| ResultBlock {
+                rank: hit.rank,
+                url: hit.url.clone(),
+                title: hit.title.clone(),
+                snippet: hit.snippet.clone(),
+                date: hit.date.clone(),
+            })
+            .collect(),
+    };
+    format_search(&[section])
+}
+
+/// Parses an accepted search observation back into results, all sections in order; None when
+/// the text is not in the block format.
+pub fn results_from_text(text: &str) -> Option<Vec<HitJson>> {
+    let sections = fabula_lwm::parse_search(text).ok()?;
+    Some(
+        sections
+            .into_iter()
+            .flat_map(|section| section.results)
+            .map(|block| HitJson {
+                rank: block.rank,
+                url: block.url,
+                title: block.title,
+                snippet: block.snippet,
+                date: block.date,
+            })
+            .collect(),
+    )
+}
+
+/// The world model's per-session state, bounded like the session store.
+#[derive(Default)]
+struct SessionViews {
+    views: HashMap<String, fabula_lwm::Session>,
+    order: VecDeque<String>,
+}
+
+/// The world model with its caches, when the server renders with it.
+struct LwmRenderer {
+    renderer: Arc<Mutex<Renderer>>,
+    counters: Arc<Counters>,
+    /// World views by world id, read on first use.
+    worlds: Mutex<HashMap<u32, Arc<MemoryWorld>>>,
+    sessions: Mutex<SessionViews>,
+    max_sessions: usize,
+    /// Renders finished, for the periodic log line.
+    renders: AtomicU64,
+}
+
+/// Which renderer serves observations, and the request counters of `GET /metrics`.
+pub struct RenderService {
+    lwm: Option<LwmRenderer>,
+    /// Observations served: `[search, extract]` × `[template, lwm]`.
+    served: [[AtomicU64; 2]; 2],
+}
+
+impl std::fmt::Debug for RenderService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RenderService")
+            .field("renderer", &self.kind())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One of the two endpoints the renderer serves.
+#[derive(Debug, Clone, Copy)]
+enum Endpoint {
+    Search = 0,
+    Extract = 1,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl RenderService {
+    /// The template renderer.
+    pub fn template() -> RenderService {
+        RenderService {
+            lwm: None,
+            served: Default::default(),
+        }
+    }
+
+    /// The world model around `renderer`; `max_sessions` bounds the per-session state kept.
+    pub fn with_renderer(renderer: Renderer, max_sessions: usize) -> RenderService {
+        let counters = renderer.counters();
+        RenderService {
+            lwm: Some(LwmRenderer {
+                renderer: Arc::new(Mutex::new(renderer)),
+                counters,
+                worlds: Mutex::new(HashMap::new()),
+                sessions: Mutex::new(SessionViews::default()),
+                max_sessions: max_sessions.max(1),
+                renders: AtomicU64::new(0),
+            }),
+            served: Default::default(),
+        }
+    }
+
+    /// `"lwm"` or `"template"`: the renderer this service was configured with.
+    pub fn kind(&self) -> &'static str {
+        if self.lwm.is_some() {
+            "lwm"
+        } else {
+            "template"
+        }
+    }
+
+    fn count(&self, endpoint: Endpoint, rendered_by: RenderedBy) {
+        let by = usize::from(rendered_by == RenderedBy::Lwm);
+        self.served[endpoint as usize][by].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The Prometheus text of `GET /metrics`.
+    pub fn metrics_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# HELP fabula_renderer_info The renderer the server was started with."
+        );
+        let _ = writeln!(out, "# TYPE fabula_renderer_info gauge");
+        let _ = writeln!(
+            out,
+            "fabula_renderer_info{{renderer=\"{}\"}} 1",
+            self.kind()
+        );
+        let _ = writeln!(
+            out,
+            "# HELP fabula_observations_total Search and extract responses served, by endpoint and renderer."
+        );
+        let _ = writeln!(out, "# TYPE fabula_observations_total counter");
+        for (endpoint, name) in [(Endpoint::Search, "search"), (Endpoint::Extract, "extract")] {
+            for (by, by_name) in [(0, "template"), (1, "lwm")] {
+                let n = self.served[endpoint as usize][by].load(Ordering::Relaxed);
+                let _ = writeln!(
+                    out,
+                    "fabula_observations_total{{endpoint=\"{name}\",rendered_by=\"{by_name}\"}} {n}"
+                );
+            }
+        }
+        if let Some(lwm) = &self.lwm {
+            out.push_str(&fabula_lwm::prometheus_text(&lwm.counters.snapshot()));
+        }
+        out
+    }
+
+    /// Forgets a deleted session's state.
+    pub(crate) fn forget_session(&self, session_id: &str) {
+        if let Some(lwm) = &self.lwm {
+            let mut sessions = lock(&lwm.sessions);
+            if sessions.views.remove(session_id).is_some() {
+                sessions.order.retain(|id| id != session_id);
+            }
+        }
+    }
+}
+
+impl LwmRenderer {
+    /// The world view of `world_id`, read from `file` on first use.
+    fn world(&self, world_id: u32, file: &Path) -> Result<Arc<MemoryWorld>> {
+        if let Some(world) = lock(&self.worlds).get(&world_id) {
+            return Ok(Arc::clone(world));
+        }
+        let world = Arc::new(load_world_view(file)?);
+        lock(&self.worlds).insert(world_id, Arc::clone(&world));
+        Ok(world)
+    }
+
+    fn take_session(&self, session_id: Option<&str>) -> fabula_lwm::Session {
+        session_id
+            .and_then(|id| lock(&self.sessions).views.get(id).cloned())
+            .unwrap_or_default()
+    }
+
+    fn put_session(&self, session_id: Option<&str>, view: fabula_lwm::Session) {
+        let Some(id) = session_id else { return };
+        let mut sessions = lock(&self.sessions);
+        if sessions.views.insert(id.to_owned(), view).is_none() {
+            sessions.order.push_back(id.to_owned());
+            while sessions.order.len() > self.max_sessions {
+                if let Some(oldest) = sessions.order.pop_front() {
+                    sessions.views.remove(&oldest);
+                }
+            }
+        }
+    }
+
+    /// Counts finished renders and logs a summary line every [`LOG_EVERY_RENDERS`].
+    fn after_renders(&self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let before = self.renders.fetch_add(n, Ordering::Relaxed);
+        if before / LOG_EVERY_RENDERS != (before + n) / LOG_EVERY_RENDERS {
+            let snapshot = self.counters.snapshot();
+            let fallbacks: Vec<String> = snapshot
+                .fallbacks
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(reason, n)| format!("{}={n}", reason.as_str()))
+                .collect();
+            tracing::info!(
+                attempted = snapshot.attempted,
+                accepted = snapshot.accepted,
+                cache_hits = snapshot.cache_hits,
+                fallbacks = %fallbacks.join(","),
+                tokens_per_second = format!("{:.1}", snapshot.tokens_per_second()),
+                "world model renders"
+            );
+        }
+    }
+}
+
+/// Logs why a render fell back, for whoever tunes prompts; agents never see it.
+fn log_fallback(observation: &fabula_lwm::Observation) {
+    if let (Some(reason), Some(detail)) =
+        (observation.fallback_reason, &observation.fallback_detail)
+    {
+        tracing::debug!(reason = reason.as_str(), %detail, "world model render fell back");
+    }
+}
+
+impl AppState {
+    /// The world file of `world_id`, when the corpus has it.
+    fn world_file(&self, world_id: u32) -> Option<PathBuf> {
+        self.worlds()
+            .binary_search_by_key(&world_id, |info| info.id)
+            .ok()
+            .map(|idx| self.worlds()[idx].file.clone())
+    }
+
+    /// Renders each answered query of a search through the configured renderer, setting each
+    /// response's `results` and `rendered_by`. `session_id` names the fabula session whose
+    /// world-model state to use (None: a fresh one).
+    pub(crate) async fn render_search(
+        &self,
+        world_id: u32,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        items: Vec<BatchItem>,
+    ) -> Vec<BatchItem> {
+        let service = self.render_service();
+        let rendered = match (&service.lwm, self.world_file(world_id)) {
+            (Some(_), Some(file)) => {
+                let state = self.clone();
+                let session_id = session_id.map(str::to_owned);
+                let work = move || {
+                    state.render_search_blocking(
+                        world_id,
+                        &file,
+                        session_id.as_deref(),
+                        hiding,
+                        items,
+                    )
+                };
+                tokio::task::spawn_blocking(work).await.ok()
+            }
+            _ => Some(items),
+        };
+        // A render that panicked leaves nothing to answer with; that is a bug, so say so.
+        let items = rendered.unwrap_or_else(|| {
+            tracing::error!("a world model render panicked");
+            Vec::new()
+        });
+        for item in &items {
+            if let BatchItem::Ok(response) = item {
+                service.count(
+                    Endpoint::Search,
+                    if response.rendered_by == "lwm" {
+                        RenderedBy::Lwm
+                    } else {
+                        RenderedBy::Template
+                    },
+                );
+            }
+        }
+        items
+    }
+
+    fn render_search_blocking(
+        &self,
+        world_id: u32,
+        file: &Path,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        mut items: Vec<BatchItem>,
+    ) -> Vec<BatchItem> {
+        let Some(lwm) = &self.render_service().lwm else {
+            return items;
+        };
+        let world = match lwm.world(world_id, file) {
+            Ok(world) => world,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the world for the world model; using templates");
+                return items;
+            }
+        };
+        let controls = fabula_lwm::Controls {
+            hiding: lwm_hiding(hiding),
+            instruction: String::new(),
+        };
+        let mut view = lwm.take_session(session_id);
+        let mut n_renders = 0;
+        {
+            let mut renderer = lock(&lwm.renderer);
+            for item in &mut items {
+                let BatchItem::Ok(response) = item else {
+                    continue;
+                };
+                if response.results.is_empty() {
+                    continue;
+                }
+                let template = search_template(&response.results);
+                let queries = [response.query.clone()];
+                let request = fabula_lwm::SearchRequest {
+                    queries: &queries,
+                    controls: &controls,
+                    template: &template,
+                };
+                let observation = renderer.render_search(world.as_ref(), &mut view, &request);
+                n_renders += 1;
+                log_fallback(&observation);
+                if observation.rendered_by == RenderedBy::Lwm
+                    && let Some(results) = results_from_text(&observation.text)
+                {
+                    response.results = results;
+                    response.rendered_by = RenderedBy::Lwm.as_str();
+                }
+            }
+        }
+        lwm.put_session(session_id, view);
+        lwm.after_renders(n_renders);
+        items
+    }
+
+    /// Renders an extract window through the configured renderer when it holds the whole page
+    /// (`start` 0, no next window), setting `content` and `rendered_by`.
+    pub(crate) async fn render_extract(
+        &self,
+        world_id: u32,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        start: usize,
+        response: ExtractResponse,
+    ) -> ExtractResponse {
+        let service = self.render_service();
+        let whole_page = start == 0 && response.next_start.is_none();
+        let response = match (&service.lwm, self.world_file(world_id)) {
+            (Some(_), Some(file)) if whole_page => {
+                let state = self.clone();
+                let session_id = session_id.map(str::to_owned);
+                let fallback = response.clone();
+                let work = move || {
+                    state.render_extract_blocking(
+                        world_id,
+                        &file,
+                        session_id.as_deref(),
+                        hiding,
+                        response,
+                    )
+                };
+                tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+                    tracing::error!("a world model render panicked");
+                    fallback
+                })
+            }
+            _ => response,
+        };
+        service.count(
+            Endpoint::Extract,
+            if response.rendered_by == "lwm" {
+                RenderedBy::Lwm
+            } else {
+                RenderedBy::Template
+            },
+        );
+        response
+    }
+
+    fn render_extract_blocking(
+        &self,
+        world_id: u32,
+        file: &Path,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        mut response: ExtractResponse,
+    ) -> ExtractResponse {
+        let Some(lwm) = &self.render_service().lwm else {
+            return response;
+        };
+        let world = match lwm.world(world_id, file) {
+            Ok(world) => world,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the world for the world model; using templates");
+                return response;
+            }
+        };
+        let controls = fabula_lwm::Controls {
+            hiding: lwm_hiding(hiding),
+            instruction: String::new(),
+        };
+        let view = lwm.take_session(session_id);
+        let request = fabula_lwm::ExtractRequest {
+            url: &response.url,
+            controls: &controls,
+            template: &response.content,
+        };
+        let observation = lock(&lwm.renderer).render_extract(world.as_ref(), &view, &request);
+        log_fallback(&observation);
+        lwm.after_renders(1);
+        if observation.rendered_by == RenderedBy::Lwm {
+            response.content = observation.text;
+            response.rendered_by = RenderedBy::Lwm.as_str();
+        }
+        response
+    }
+}
+
+/// `GET /metrics`: Prometheus text of the request and render counters.
+pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.render_service().metrics_text(),
+    )
+        .into_response()
+}

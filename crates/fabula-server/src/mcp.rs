@@ -1,0 +1,398 @@
+//! The Model Context Protocol front end: the tools `web_search` and `web_extractor` of
+//! [`crate::tools`], served over stdio for one world and one session ([`serve_stdio`], used by
+//! `fabula mcp`) or as Streamable HTTP at `/mcp/{world}` inside the REST server ([`routes`]).
+//!
+//! Over HTTP each MCP session gets its own fabula session, created on its first tool call. Its
+//! seed and controls come from the URL's query parameters (`seed`, and any control by name, e.g.
+//! `?seed=7&error_rate=1&error_kinds=rate_limit,timeout&latency_ms=0,50`) or from the headers
+//! `X-Fabula-Seed` and `X-Fabula-Controls` (a JSON object of controls); query parameters win.
+//! A bad world or bad controls are refused before the MCP layer with the REST API's 4xx JSON.
+//! Clients that negotiate the stateless protocol version `2026-07-28` have no MCP session, so each
+//! of their requests gets a fresh fabula session.
+//!
+//! Controls apply exactly as on the REST sessions, because the tools call the same session code.
+//! A failed call is an MCP tool error (`isError: true`) whose text reads
+//! `Error CODE (STATUS): MESSAGE` and whose structured content is
+//! `{"error": {"code", "message", "status"}}`, with the REST API's codes.
+//!
+//! The `Host` header is checked against an allowed list (default loopback only) against DNS
+//! rebinding; `ServeConfig::mcp_allowed_hosts` widens it.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+
+use crate::api_error::{ApiError, ErrorCode};
+use crate::controls::ControlsRequest;
+use crate::error::{Error, Result};
+use crate::sessions::{CreateSessionRequest, create_session};
+use crate::state::AppState;
+use crate::tools;
+
+/// The header carrying a session's seed over HTTP.
+pub const SEED_HEADER: &str = "x-fabula-seed";
+/// The header carrying a session's controls over HTTP, as a JSON object.
+pub const CONTROLS_HEADER: &str = "x-fabula-controls";
+
+/// The `Host` values the MCP endpoint accepts by default: loopback only.
+pub fn default_allowed_hosts() -> Vec<String> {
+    vec!["localhost".into(), "127.0.0.1".into(), "::1".into()]
+}
+
+/// What an MCP session's fabula session is created from: its world, seed and controls.
+#[derive(Debug, Clone)]
+pub struct McpBinding {
+    /// The world the session searches.
+    pub world: u32,
+    /// The seed of the session's controls.
+    pub seed: u64,
+    /// The controls, as a REST `POST /v1/sessions` would take them.
+    pub controls: ControlsRequest,
+}
+
+impl McpBinding {
+    /// Reads the world from the path `/mcp/{world}` and the seed and controls from the query and
+    /// the headers; checks the controls' ranges so bad input is refused at once.
+    pub fn from_request(
+        world: &str,
+        query: Option<&str>,
+        headers: &HeaderMap,
+    ) -> Result<McpBinding, ApiError> {
+        let world: u32 = world
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("world id `{world}` is not a number")))?;
+        let mut controls = match headers.get(CONTROLS_HEADER) {
+            Some(value) => {
+                let text = value.to_str().map_err(|_| {
+                    ApiError::bad_request("the X-Fabula-Controls header is not text")
+                })?;
+                match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(map)) => map,
+                    _ => {
+                        return Err(ApiError::bad_request(
+                            "the X-Fabula-Controls header must be a JSON object",
+                        ));
+                    }
+                }
+            }
+            None => Map::new(),
+        };
+        let mut seed = match headers.get(SEED_HEADER) {
+            Some(value) => Some(parse_seed(value.to_str().unwrap_or_default())?),
+            None => None,
+        };
+        for pair in query
+            .unwrap_or_default()
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+        {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = percent_decode(value);
+            if key == "seed" {
+                seed = Some(parse_seed(&value)?);
+            } else {
+                controls.insert(key.to_owned(), query_value(key, &value));
+            }
+        }
+        let controls: ControlsRequest = serde_json::from_value(Value::Object(controls))
+            .map_err(|error| ApiError::bad_request(format!("bad controls: {error}")))?;
+        controls.clone().resolve()?;
+        Ok(McpBinding {
+            world,
+            seed: seed.unwrap_or(0),
+            controls,
+        })
+    }
+}
+
+fn parse_seed(text: &str) -> Result<u64, ApiError> {
+    text.trim()
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("seed `{text}` is not a whole number")))
+}
+
+/// Turns one query parameter into the JSON value of that control: JSON when it parses, a
+/// comma-separated list for the list-valued controls, else a string.
+fn query_value(key: &str, value: &str) -> Value {
+    if let Ok(parsed) = serde_json::from_str::<Value>(value) {
+        return parsed;
+    }
+    match key {
+        "error_kinds" | "latency_ms" => Value::Array(
+            value
+                .split(',')
+                .map(|item| {
+                    serde_json::from_str::<Value>(item.trim())
+                        .unwrap_or_else(|_| Value::String(item.trim().to_owned()))
+                })
+                .collect(),
+        ),
+        _ => Value::String(value.to_owned()),
+    }
+}
+
+/// Decodes `%XX` escapes and `+` of a query value; malformed escapes are kept as written.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let byte = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+                match byte {
+                    Some(byte) => {
+                        out.push(byte);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The MCP server of one MCP session: the tools run inside one fabula session.
+#[derive(Clone)]
+pub struct FabulaMcp {
+    state: AppState,
+    /// The fabula session's id, made on the first tool call (HTTP) or up front (stdio).
+    session: Arc<OnceCell<String>>,
+}
+
+impl FabulaMcp {
+    /// A server bound to an existing session.
+    pub fn for_session(state: AppState, session_id: String) -> FabulaMcp {
+        FabulaMcp {
+            state,
+            session: Arc::new(OnceCell::new_with(Some(session_id))),
+        }
+    }
+
+    /// A server whose session is made on the first tool call from the HTTP request's
+    /// [`McpBinding`].
+    fn lazy(state: AppState) -> FabulaMcp {
+        FabulaMcp {
+            state,
+            session: Arc::new(OnceCell::new()),
+        }
+    }
+
+    async fn session_id(&self, context: &RequestContext<RoleServer>) -> Result<String, ApiError> {
+        let id = self
+            .session
+            .get_or_try_init(|| async {
+                let binding = context
+                    .extensions
+                    .get::<Parts>()
+                    .and_then(|parts| parts.extensions.get::<McpBinding>())
+                    .cloned()
+                    .ok_or_else(|| ApiError::internal(&"an MCP request without its binding"))?;
+                let request = CreateSessionRequest {
+                    world: binding.world,
+                    seed: binding.seed,
+                    controls: binding.controls,
+                };
+                create_session(&self.state, request).map(|created| created.session)
+            })
+            .await?;
+        Ok(id.clone())
+    }
+}
+
+/// The tools as MCP lists them.
+pub fn tool_list() -> Vec<Tool> {
+    let schema = |value: Value| match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    vec![
+        Tool::new(
+            tools::WEB_SEARCH,
+            tools::WEB_SEARCH_DESCRIPTION,
+            schema(tools::web_search_schema()),
+        ),
+        Tool::new(
+            tools::WEB_EXTRACTOR,
+            tools::WEB_EXTRACTOR_DESCRIPTION,
+            schema(tools::web_extractor_schema()),
+        ),
+    ]
+}
+
+/// A failed call as an MCP tool error with the REST API's code.
+fn tool_error(error: &ApiError) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(tools::error_text(error))]);
+    result.structured_content = Some(tools::error_json(error));
+    result
+}
+
+impl ServerHandler for FabulaMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+            "A fictional world's web. Search it with web_search, then read pages with \
+             web_extractor; snippets only hint at the facts.",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tool_list()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tool_list().into_iter().find(|tool| tool.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if name != tools::WEB_SEARCH && name != tools::WEB_EXTRACTOR {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{name}`"),
+                None,
+            ));
+        }
+        let session_id = match self.session_id(&context).await {
+            Ok(id) => id,
+            Err(error) => return Ok(tool_error(&error).into()),
+        };
+        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let result = match tools::call_tool(&self.state, &session_id, &name, arguments).await {
+            Ok(output) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                result.structured_content = Some(output.structured);
+                result
+            }
+            Err(error) => tool_error(&error),
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP over stdin and stdout for one new session until the client closes the stream.
+/// A bad world or bad controls fail here, before anything is served.
+pub async fn serve_stdio(state: AppState, request: CreateSessionRequest) -> Result<()> {
+    let created =
+        create_session(&state, request).map_err(|error| Error::Mcp(tools::error_text(&error)))?;
+    let server = FabulaMcp::for_session(state, created.session);
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|error| Error::Mcp(error.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|error| Error::Mcp(error.to_string()))?;
+    Ok(())
+}
+
+/// The route `/mcp/{world}`: Streamable HTTP with a session per MCP session.
+pub fn routes(state: &AppState) -> Router<AppState> {
+    let config = StreamableHttpServerConfig::default();
+    let config = match state.mcp_allowed_hosts() {
+        Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
+        None => config.disable_allowed_hosts(),
+    };
+    let factory_state = state.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(FabulaMcp::lazy(factory_state.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    Router::new()
+        .route_service("/mcp/{world}", service)
+        .route_layer(middleware::from_fn_with_state(state.clone(), bind_request))
+}
+
+/// Checks the world and the controls of an MCP request and attaches its [`McpBinding`].
+async fn bind_request(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    let world = path.strip_prefix("/mcp/").unwrap_or_default();
+    let binding = match McpBinding::from_request(world, request.uri().query(), request.headers()) {
+        Ok(binding) => binding,
+        Err(error) => return error.into_response(),
+    };
+    if !state.has_world(binding.world) {
+        return ApiError::new(
+            ErrorCode::WorldNotFound,
+            format!("no world with id {}", binding.world),
+        )
+        .into_response();
+    }
+    request.extensions_mut().insert(binding);
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_parameters_become_controls() {
+        let headers = HeaderMap::new();
+        let binding = McpBinding::from_request(
+            "3",
+            Some("seed=9&error_rate=0.5&error_kinds=rate_limit,timeout&latency_ms=0,20&hiding=strict"),
+            &headers,
+        )
+        .unwrap();
+        assert_eq!(binding.world, 3);
+        assert_eq!(binding.seed, 9);
+        let controls = binding.controls.resolve().unwrap();
+        assert_eq!(controls.error_rate, 0.5);
+        assert_eq!(controls.latency_ms, [0, 20]);
+        assert_eq!(controls.error_kinds.len(), 2);
+    }
+
+    #[test]
+    fn headers_carry_controls_and_bad_ones_are_refused() {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTROLS_HEADER, r#"{"page_size": 3}"#.parse().unwrap());
+        headers.insert(SEED_HEADER, "4".parse().unwrap());
+        let binding = McpBinding::from_request("1", None, &headers).unwrap();
+        assert_eq!(binding.seed, 4);
+        assert_eq!(binding.controls.resolve().unwrap().page_size, Some(3));
+        let bad = McpBinding::from_request("1", Some("error_rate=2"), &HeaderMap::new());
+        assert_eq!(bad.unwrap_err().code, ErrorCode::BadRequest);
+        let unknown = McpBinding::from_request("1", Some("eror_rate=0.1"), &HeaderMap::new());
+        assert_eq!(unknown.unwrap_err().code, ErrorCode::BadRequest);
+        let world = McpBinding::from_request("x", None, &HeaderMap::new());
+        assert_eq!(world.unwrap_err().code, ErrorCode::BadRequest);
+    }
+
+    #[test]
+    fn percent_escapes_are_decoded() {
+        assert_eq!(percent_decode("rate_limit%2Ctimeout"), "rate_limit,timeout");
+        assert_eq!(percent_decode("a+b%"), "a b%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+    }
+}

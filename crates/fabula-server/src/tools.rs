@@ -1,0 +1,274 @@
+//! The two agent tools of Qwen-AgentWorld's search environment, `web_search` and
+//! `web_extractor`, run inside a session and rendered as the text an agent reads. The MCP server
+//! ([`crate::mcp`]) and the trainers' episode API share them, so an agent sees the same
+//! observations whichever front end it talks to.
+//!
+//! `web_search` answers in Qwen-AgentWorld's block format, one block per hit, numbered across the
+//! whole answer:
+//!
+//! ```text
+//! [1] https://example.fab/people/ada-lovelace
+//! Title: Ada Lovelace
+//! Snippet: ...
+//! Date: N/A
+//! ```
+//!
+//! `web_extractor` answers with the page as Markdown and, when the window was cut, a hint naming
+//! the next `start_index`, like the reference MCP `fetch` server.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::api_error::ApiError;
+use crate::native::{BatchItem, DEFAULT_MAX_CHARS, ExtractRequest, ExtractResponse, SearchRequest};
+use crate::sessions::{session_extract, session_search};
+use crate::state::AppState;
+
+/// The name of the search tool.
+pub const WEB_SEARCH: &str = "web_search";
+/// The name of the page reader tool.
+pub const WEB_EXTRACTOR: &str = "web_extractor";
+
+/// What `web_search` does, for an agent's tool list.
+pub const WEB_SEARCH_DESCRIPTION: &str = "Search this world's web. Give `queries`, a list of \
+search queries (or one `query`); each query returns up to `top_k` results (default 10), each as \
+a block `[n] URL` / `Title:` / `Snippet:` / `Date:`. Snippets only hint at the facts: open a \
+result's URL with `web_extractor` to read the page.";
+
+/// What `web_extractor` does, for an agent's tool list.
+pub const WEB_EXTRACTOR_DESCRIPTION: &str = "Read one page of this world's web as Markdown. Give \
+the `url` of a search result. Long pages come in windows: when the text is cut, the answer ends \
+with a hint naming the `start_index` to ask for next.";
+
+/// The JSON schema of `web_search`'s arguments.
+pub fn web_search_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "queries": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1, "maxLength": 2000},
+                "minItems": 1,
+                "maxItems": 100,
+                "description": "Search queries, run one by one; results come back in the same order."
+            },
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 2000,
+                "description": "A single search query, instead of `queries`."
+            },
+            "top_k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 10,
+                "description": "Results per query."
+            }
+        },
+        "additionalProperties": false
+    })
+}
+
+/// The JSON schema of `web_extractor`'s arguments.
+pub fn web_extractor_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "url": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The URL of the page to read, as a search result gave it."
+            },
+            "start_index": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "The character to start reading from; use the one the previous answer's hint names."
+            },
+            "max_length": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100000,
+                "default": DEFAULT_MAX_CHARS,
+                "description": "The most characters to return."
+            }
+        },
+        "required": ["url"],
+        "additionalProperties": false
+    })
+}
+
+/// The arguments of `web_search`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebSearchArgs {
+    query: Option<String>,
+    queries: Option<Vec<String>>,
+    top_k: Option<usize>,
+}
+
+/// The arguments of `web_extractor`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebExtractorArgs {
+    url: String,
+    start_index: Option<usize>,
+    max_length: Option<usize>,
+}
+
+/// A tool's answer: the text an agent reads and the same answer as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The observation text.
+    pub text: String,
+    /// The REST API's JSON answer for the same call.
+    pub structured: Value,
+}
+
+/// Runs one tool by name with JSON arguments inside a session. An unknown tool or bad arguments
+/// are a 400 `bad_request`; the session's injected faults come back as their own codes.
+pub async fn call_tool(
+    state: &AppState,
+    session_id: &str,
+    tool: &str,
+    arguments: Value,
+) -> Result<ToolOutput, ApiError> {
+    match tool {
+        WEB_SEARCH => web_search(state, session_id, arguments).await,
+        WEB_EXTRACTOR => web_extractor(state, session_id, arguments).await,
+        other => Err(ApiError::bad_request(format!(
+            "unknown tool `{other}`: use `{WEB_SEARCH}` or `{WEB_EXTRACTOR}`"
+        ))),
+    }
+}
+
+fn parse_args<T: serde::de::DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ApiError> {
+    let arguments = match arguments {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        other => other,
+    };
+    serde_json::from_value(arguments)
+        .map_err(|error| ApiError::bad_request(format!("bad arguments for `{tool}`: {error}")))
+}
+
+/// `web_search`: the session's search, rendered as result blocks.
+pub async fn web_search(
+    state: &AppState,
+    session_id: &str,
+    arguments: Value,
+) -> Result<ToolOutput, ApiError> {
+    let args: WebSearchArgs = parse_args(WEB_SEARCH, arguments)?;
+    let request = SearchRequest {
+        query: args.query,
+        queries: args.queries,
+        top_k: args.top_k,
+        page: None,
+        hiding: None,
+    };
+    let answer = session_search(state, session_id, request).await?;
+    let text = render_search(&answer.items);
+    let structured = json!({ "responses": answer.items });
+    Ok(ToolOutput { text, structured })
+}
+
+/// Renders search answers as Qwen-AgentWorld blocks, numbered across all queries.
+pub fn render_search(items: &[BatchItem]) -> String {
+    let mut text = String::new();
+    let mut n = 0;
+    for item in items {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        match item {
+            BatchItem::Ok(response) => {
+                text.push_str(&format!("Results for \"{}\":\n", response.query));
+                if response.results.is_empty() {
+                    text.push_str("No results.\n");
+                }
+                for hit in &response.results {
+                    n += 1;
+                    text.push_str(&format!(
+                        "\n[{n}] {}\nTitle: {}\nSnippet: {}\nDate: {}\n",
+                        hit.url,
+                        hit.title,
+                        hit.snippet,
+                        hit.date.as_deref().unwrap_or("N/A")
+                    ));
+                }
+            }
+            BatchItem::Failed { query, error } => {
+                text.push_str(&format!(
+                    "Results for \"{query}\":\nError {}: {}\n",
+                    error.code.as_str(),
+                    error.message
+                ));
+            }
+        }
+    }
+    text
+}
+
+/// `web_extractor`: the session's extract, rendered as Markdown with a continuation hint.
+pub async fn web_extractor(
+    state: &AppState,
+    session_id: &str,
+    arguments: Value,
+) -> Result<ToolOutput, ApiError> {
+    let args: WebExtractorArgs = parse_args(WEB_EXTRACTOR, arguments)?;
+    let request = ExtractRequest {
+        url: args.url,
+        start: args.start_index,
+        max_chars: args.max_length,
+    };
+    let extract = session_extract(state, session_id, request).await?;
+    let text = render_extract(&extract);
+    let structured = serde_json::to_value(&extract).map_err(|error| ApiError::internal(&error))?;
+    Ok(ToolOutput { text, structured })
+}
+
+/// Renders an extract like the reference `fetch` server: a header, the Markdown, and a hint
+/// naming the next `start_index` when the page goes on.
+pub fn render_extract(extract: &ExtractResponse) -> String {
+    let mut text = format!(
+        "Contents of {}:\nTitle: {}\nDate: {}\n\n{}",
+        extract.url,
+        extract.title,
+        extract.date.as_deref().unwrap_or("N/A"),
+        extract.content
+    );
+    if let Some(next_start) = extract.next_start {
+        text.push_str(&format!(
+            "\n\n<error>Content truncated. Call {WEB_EXTRACTOR} with a start_index of \
+             {next_start} to get more content.</error>"
+        ));
+    }
+    text
+}
+
+/// The text an agent reads for a failed call: `Error CODE (STATUS): MESSAGE`.
+pub fn error_text(error: &ApiError) -> String {
+    let mut text = format!(
+        "Error {} ({}): {}",
+        error.code.as_str(),
+        error.code.status().as_u16(),
+        error.message
+    );
+    if let Some(seconds) = error.retry_after_s {
+        text.push_str(&format!(" (retry after {seconds} s)"));
+    }
+    text
+}
+
+/// A failed call as JSON: `{"error": {"code", "message", "status", "retry_after_s"?}}`.
+pub fn error_json(error: &ApiError) -> Value {
+    let mut body = json!({
+        "code": error.code.as_str(),
+        "message": error.message,
+        "status": error.code.status().as_u16(),
+    });
+    if let Some(seconds) = error.retry_after_s {
+        body["retry_after_s"] = json!(seconds);
+    }
+    json!({ "error": body })
+}

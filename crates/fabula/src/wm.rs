@@ -1,0 +1,509 @@
+//! The language world model from the command line: `fabula render` (one observation, for trying
+//! prompts by hand), `fabula wm tiny` (a tiny random checkpoint), `fabula wm bench` (render
+//! replayed sessions and report acceptance and speed) and `fabula export lwm-data`
+//! (next-observation training samples).
+//!
+//! Replayed sessions ([`session_turns`]) are deterministic from a seed: each session picks a page
+//! of the world, searches for its title, extracts the top result, searches for a name that page
+//! mentions (or another title) and extracts that search's top result. Observations are the
+//! template renderer's: search results in Qwen-AgentWorld's block format and whole pages as
+//! Markdown.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use fabula_lwm::{
+    Action, Controls, DeviceChoice, FactKind, LwmTurn, MemoryWorld, PromptConfig, RenderedBy,
+    Renderer,
+};
+use fabula_search::{Corpus, Hiding, SearchOptions, WorldIndex};
+use fabula_server::lwm::{LwmOptions, load_world_view, lwm_hiding, search_template};
+use fabula_server::native::HitJson;
+
+/// Which renderer writes observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RendererName {
+    /// The template renderer: search results and page Markdown as stored.
+    Template,
+    /// The language world model, verified, with the template text as fallback.
+    Lwm,
+}
+
+/// A snippet hiding level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HidingArg {
+    None,
+    Partial,
+    Strict,
+}
+
+impl From<HidingArg> for Hiding {
+    fn from(hiding: HidingArg) -> Hiding {
+        match hiding {
+            HidingArg::None => Hiding::None,
+            HidingArg::Partial => Hiding::Partial,
+            HidingArg::Strict => Hiding::Strict,
+        }
+    }
+}
+
+/// Parses `cpu`, `cuda` or `cuda:N`.
+pub fn parse_device(text: &str) -> Result<DeviceChoice, String> {
+    match text {
+        "cpu" => Ok(DeviceChoice::Cpu),
+        "cuda" => Ok(DeviceChoice::Cuda(0)),
+        _ => match text.strip_prefix("cuda:").map(str::parse::<usize>) {
+            Some(Ok(ordinal)) => Ok(DeviceChoice::Cuda(ordinal)),
+            _ => Err(format!("expected cpu, cuda or cuda:N, got `{text}`")),
+        },
+    }
+}
+
+/// The world-model options shared by `fabula render`, `fabula serve` and `fabula wm bench`.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// The checkpoint folder (config.json, tokenizer.json, safetensors) or a GGUF file.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Where the model runs: cpu, cuda or cuda:N (cuda needs a build with `--features cuda`).
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    pub device: DeviceChoice,
+    /// The most tokens one render generates (default 768).
+    #[arg(long)]
+    pub max_new_tokens: Option<usize>,
+}
+
+impl ModelArgs {
+    /// The world-model options, or an error when `--model` is missing.
+    pub fn options(&self) -> anyhow::Result<LwmOptions> {
+        let Some(model) = &self.model else {
+            bail!("--renderer lwm needs --model DIR");
+        };
+        Ok(LwmOptions {
+            max_new_tokens: self.max_new_tokens,
+            device: self.device,
+            ..LwmOptions::new(model)
+        })
+    }
+
+    /// Loads the renderer these options name.
+    pub fn load(&self) -> anyhow::Result<Renderer> {
+        let options = self.options()?;
+        options
+            .load_renderer()
+            .with_context(|| format!("loading the world model from {}", options.model.display()))
+    }
+}
+
+/// Arguments of `fabula render`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("action").required(true).args(["search", "extract"])))]
+pub struct RenderArgs {
+    /// The world file, e.g. worlds/default/world-00042.sqlite.
+    #[arg(long)]
+    pub world: PathBuf,
+    /// Render a `web_search` observation for this query.
+    #[arg(long)]
+    pub search: Option<String>,
+    /// Render a `web_extractor` observation of this url.
+    #[arg(long)]
+    pub extract: Option<String>,
+    #[arg(long, value_enum, default_value = "template")]
+    pub renderer: RendererName,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Snippet hiding of search results.
+    #[arg(long, value_enum, default_value = "partial")]
+    pub hiding: HidingArg,
+}
+
+/// `fabula wm` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum WmCommand {
+    /// Write a tiny randomly initialised Qwen3 checkpoint with a tokenizer trained on world text.
+    Tiny(TinyArgs),
+    /// Render replayed sessions with a model and report acceptance rate and tokens/s.
+    Bench(BenchArgs),
+}
+
+/// Arguments of `fabula wm tiny`.
+#[derive(Debug, Args)]
+pub struct TinyArgs {
+    /// The folder to write config.json, tokenizer.json and model.safetensors into.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The seed of the weights (and of the generated worlds without --worlds).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// A dataset whose first worlds' pages train the tokenizer; without it, worlds are generated.
+    #[arg(long)]
+    pub worlds: Option<PathBuf>,
+    /// How many worlds' pages train the tokenizer.
+    #[arg(long, default_value_t = 2)]
+    pub count: u32,
+}
+
+/// Arguments of `fabula wm bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The dataset directory (holding manifest.json).
+    #[arg(long)]
+    pub worlds: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Replayed sessions per world.
+    #[arg(long, default_value_t = 2)]
+    pub sessions_per_world: usize,
+    /// The most worlds to use, in id order.
+    #[arg(long, default_value_t = 4)]
+    pub max_worlds: usize,
+    /// The seed of the replayed sessions.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value = "partial")]
+    pub hiding: HidingArg,
+}
+
+/// `fabula export` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// Next-observation training samples for the world model, as JSON Lines.
+    LwmData(LwmDataArgs),
+}
+
+/// Arguments of `fabula export lwm-data`.
+#[derive(Debug, Args)]
+pub struct LwmDataArgs {
+    /// The dataset directory (holding manifest.json).
+    #[arg(long)]
+    pub worlds: PathBuf,
+    /// The JSONL file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replayed sessions per world.
+    #[arg(long, default_value_t = 4)]
+    pub sessions_per_world: usize,
+    /// The seed of the replayed sessions.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value = "partial")]
+    pub hiding: HidingArg,
+}
+
+/// Runs `fabula render`: prints the observation on stdout and which renderer produced it on
+/// stderr.
+pub fn run_render(args: &RenderArgs) -> anyhow::Result<()> {
+    let index = WorldIndex::open(&args.world)
+        .with_context(|| format!("opening {}", args.world.display()))?;
+    let hiding = Hiding::from(args.hiding);
+    let mut renderer = match args.renderer {
+        RendererName::Template => None,
+        RendererName::Lwm => Some(args.model.load()?),
+    };
+    let world = match renderer {
+        Some(_) => Some(load_world_view(&args.world)?),
+        None => None,
+    };
+    let controls = Controls {
+        hiding: lwm_hiding(hiding),
+        instruction: String::new(),
+    };
+    let mut session = fabula_lwm::Session::default();
+    let (template, observation) = if let Some(query) = &args.search {
+        let template = search_text(&index, query, hiding)?;
+        let observation = match (&mut renderer, &world) {
+            (Some(renderer), Some(world)) if !template.is_empty() => {
+                let queries = [query.clone()];
+                let request = fabula_lwm::SearchRequest {
+                    queries: &queries,
+                    controls: &controls,
+                    template: &template,
+                };
+                Some(renderer.render_search(world, &mut session, &request))
+            }
+            _ => None,
+        };
+        (template, observation)
+    } else if let Some(url) = &args.extract {
+        let template = index
+            .markdown(url)
+            .with_context(|| format!("extracting {url}"))?;
+        let observation = match (&mut renderer, &world) {
+            (Some(renderer), Some(world)) => {
+                let request = fabula_lwm::ExtractRequest {
+                    url,
+                    controls: &controls,
+                    template: &template,
+                };
+                Some(renderer.render_extract(world, &session, &request))
+            }
+            _ => None,
+        };
+        (template, observation)
+    } else {
+        bail!("give --search QUERY or --extract URL");
+    };
+    match observation {
+        Some(observation) => {
+            print!("{}", with_newline(&observation.text));
+            match observation.fallback_reason {
+                Some(reason) => eprintln!(
+                    "rendered_by: {} (fallback: {}: {})",
+                    observation.rendered_by.as_str(),
+                    reason.as_str(),
+                    observation.fallback_detail.as_deref().unwrap_or("")
+                ),
+                None => eprintln!("rendered_by: {}", observation.rendered_by.as_str()),
+            }
+        }
+        None => {
+            if template.is_empty() {
+                eprintln!("(no results)");
+            }
+            print!("{}", with_newline(&template));
+            eprintln!("rendered_by: {}", RenderedBy::Template.as_str());
+        }
+    }
+    Ok(())
+}
+
+fn with_newline(text: &str) -> String {
+    if text.is_empty() || text.ends_with('\n') {
+        text.to_owned()
+    } else {
+        format!("{text}\n")
+    }
+}
+
+/// The template search observation: the top ten results in the block format (empty without
+/// results).
+fn search_text(index: &WorldIndex, query: &str, hiding: Hiding) -> anyhow::Result<String> {
+    let options = SearchOptions {
+        top_k: 10,
+        offset: 0,
+        hiding,
+    };
+    let results = index
+        .search(query, &options)
+        .with_context(|| format!("searching for `{query}`"))?;
+    let hits: Vec<HitJson> = results.hits.into_iter().map(HitJson::from).collect();
+    Ok(search_template(&hits))
+}
+
+/// Runs `fabula wm tiny`.
+pub fn run_tiny(args: &TinyArgs) -> anyhow::Result<()> {
+    let corpus_text = match &args.worlds {
+        Some(dir) => dataset_text(dir, args.count)?,
+        None => generated_text(args.seed, args.count)?,
+    };
+    fabula_lwm::write_tiny(&args.out, args.seed, &corpus_text)
+        .with_context(|| format!("writing the tiny checkpoint to {}", args.out.display()))?;
+    eprintln!(
+        "fabula: wrote a tiny Qwen3 checkpoint to {} (tokenizer trained on {} pages)",
+        args.out.display(),
+        corpus_text.len()
+    );
+    Ok(())
+}
+
+/// The page bodies of the first `count` worlds of a dataset.
+fn dataset_text(dir: &Path, count: u32) -> anyhow::Result<Vec<String>> {
+    let corpus = Corpus::open(dir).with_context(|| format!("opening {}", dir.display()))?;
+    let mut text = Vec::new();
+    for info in corpus.worlds().iter().take(count as usize) {
+        let world = load_world_view(&info.file)?;
+        text.extend(world.pages.into_values().map(|page| page.body));
+    }
+    if text.is_empty() {
+        bail!("{} holds no pages to train a tokenizer on", dir.display());
+    }
+    Ok(text)
+}
+
+/// The page bodies of `count` freshly generated worlds.
+fn generated_text(seed: u64, count: u32) -> anyhow::Result<Vec<String>> {
+    let themes = fabula_world::theme::all().context("loading the themes")?;
+    let mut text = Vec::new();
+    for world_id in 0..count.max(1) {
+        let world = fabula_world::generate_world(seed, world_id, &themes);
+        text.extend(
+            fabula_pages::render_pages(&world)
+                .into_iter()
+                .map(|page| page.body),
+        );
+    }
+    Ok(text)
+}
+
+/// A small deterministic generator (SplitMix64), so replayed sessions need no extra crates.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The turns of one replayed session against the template renderer (see the module docs).
+/// Deterministic from `seed`, the world and the session number.
+pub fn session_turns(
+    index: &WorldIndex,
+    world: &MemoryWorld,
+    seed: u64,
+    world_id: u32,
+    session: usize,
+    hiding: Hiding,
+) -> anyhow::Result<Vec<LwmTurn>> {
+    let mut rng = SplitMix(seed ^ (u64::from(world_id) << 32) ^ session as u64);
+    let pages: Vec<_> = world.pages.values().collect();
+    if pages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let controls = Controls {
+        hiding: lwm_hiding(hiding),
+        instruction: String::new(),
+    };
+    let first = pages[rng.below(pages.len())];
+    let names: Vec<&str> = first
+        .facts
+        .iter()
+        .filter(|fact| matches!(fact.kind, FactKind::Entity | FactKind::Name))
+        .map(|fact| fact.shown.as_str())
+        .collect();
+    let second_query = if names.is_empty() {
+        pages[rng.below(pages.len())].title.clone()
+    } else {
+        names[rng.below(names.len())].to_owned()
+    };
+    let mut turns = Vec::new();
+    for query in [first.title.clone(), second_query] {
+        let observation = search_text(index, &query, hiding)?;
+        let Some(top) = fabula_lwm::parse_search(&observation)
+            .ok()
+            .and_then(|sections| sections.into_iter().flat_map(|s| s.results).next())
+        else {
+            continue;
+        };
+        turns.push(LwmTurn {
+            action: Action::Search {
+                queries: vec![query],
+            },
+            controls: controls.clone(),
+            observation,
+        });
+        let page = index
+            .markdown(&top.url)
+            .with_context(|| format!("extracting {}", top.url))?;
+        turns.push(LwmTurn {
+            action: Action::Extract { url: top.url },
+            controls: controls.clone(),
+            observation: page,
+        });
+    }
+    Ok(turns)
+}
+
+/// Runs `fabula export lwm-data`.
+pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
+    let corpus =
+        Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
+    let hiding = Hiding::from(args.hiding);
+    let config = PromptConfig::default();
+    let mut out = String::new();
+    let mut n_samples = 0;
+    for info in corpus.worlds() {
+        let index = corpus.world(info.id)?;
+        let world = load_world_view(&info.file)?;
+        for session in 0..args.sessions_per_world {
+            let turns = session_turns(&index, &world, args.seed, info.id, session, hiding)?;
+            let samples = fabula_lwm::lwm_samples(&world, &turns, &config)?;
+            n_samples += samples.len();
+            out.push_str(&fabula_lwm::samples_jsonl(&samples)?);
+        }
+    }
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(&args.out, out).with_context(|| format!("writing {}", args.out.display()))?;
+    eprintln!(
+        "fabula: wrote {n_samples} samples from {} worlds to {}",
+        corpus.worlds().len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Runs `fabula wm bench`: renders replayed sessions with the model and prints the acceptance
+/// rate, tokens/s and the Prometheus counters.
+pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
+    let corpus =
+        Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
+    let hiding = Hiding::from(args.hiding);
+    let started = Instant::now();
+    let mut renderer = args.model.load()?;
+    let loaded_s = started.elapsed().as_secs_f64();
+    let mut n_lwm = 0;
+    let mut n_renders = 0;
+    for info in corpus.worlds().iter().take(args.max_worlds) {
+        let index = corpus.world(info.id)?;
+        let world = load_world_view(&info.file)?;
+        for session in 0..args.sessions_per_world {
+            let turns = session_turns(&index, &world, args.seed, info.id, session, hiding)?;
+            let mut view = fabula_lwm::Session::default();
+            for turn in &turns {
+                let observation = match &turn.action {
+                    Action::Search { queries } => {
+                        let request = fabula_lwm::SearchRequest {
+                            queries,
+                            controls: &turn.controls,
+                            template: &turn.observation,
+                        };
+                        renderer.render_search(&world, &mut view, &request)
+                    }
+                    Action::Extract { url } => {
+                        let request = fabula_lwm::ExtractRequest {
+                            url,
+                            controls: &turn.controls,
+                            template: &turn.observation,
+                        };
+                        renderer.render_extract(&world, &view, &request)
+                    }
+                };
+                n_renders += 1;
+                if observation.rendered_by == RenderedBy::Lwm {
+                    n_lwm += 1;
+                }
+            }
+        }
+    }
+    let snapshot = renderer.counters().snapshot();
+    println!(
+        "renders: {n_renders}, accepted: {n_lwm} ({:.1}%), tokens: {}, tokens/s: {:.1}, \
+         model load: {loaded_s:.2} s, total: {:.2} s",
+        100.0 * n_lwm as f64 / n_renders.max(1) as f64,
+        snapshot.tokens_generated,
+        snapshot.tokens_per_second(),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", renderer.metrics_text());
+    Ok(())
+}
+
+/// The world-model options of `fabula serve`: None for the template renderer.
+pub fn serve_lwm(renderer: RendererName, model: &ModelArgs) -> anyhow::Result<Option<LwmOptions>> {
+    match renderer {
+        RendererName::Template => Ok(None),
+        RendererName::Lwm => model.options().map(Some),
+    }
+}
