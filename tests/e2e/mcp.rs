@@ -112,7 +112,9 @@ fn check_search(answer: &Value) -> String {
     assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
     let text = tool_text(answer);
     assert!(text.contains("[1] "), "{text}");
-    assert!(text.contains("\nTitle: ") && text.contains("\nSnippet: ") && text.contains("\nDate: "));
+    assert!(
+        text.contains("\nTitle: ") && text.contains("\nSnippet: ") && text.contains("\nDate: ")
+    );
     let url = &answer["result"]["structuredContent"]["responses"][0]["results"][0]["url"];
     url.as_str().unwrap().to_owned()
 }
@@ -127,7 +129,10 @@ fn mcp_over_stdio_searches_extracts_and_reports_injected_errors() {
 
     let mut client = StdioClient::start(&["mcp", "--worlds", dir_arg, "--world", &world_arg]);
     let init = client.initialize();
-    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
     check_tool_list(&client.request(2, "tools/list", json!({})));
     let search = client.request(
         3,
@@ -154,7 +159,10 @@ fn mcp_over_stdio_searches_extracts_and_reports_injected_errors() {
         json!({"name": "web_extractor", "arguments": {"link": url}}),
     );
     assert_eq!(bad["result"]["isError"], json!(true));
-    assert!(tool_text(&bad).starts_with("Error bad_request (400)"), "{bad}");
+    assert!(
+        tool_text(&bad).starts_with("Error bad_request (400)"),
+        "{bad}"
+    );
 
     let mut failing = StdioClient::start(&[
         "mcp",
@@ -178,13 +186,7 @@ fn mcp_over_stdio_searches_extracts_and_reports_injected_errors() {
     );
     assert!(tool_text(&limited).starts_with("Error rate_limited (429)"));
 
-    let refused = super::fabula(&[
-        "mcp",
-        "--worlds",
-        dir_arg,
-        "--world",
-        "999999",
-    ]);
+    let refused = super::fabula(&["mcp", "--worlds", dir_arg, "--world", "999999"]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("world_not_found"));
 }
@@ -212,7 +214,10 @@ fn start_server(dir: &std::path::Path) -> Server {
     let mut lines = BufReader::new(stderr).lines();
     let mut addrs = Vec::new();
     while addrs.len() < 2 {
-        let line = lines.next().expect("the server reports its addresses").unwrap();
+        let line = lines
+            .next()
+            .expect("the server reports its addresses")
+            .unwrap();
         if let Some(rest) = line.split("on http://").nth(1) {
             addrs.push(rest.split_whitespace().next().unwrap().to_string());
         }
@@ -236,7 +241,10 @@ fn http(
 ) -> (u16, Vec<(String, String)>, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
         request.push_str(&format!("Host: {addr}\r\n"));
     }
     for (name, value) in headers {
@@ -249,7 +257,12 @@ fn http(
     let response = String::from_utf8(response).unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap();
     let mut head_lines = head.lines();
-    let status = head_lines.next().unwrap().split_whitespace().nth(1).unwrap();
+    let status = head_lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap();
     let headers: Vec<(String, String)> = head_lines
         .filter_map(|line| line.split_once(':'))
         .map(|(name, value)| (name.trim().to_lowercase(), value.trim().to_owned()))
@@ -257,14 +270,17 @@ fn http(
     let chunked = headers
         .iter()
         .any(|(name, value)| name == "transfer-encoding" && value.contains("chunked"));
-    let body = if chunked { dechunk(body) } else { body.to_owned() };
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
     (status.parse().unwrap(), headers, body)
 }
 
 fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
-    loop {
-        let Some((size, rest)) = body.split_once("\r\n") else { break };
+    while let Some((size, rest)) = body.split_once("\r\n") {
         let size = usize::from_str_radix(size.trim(), 16).unwrap();
         if size == 0 {
             break;
@@ -311,7 +327,13 @@ impl HttpClient<'_> {
         if let Some(session) = &self.session {
             headers.push(("Mcp-Session-Id", session));
         }
-        http(self.addr, "POST", &self.path, &headers, &message.to_string())
+        http(
+            self.addr,
+            "POST",
+            &self.path,
+            &headers,
+            &message.to_string(),
+        )
     }
 
     fn request(&self, id: u64, method: &str, params: Value) -> Value {
@@ -326,7 +348,10 @@ impl HttpClient<'_> {
         let (status, headers, body) = self.post(&message);
         assert_eq!(status, 200, "{body}");
         let answer = rpc_message(&body, 1);
-        assert!(answer["result"]["capabilities"]["tools"].is_object(), "{answer}");
+        assert!(
+            answer["result"]["capabilities"]["tools"].is_object(),
+            "{answer}"
+        );
         self.session = header(&headers, "mcp-session-id").map(str::to_owned);
         let (status, _, body) =
             self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -349,7 +374,10 @@ fn mcp_over_http_openapi_and_an_env_episode() {
         session: None,
     };
     client.initialize();
-    assert!(client.session.is_some(), "the server gives an MCP session id");
+    assert!(
+        client.session.is_some(),
+        "the server gives an MCP session id"
+    );
     check_tool_list(&client.request(2, "tools/list", json!({})));
     let search = client.request(
         3,
@@ -385,9 +413,16 @@ fn mcp_over_http_openapi_and_an_env_episode() {
     // Bad input is refused before MCP with the REST API's JSON errors; foreign hosts are refused.
     let (status, _, body) = http(&server.addr, "POST", "/mcp/999999", &[], "{}");
     assert_eq!(status, 404, "{body}");
-    let (status, _, body) = http(&server.addr, "POST", &format!("/mcp/{world}?error_rate=3"), &[], "{}");
+    let (status, _, body) = http(
+        &server.addr,
+        "POST",
+        &format!("/mcp/{world}?error_rate=3"),
+        &[],
+        "{}",
+    );
     assert_eq!(status, 400, "{body}");
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
     let (status, _, _) = http(
         &server.addr,
         "POST",
@@ -411,14 +446,30 @@ fn mcp_over_http_openapi_and_an_env_episode() {
     // A full episode on the admin listener, answered with the gold answer.
     let auth = format!("Bearer {ADMIN_TOKEN}");
     let admin = |method: &str, path: &str, body: Value| {
-        let headers = [("Authorization", auth.as_str()), ("Content-Type", "application/json")];
-        let (status, _, text) = http(&server.admin_addr, method, path, &headers, &body.to_string());
-        (status, serde_json::from_str::<Value>(&text).unwrap_or(Value::Null))
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        let (status, _, text) = http(
+            &server.admin_addr,
+            method,
+            path,
+            &headers,
+            &body.to_string(),
+        );
+        (
+            status,
+            serde_json::from_str::<Value>(&text).unwrap_or(Value::Null),
+        )
     };
     let (status, tasks) = admin("GET", &format!("/admin/worlds/{world}/tasks"), Value::Null);
     assert_eq!(status, 200, "{tasks}");
     let task = &tasks["tasks"][0];
-    let (status, reset) = admin("POST", "/v1/env/reset", json!({"task_id": task["id"], "seed": 1}));
+    let (status, reset) = admin(
+        "POST",
+        "/v1/env/reset",
+        json!({"task_id": task["id"], "seed": 1}),
+    );
     assert_eq!(status, 200, "{reset}");
     assert_eq!(reset["observation"], task["question"]);
     let episode_id = reset["episode_id"].as_str().unwrap().to_owned();
@@ -429,7 +480,12 @@ fn mcp_over_http_openapi_and_an_env_episode() {
     );
     assert_eq!(status, 200, "{step}");
     assert_eq!(step["done"], json!(false));
-    assert!(step["observation"].as_str().unwrap().contains("Results for"));
+    assert!(
+        step["observation"]
+            .as_str()
+            .unwrap()
+            .contains("Results for")
+    );
     let (status, step) = admin(
         "POST",
         "/v1/env/step",
@@ -438,7 +494,11 @@ fn mcp_over_http_openapi_and_an_env_episode() {
     assert_eq!(status, 200, "{step}");
     assert_eq!(step["done"], json!(true));
     assert!(step["reward"].as_f64().unwrap() > 0.99, "{step}");
-    let (status, state) = admin("GET", &format!("/v1/env/state?episode_id={episode_id}"), Value::Null);
+    let (status, state) = admin(
+        "GET",
+        &format!("/v1/env/state?episode_id={episode_id}"),
+        Value::Null,
+    );
     assert_eq!(status, 200);
     assert_eq!(state["step_count"], 2);
     assert_eq!(state["done"], json!(true));
@@ -448,6 +508,10 @@ fn mcp_over_http_openapi_and_an_env_episode() {
         json!({"episode_id": episode_id, "action": {"tool": "answer", "answer": "x"}}),
     );
     assert_eq!(status, 409, "{again}");
-    let (status, _) = admin("POST", "/v1/env/step", json!({"episode_id": "nope", "action": {"tool": "answer", "answer": 1}}));
+    let (status, _) = admin(
+        "POST",
+        "/v1/env/step",
+        json!({"episode_id": "nope", "action": {"tool": "answer", "answer": 1}}),
+    );
     assert_eq!(status, 404);
 }

@@ -80,7 +80,7 @@ fn tiny_model_renders_and_lwm_data_exports() {
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
-        stderr.starts_with("error: loading the world model"),
+        stderr.starts_with("error: cannot load the world model: checkpoint "),
         "{stderr}"
     );
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");

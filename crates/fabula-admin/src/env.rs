@@ -237,9 +237,13 @@ pub(crate) async fn step(
     }
     let answer = match tool.as_str() {
         tools::WEB_SEARCH | tools::WEB_EXTRACTOR => {
-            let called =
-                tools::call_tool(&state.search, &episode.session, &tool, Value::Object(action))
-                    .await;
+            let called = tools::call_tool(
+                &state.search,
+                &episode.session,
+                &tool,
+                Value::Object(action),
+            )
+            .await;
             match called {
                 Ok(output) => json!({
                     "observation": output.text,

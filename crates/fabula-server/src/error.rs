@@ -29,7 +29,7 @@ pub enum Error {
     #[error("MCP server: {0}")]
     Mcp(String),
     /// The language world model could not be loaded.
-    #[error("world model: {0}")]
+    #[error("cannot load the world model")]
     Lwm(#[from] fabula_lwm::Error),
     /// A world file's pages could not be read for the world model.
     #[error("{path}: cannot read the world's pages: {message}")]

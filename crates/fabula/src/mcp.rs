@@ -27,7 +27,9 @@ pub struct McpArgs {
 /// Runs `fabula mcp` until the client closes stdin. Logs go to stderr; stdout carries only MCP.
 pub fn run_mcp(args: &McpArgs) -> anyhow::Result<()> {
     let controls = match &args.controls {
-        Some(text) => serde_json::from_str(text).context("--controls must be a JSON object of controls")?,
+        Some(text) => {
+            serde_json::from_str(text).context("--controls must be a JSON object of controls")?
+        }
         None => fabula_server::controls::ControlsRequest::default(),
     };
     let config = fabula_server::ServeConfig {

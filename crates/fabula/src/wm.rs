@@ -90,10 +90,8 @@ impl ModelArgs {
 
     /// Loads the renderer these options name.
     pub fn load(&self) -> anyhow::Result<Renderer> {
-        let options = self.options()?;
-        options
-            .load_renderer()
-            .with_context(|| format!("loading the world model from {}", options.model.display()))
+        // The error names the checkpoint and what it lacks, in one line.
+        Ok(self.options()?.load_renderer()?)
     }
 }
 

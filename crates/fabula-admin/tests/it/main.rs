@@ -151,3 +151,91 @@ async fn answers_are_scored() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["error"]["code"], "bad_request");
 }
+
+#[tokio::test]
+async fn the_episode_api_refuses_bad_input_with_stable_codes() {
+    let dir = fixture();
+    let reset = |body: Value| call(dir.path(), "POST", "/v1/env/reset", Some(TOKEN), Some(body));
+    let (status, body) = reset(json!({})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request"))
+    );
+    let (status, body) = reset(json!({"task_id": "w00042-t999"})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("task_not_found"))
+    );
+    let (status, body) = reset(json!({"task_id": "w00042-t000", "world": 7})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request"))
+    );
+    let (status, body) = reset(json!({"world": 42, "controls": {"error_rate": 2}})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request"))
+    );
+    let (status, body) = reset(json!({"world": 9})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("world_not_found"))
+    );
+    let (status, body) = call(
+        dir.path(),
+        "POST",
+        "/v1/env/step",
+        Some(TOKEN),
+        Some(json!({"episode_id": "e0", "action": {"tool": "answer", "answer": "1841"}})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("episode_not_found"))
+    );
+    let (status, _) = call(dir.path(), "GET", "/v1/env/state", None, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, body) = call(dir.path(), "GET", "/v1/env/state", Some(TOKEN), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["episodes"], json!([]));
+}
+
+#[tokio::test]
+async fn an_episode_without_pages_still_scores_its_answer() {
+    // The fixture has tasks but no pages: reset and answer need no search at all.
+    let dir = fixture();
+    let app = admin_app(AdminState::open(dir.path(), TOKEN).unwrap());
+    let send = |method: &str, uri: &str, body: Value| {
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        let app = app.clone();
+        async move {
+            let response = app.oneshot(request).await.unwrap();
+            let status = response.status();
+            let bytes = response.into_body().collect().await.unwrap().to_bytes();
+            (status, serde_json::from_slice::<Value>(&bytes).unwrap())
+        }
+    };
+    let (status, reset) = send("POST", "/v1/env/reset", json!({"task_id": "w00042-t000"})).await;
+    assert_eq!(status, StatusCode::OK, "{reset}");
+    assert_eq!(reset["observation"], "When was Kelvar founded?");
+    let episode = reset["episode_id"].as_str().unwrap();
+    let action = json!({"episode_id": episode, "action": {"tool": "answer", "answer": "1841"}});
+    let (status, step) = send("POST", "/v1/env/step", action).await;
+    assert_eq!(status, StatusCode::OK, "{step}");
+    assert_eq!(step["done"], json!(true));
+    assert_eq!(step["reward"], json!(1.0));
+    let (_, state) = send(
+        "GET",
+        &format!("/v1/env/state?episode_id={episode}"),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(state["reward"], json!(1.0));
+    assert_eq!(state["step_count"], 1);
+}

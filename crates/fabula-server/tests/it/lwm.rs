@@ -156,12 +156,20 @@ async fn a_random_world_model_falls_back_to_templates() {
     );
 }
 
-/// The error of opening the state with this config.
+/// The error of opening the state with this config, with its causes, as the CLI prints it.
 fn open_error(config: &ServeConfig) -> String {
-    match AppState::open(config) {
+    let error = match AppState::open(config) {
         Ok(_) => panic!("the state opened"),
-        Err(error) => error.to_string(),
+        Err(error) => error,
+    };
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
     }
+    text
 }
 
 #[test]
@@ -182,7 +190,11 @@ fn a_missing_model_folder_is_a_one_line_error() {
         ..config
     };
     let error = open_error(&config);
-    assert!(error.contains("world model"), "{error}");
+    assert!(
+        error.starts_with("cannot load the world model: checkpoint "),
+        "{error}"
+    );
+    assert!(error.contains("missing"), "{error}");
 }
 
 #[test]
