@@ -74,6 +74,9 @@ fn names_are_unique_and_not_real() {
     }
 }
 
+/// A term of office: start year and end year, open when still held.
+type Term = (i64, Option<i64>);
+
 #[test]
 fn time_order_holds_in_the_model() {
     let themes = theme::all().unwrap();
@@ -86,7 +89,7 @@ fn time_order_holds_in_the_model() {
             assert!(w.settlement(o.home).founded <= o.founded);
             assert!(o.founded <= w.present_year);
         }
-        let mut by_seat: BTreeMap<(i64, &str), Vec<(i64, Option<i64>)>> = BTreeMap::new();
+        let mut by_seat: BTreeMap<(i64, &str), Vec<Term>> = BTreeMap::new();
         for t in &w.tenures {
             by_seat
                 .entry((t.organisation, t.seat.as_str()))
