@@ -154,3 +154,59 @@ fn up_generates_when_absent_then_serves() {
         before
     );
 }
+
+#[test]
+fn answerability_and_the_baseline_agent_over_a_real_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w");
+    generate(&dir, 4, 5);
+    let server = start(&["serve", "--worlds", dir.to_str().unwrap()]);
+
+    let out = super::fabula(&[
+        "check",
+        dir.to_str().unwrap(),
+        "--answerability",
+        "--addr",
+        &server.addr,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("(100.00%)"), "{stdout}");
+
+    let tasks = tmp.path().join("tasks.jsonl");
+    let out = super::fabula(&[
+        "tasks",
+        "export",
+        "--worlds",
+        dir.to_str().unwrap(),
+        "--out",
+        tasks.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = super::fabula(&[
+        "baseline",
+        "--addr",
+        &server.addr,
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    for kind in ["lookup", "multi_hop", "temporal"] {
+        let em = report["by_kind"][kind]["em"].as_f64().unwrap();
+        assert!(em >= 0.9, "{kind}: {em}");
+    }
+    assert!(
+        report["by_kind"]["table"]["item_f1"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+}

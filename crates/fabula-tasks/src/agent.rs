@@ -153,11 +153,15 @@ impl Run<'_> {
         Ok(true)
     }
 
-    /// Fills `{slot}` placeholders from the question.
+    /// Fills `{slot}` placeholders from the question. A plural noun slot the phrasing lacks
+    /// (`{settlements_noun}`) is made from its singular (`{settlement_noun}`).
     fn fill_slots(&self, text: &str) -> String {
         let mut filled = text.to_string();
         for (name, value) in &self.question.slots {
             filled = filled.replace(&format!("{{{name}}}"), value);
+            if let Some(stem) = name.strip_suffix("_noun") {
+                filled = filled.replace(&format!("{{{stem}s_noun}}"), &plural(value));
+            }
         }
         filled
     }
@@ -269,6 +273,29 @@ impl Run<'_> {
                 Ok(true)
             }
             "each" => self.each(arg),
+            "rows" => Ok(self.rows(arg)),
+            "table" => {
+                let header: Vec<String> = arg
+                    .split('|')
+                    .map(|h| upper_first(&self.fill_slots(h.trim())))
+                    .collect();
+                if self.reads.is_empty() || header.iter().any(|h| h.contains('{')) {
+                    return Ok(false);
+                }
+                let mut table = format!(
+                    "| {} |\n|{}\n",
+                    header.join(" | "),
+                    "---|".repeat(header.len())
+                );
+                for (subject, values) in &self.reads {
+                    let cells: Vec<&str> = std::iter::once(subject.as_str())
+                        .chain(values.iter().map(String::as_str))
+                        .collect();
+                    table.push_str(&format!("| {} |\n", cells.join(" | ")));
+                }
+                self.answer = Some(table);
+                Ok(true)
+            }
             "sum" => {
                 let Some(year) = self.question.slot("year").and_then(number) else {
                     return Ok(false);
@@ -370,6 +397,44 @@ impl Run<'_> {
         self.answer.is_some()
     }
 
+    /// Reads the rows of the current page's tables whose named column is before or after the
+    /// question's year: `rows before Founded` keeps each row's first cell as the subject and the
+    /// other cells, in order, as its values.
+    fn rows(&mut self, arg: &str) -> bool {
+        let mut args = arg.split_whitespace();
+        let (Some(order), Some(name)) = (args.next(), args.next()) else {
+            return false;
+        };
+        let Some(year) = self.question.slot("year").and_then(number) else {
+            return false;
+        };
+        let Some(page) = &self.page else { return false };
+        let mut reads = Vec::new();
+        for table in md_tables(&page.content) {
+            let Some(col) = table.header.iter().position(|h| h == name) else {
+                continue;
+            };
+            for row in &table.rows {
+                let Some(value) = row.get(col).and_then(|c| number(c)) else {
+                    continue;
+                };
+                let keep = if order == "before" {
+                    value < year
+                } else {
+                    value > year
+                };
+                if keep && let Some((first, rest)) = row.split_first() {
+                    reads.push((
+                        cell_value(first),
+                        rest.iter().map(|c| cell_value(c)).collect(),
+                    ));
+                }
+            }
+        }
+        self.reads.extend(reads);
+        !self.reads.is_empty()
+    }
+
     /// Opens every entity linked from the current page's tables (not its infobox) and reads
     /// the named infobox rows of each.
     fn each(&mut self, labels: &str) -> Result<bool> {
@@ -392,8 +457,14 @@ impl Run<'_> {
         }
         for url in urls {
             self.open_url(&url)?;
-            let values: Vec<String> = labels
-                .split_whitespace()
+            // Labels are separated by `|` when one holds spaces ("Orbital period (days)").
+            let list: Vec<&str> = if labels.contains('|') {
+                labels.split('|').map(str::trim).collect()
+            } else {
+                labels.split_whitespace().collect()
+            };
+            let values: Vec<String> = list
+                .into_iter()
                 .map(|l| {
                     self.infobox_cell(l)
                         .map(|c| cell_value(&c))
@@ -462,11 +533,42 @@ pub fn run_baseline(
         .collect()
 }
 
+/// Upper-cases the first character, as table headers are written.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// The English plural of a theme noun: "colony" becomes "colonies", "reach" becomes "reaches".
+fn plural(noun: &str) -> String {
+    let consonant_y = noun.ends_with('y')
+        && !noun.ends_with("ay")
+        && !noun.ends_with("ey")
+        && !noun.ends_with("oy");
+    if consonant_y {
+        format!("{}ies", &noun[..noun.len() - 1])
+    } else if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const PAGE: &str = "# Vess Hall\n\nVess Hall is a guild.\n\n| Vess Hall | |\n|---|---|\n| Founder | [Amo Tal](https://w/wiki/Amo_Tal) |\n| Members | 1,204 |\n\n## Office holders\n\n| Seat | Holder | From | To |\n|---|---|---|---|\n| Warden | [Ila Orr](https://w/wiki/Ila_Orr) | 1700 | 1712 |\n";
+
+    #[test]
+    fn plurals_of_theme_nouns() {
+        assert_eq!(plural("colony"), "colonies");
+        assert_eq!(plural("reach"), "reaches");
+        assert_eq!(plural("campus town"), "campus towns");
+        assert_eq!(plural("day"), "days");
+    }
 
     #[test]
     fn reads_infoboxes_and_tables() {
