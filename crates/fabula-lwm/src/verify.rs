@@ -220,62 +220,10 @@ fn contains_value(text: &str, value: &str) -> bool {
 
 /// Words that may start a sentence or label a page without naming anything.
 const COMMON_CAPITALISED: &[&str] = &[
-    "a",
-    "about",
-    "after",
-    "also",
-    "an",
-    "and",
-    "article",
-    "as",
-    "at",
-    "before",
-    "but",
-    "by",
-    "category",
-    "during",
-    "for",
-    "from",
-    "he",
-    "her",
-    "his",
-    "history",
-    "in",
-    "it",
-    "its",
-    "list",
-    "news",
-    "of",
-    "on",
-    "or",
-    "page",
-    "report",
-    "see",
-    "she",
-    "since",
-    "the",
-    "their",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "to",
-    "when",
-    "while",
-    "with",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
+    "a", "about", "after", "also", "an", "and", "article", "as", "at", "before", "but", "by",
+    "category", "during", "for", "from", "he", "her", "his", "history", "in", "it", "its", "list",
+    "news", "of", "on", "or", "page", "report", "see", "she", "since", "the", "their", "there",
+    "these", "they", "this", "those", "to", "when", "while", "with",
 ];
 
 /// What a text states that can be checked: its numbers, dates and words.
@@ -342,7 +290,9 @@ impl Known {
                 }
                 TokenKind::Word if token.text.starts_with(char::is_uppercase) => {
                     let lower = token.text.to_lowercase();
-                    if !self.words.contains(&lower) && !COMMON_CAPITALISED.contains(&lower.as_str())
+                    if !self.words.contains(&lower)
+                        && !COMMON_CAPITALISED.contains(&lower.as_str())
+                        && !MONTHS.contains(&lower.as_str())
                     {
                         return Err(format!("name {:?} is not on the page", token.text));
                     }
