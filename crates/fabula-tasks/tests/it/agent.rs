@@ -66,20 +66,3 @@ fn every_gold_value_is_readable_through_extract() {
     assert!(report.tasks >= 6 * 23);
     assert_eq!(report.fraction(), 1.0, "{}", report.to_text());
 }
-
-#[test]
-#[ignore = "prints the agent's misses"]
-fn show_agent_misses() {
-    let dir = small_dataset();
-    let addr = stub::start(dir);
-    let tasks = load_tasks(dir, Split::All).unwrap();
-    let predictions = run_baseline(&addr, &tasks, &AgentConfig::default()).unwrap();
-    for (t, p) in tasks.iter().zip(&predictions) {
-        if t.kind != TaskKind::Table && p.answer != t.answer {
-            println!(
-                "{} {}\n  gold {} got {}",
-                t.id, t.question, t.answer, p.answer
-            );
-        }
-    }
-}
