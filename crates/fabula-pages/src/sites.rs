@@ -61,13 +61,7 @@ pub struct Sites {
 impl Sites {
     /// Names the sites of a world; depends only on the world's names and theme.
     pub fn new(world: &World) -> Sites {
-        let root = slug(
-            world
-                .name
-                .split_whitespace()
-                .max_by_key(|w| w.len())
-                .unwrap_or("world"),
-        );
+        let root = slug(&world.root);
         let paper = PAPERS[(world.world_seed % PAPERS.len() as u64) as usize];
         let mut sites = Sites {
             wiki_host: format!("{root}pedia.org"),

@@ -200,3 +200,23 @@ fn near_namesakes_exist() {
         .collect();
     assert!(families.len() < w.people.len());
 }
+
+#[test]
+fn sites_are_named_after_the_invented_root() {
+    for id in 0..8 {
+        let w = world(8, id);
+        let root = fabula_pages::sites::slug(&w.root);
+        let pages = render_pages(&w);
+        let wiki = format!("https://{root}pedia.org/wiki/");
+        assert!(
+            pages.iter().any(|p| p.url.starts_with(&wiki)),
+            "world {id}: no page under {wiki}"
+        );
+        assert!(
+            pages
+                .iter()
+                .any(|p| p.url.starts_with(&format!("https://www.{root}-"))),
+            "world {id}: no news site"
+        );
+    }
+}
