@@ -86,6 +86,11 @@ struct Draft {
 type Candidate = [i64; 3];
 
 /// Quotes a SQL string literal.
+/// The alias a table gets in lookup queries: its role's initial letter.
+fn alias(role: TableRole) -> char {
+    role.as_str().chars().next().unwrap_or('t')
+}
+
 fn lit(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
@@ -260,6 +265,68 @@ impl<'a> Builder<'a> {
         all
     }
 
+    /// A lookup of one value column of a named entity: `SELECT col FROM t WHERE name = ...`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "each argument names one part of the lookup"
+    )]
+    fn value_lookup(
+        &self,
+        role: TableRole,
+        id: i64,
+        slot: &'static str,
+        name: &str,
+        column_role: &str,
+        answer: String,
+        d: impl Fn(Vec<(&'static str, String)>, String, Vec<Cell>, String) -> Option<Draft>,
+    ) -> Option<Draft> {
+        let sql = format!(
+            "SELECT {} FROM {} WHERE name = {}",
+            self.c(role, column_role),
+            self.t(role),
+            lit(name)
+        );
+        d(
+            vec![(slot, name.to_string())],
+            answer,
+            vec![self.cell(role, id, column_role)],
+            sql,
+        )
+    }
+
+    /// A lookup of the entity a reference column of a named entity points at, joining the two
+    /// tables under their initial letters (`o` for organisations, `s` for settlements, ...).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "each argument names one part of the lookup"
+    )]
+    fn reference_lookup(
+        &self,
+        role: TableRole,
+        id: i64,
+        slot: &'static str,
+        name: &str,
+        column_role: &str,
+        target: TableRole,
+        answer: String,
+        d: impl Fn(Vec<(&'static str, String)>, String, Vec<Cell>, String) -> Option<Draft>,
+    ) -> Option<Draft> {
+        let (a, b) = (alias(role), alias(target));
+        let sql = format!(
+            "SELECT {b}.name FROM {} {a} JOIN {} {b} ON {b}.id = {a}.{} WHERE {a}.name = {}",
+            self.t(role),
+            self.t(target),
+            self.c(role, column_role),
+            lit(name)
+        );
+        d(
+            vec![(slot, name.to_string())],
+            answer,
+            vec![self.cell(role, id, column_role)],
+            sql,
+        )
+    }
+
     /// Turns a candidate into a draft, or `None` when its answer would not be unique.
     fn draft(
         &mut self,
@@ -295,89 +362,33 @@ impl<'a> Builder<'a> {
         match (kind, template) {
             ("lookup", "person_birth_year") => {
                 let person = w.person(x);
-                let sql = format!(
-                    "SELECT {} FROM {pt} WHERE name = {}",
-                    self.c(p, "birth_year"),
-                    lit(&person.name)
-                );
-                d(
-                    vec![("person", person.name.clone())],
-                    person.birth_year.to_string(),
-                    vec![self.cell(p, x, "birth_year")],
-                    sql,
-                )
+                let answer = person.birth_year.to_string();
+                self.value_lookup(p, x, "person", &person.name, "birth_year", answer, d)
             }
             ("lookup", "person_birthplace") => {
                 let person = w.person(x);
-                let sql = format!(
-                    "SELECT s.name FROM {pt} p JOIN {st} s ON s.id = p.{} WHERE p.name = {}",
-                    self.c(p, "birthplace"),
-                    lit(&person.name)
-                );
                 let answer = w.settlement(person.birthplace).name.clone();
-                d(
-                    vec![("person", person.name.clone())],
-                    answer,
-                    vec![self.cell(p, x, "birthplace")],
-                    sql,
-                )
+                self.reference_lookup(p, x, "person", &person.name, "birthplace", s, answer, d)
             }
             ("lookup", "person_death_year") => {
                 let person = w.person(x);
-                let sql = format!(
-                    "SELECT {} FROM {pt} WHERE name = {}",
-                    self.c(p, "death_year"),
-                    lit(&person.name)
-                );
                 let answer = person.death_year?.to_string();
-                d(
-                    vec![("person", person.name.clone())],
-                    answer,
-                    vec![self.cell(p, x, "death_year")],
-                    sql,
-                )
+                self.value_lookup(p, x, "person", &person.name, "death_year", answer, d)
             }
             ("lookup", "org_founded") => {
                 let org = w.organisation(x);
-                let sql = format!(
-                    "SELECT {} FROM {ot} WHERE name = {}",
-                    self.c(o, "founded"),
-                    lit(&org.name)
-                );
-                d(
-                    vec![("org", org.name.clone())],
-                    org.founded.to_string(),
-                    vec![self.cell(o, x, "founded")],
-                    sql,
-                )
+                let answer = org.founded.to_string();
+                self.value_lookup(o, x, "org", &org.name, "founded", answer, d)
             }
             ("lookup", "org_founder") => {
                 let org = w.organisation(x);
-                let sql = format!(
-                    "SELECT p.name FROM {ot} o JOIN {pt} p ON p.id = o.{} WHERE o.name = {}",
-                    self.c(o, "founder"),
-                    lit(&org.name)
-                );
-                d(
-                    vec![("org", org.name.clone())],
-                    w.person(org.founder).name.clone(),
-                    vec![self.cell(o, x, "founder")],
-                    sql,
-                )
+                let answer = w.person(org.founder).name.clone();
+                self.reference_lookup(o, x, "org", &org.name, "founder", p, answer, d)
             }
             ("lookup", "org_home") => {
                 let org = w.organisation(x);
-                let sql = format!(
-                    "SELECT s.name FROM {ot} o JOIN {st} s ON s.id = o.{} WHERE o.name = {}",
-                    self.c(o, "home"),
-                    lit(&org.name)
-                );
-                d(
-                    vec![("org", org.name.clone())],
-                    w.settlement(org.home).name.clone(),
-                    vec![self.cell(o, x, "home")],
-                    sql,
-                )
+                let answer = w.settlement(org.home).name.clone();
+                self.reference_lookup(o, x, "org", &org.name, "home", s, answer, d)
             }
             ("lookup", "settlement_founded" | "settlement_population") => {
                 let settlement = w.settlement(x);
@@ -386,65 +397,40 @@ impl<'a> Builder<'a> {
                 } else {
                     ("population", settlement.population)
                 };
-                let sql = format!(
-                    "SELECT {} FROM {st} WHERE name = {}",
-                    self.c(s, column),
-                    lit(&settlement.name)
-                );
-                d(
-                    vec![("settlement", settlement.name.clone())],
-                    value.to_string(),
-                    vec![self.cell(s, x, column)],
-                    sql,
-                )
+                let answer = value.to_string();
+                self.value_lookup(s, x, "settlement", &settlement.name, column, answer, d)
             }
             ("lookup", "work_year") => {
-                let wr = TableRole::Work;
                 let work = w.work(x);
-                let sql = format!(
-                    "SELECT {} FROM {} WHERE name = {}",
-                    self.c(wr, "year"),
-                    self.t(wr),
-                    lit(&work.name)
-                );
-                d(
-                    vec![("work", work.name.clone())],
-                    work.year.to_string(),
-                    vec![self.cell(wr, x, "year")],
-                    sql,
-                )
+                let answer = work.year.to_string();
+                self.value_lookup(TableRole::Work, x, "work", &work.name, "year", answer, d)
             }
             ("lookup", "event_host") => {
-                let er = TableRole::Event;
                 let event = w.event(x);
-                let sql = format!(
-                    "SELECT s.name FROM {} e JOIN {st} s ON s.id = e.{} WHERE e.name = {}",
-                    self.t(er),
-                    self.c(er, "host"),
-                    lit(&event.name)
-                );
-                d(
-                    vec![("event", event.name.clone())],
-                    w.settlement(event.host).name.clone(),
-                    vec![self.cell(er, x, "host")],
-                    sql,
+                let answer = w.settlement(event.host).name.clone();
+                self.reference_lookup(
+                    TableRole::Event,
+                    x,
+                    "event",
+                    &event.name,
+                    "host",
+                    s,
+                    answer,
+                    d,
                 )
             }
             ("lookup", "alliance_seat") => {
-                let ar = TableRole::Alliance;
                 let alliance = w.alliance(x);
-                let sql = format!(
-                    "SELECT s.name FROM {} a JOIN {st} s ON s.id = a.{} WHERE a.name = {}",
-                    self.t(ar),
-                    self.c(ar, "home"),
-                    lit(&alliance.name)
-                );
                 let answer = w.settlement(alliance.seat).name.clone();
-                d(
-                    vec![("alliance", alliance.name.clone())],
+                self.reference_lookup(
+                    TableRole::Alliance,
+                    x,
+                    "alliance",
+                    &alliance.name,
+                    "home",
+                    s,
                     answer,
-                    vec![self.cell(ar, x, "home")],
-                    sql,
+                    d,
                 )
             }
             ("multi_hop", "founder_birthplace" | "founder_birth_year" | "founder_birth_region") => {
