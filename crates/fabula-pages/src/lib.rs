@@ -19,15 +19,14 @@ mod phrases;
 pub mod sites;
 mod templates;
 
-use fabula_world::dataset::Renderer;
-use fabula_world::records::{Fact, PageRecord, TaskRecord};
+use fabula_world::records::PageRecord;
 use fabula_world::schema;
 use fabula_world::{World, seed};
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
 
 /// The page kinds, as stored in `fabula_pages.kind`.
-pub const PAGE_KINDS: &[&str] = &["entity", "list", "category", "news", "history"];
+pub use fabula_world::check::PAGE_KINDS;
 
 /// A version string that changes whenever templates or phrase banks change.
 pub fn version() -> String {
@@ -57,28 +56,4 @@ pub fn render_pages(world: &World) -> Vec<PageRecord> {
             .dedup_by(|a, b| (&a.table, a.row_id, &a.column) == (&b.table, b.row_id, &b.column));
     }
     pages
-}
-
-/// The page renderer as the dataset generator uses it; tasks are added by a later stage.
-pub struct PagesRenderer;
-
-impl Renderer for PagesRenderer {
-    fn version(&self) -> String {
-        version()
-    }
-
-    fn render(&self, world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>) {
-        (render_pages(world), Vec::new())
-    }
-}
-
-/// Facts of a page that state one cell.
-pub fn facts_for<'a>(
-    page: &'a PageRecord,
-    table: &'a str,
-    row_id: i64,
-) -> impl Iterator<Item = &'a Fact> + 'a {
-    page.facts
-        .iter()
-        .filter(move |f| f.table == table && f.row_id == row_id)
 }
