@@ -203,7 +203,7 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or_default();
-    if !constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
+    if !fabula_server::constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
         return ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
@@ -212,10 +212,6 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .into_response();
     }
     next.run(request).await
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn list_tasks(

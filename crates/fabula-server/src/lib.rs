@@ -210,7 +210,8 @@ async fn require_api_key(State(state): State<AppState>, request: Request, next: 
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+/// Compares secrets in time independent of where they differ, for API keys and admin tokens.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
