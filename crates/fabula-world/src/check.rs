@@ -392,11 +392,10 @@ pub fn check_world(wf: &WorldFile, out: &mut Vec<Violation>) -> usize {
 
     // Names: unique across the world and never real.
     let mut seen: BTreeMap<String, (String, i64)> = BTreeMap::new();
-    for (role, table) in &wf.tables {
+    for table in wf.tables.values() {
         let Some(name_col) = wf.column(table, "name") else {
             continue;
         };
-        let _ = role;
         let sql = format!("SELECT id, {} FROM {} ORDER BY id", q(name_col), q(table));
         let rows: Vec<(i64, String)> = match wf.conn.prepare(&sql).and_then(|mut s| {
             s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
