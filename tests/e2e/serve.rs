@@ -1,10 +1,7 @@
 //! `fabula serve` and `fabula up` over a real socket: search, then extract, then find the fact.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-
-use rusqlite::Connection;
 
 use super::generate;
 
@@ -46,20 +43,10 @@ fn start(args: &[&str]) -> Server {
     Server { child, addr }
 }
 
-/// One HTTP/1.1 request; returns the status and the body.
+/// One request; returns the status and the body.
 fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
+    let (status, _, body) = super::http(addr, method, path, &[], body);
+    (status, body)
 }
 
 fn json(text: &str) -> serde_json::Value {
@@ -78,17 +65,20 @@ fn search_then_extract_finds_the_fact_on_the_page() {
     assert_eq!(json(&body)["worlds"].as_array().unwrap().len(), 3);
 
     // Take a person and their birth year from the database, as a task would.
-    let conn = Connection::open(dir.join("world-00001.sqlite")).unwrap();
-    let table: String = conn
-        .query_row(
-            "SELECT table_name FROM fabula_tables WHERE role = 'person'",
-            [],
-            |r| r.get(0),
-        )
+    let file = fabula_file::WorldFile::open(&dir.join("world-00001.sqlite")).unwrap();
+    let tables = file.tables().unwrap();
+    let people = tables
+        .iter()
+        .find(|t| t.role == fabula_file::TableRole::Person)
         .unwrap();
-    let (name, born): (String, i64) = conn
+    let born_column = &people.column(fabula_file::ColumnRole::BirthYear).name;
+    let (name, born): (String, i64) = file
+        .connection()
         .query_row(
-            &format!("SELECT name, birth_year FROM {table} WHERE id = 3"),
+            &format!(
+                "SELECT name, {born_column} FROM {} WHERE id = 3",
+                people.name
+            ),
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )

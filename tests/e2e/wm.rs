@@ -129,13 +129,14 @@ fn tiny_model_renders_and_lwm_data_exports() {
     }
 }
 
-/// The title of the world's first page, read straight from the world file.
+/// The title of the world's first entity page, read from the world file.
 fn first_entity_title(world: &std::path::Path) -> String {
-    let conn = rusqlite::Connection::open(world).unwrap();
-    conn.query_row(
-        "SELECT title FROM fabula_pages WHERE kind = 'entity' ORDER BY id LIMIT 1",
-        [],
-        |row| row.get(0),
-    )
-    .unwrap()
+    let pages = fabula_file::WorldFile::open(world)
+        .unwrap()
+        .pages()
+        .unwrap();
+    let first = pages
+        .into_iter()
+        .find(|p| p.page.kind == fabula_file::PageKind::Entity);
+    first.expect("an entity page").page.title
 }

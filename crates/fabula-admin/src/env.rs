@@ -21,80 +21,20 @@
 //! are 400 `bad_request`, unknown episodes 404 `episode_not_found`, unknown tasks 404
 //! `task_not_found`, and a step after the end 409 `episode_done`.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
-
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use fabula_score::{Gold, Prediction};
 use fabula_server::controls::ControlsRequest;
 use fabula_server::sessions::{CreateSessionRequest, create_session};
 use fabula_server::tools;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use crate::{AdminState, ApiError, world_of_task};
-
-/// The most episodes kept; the oldest is forgotten beyond it.
-pub const MAX_EPISODES: usize = 10_000;
-
-/// One episode.
-#[derive(Debug, Clone)]
-struct Episode {
-    id: String,
-    world: u32,
-    seed: u64,
-    task_id: Option<String>,
-    session: String,
-    n_steps: u64,
-    done: bool,
-    reward: Option<f64>,
-}
-
-impl Episode {
-    fn state(&self) -> Value {
-        json!({
-            "episode_id": self.id,
-            "world": self.world,
-            "seed": self.seed,
-            "task_id": self.task_id,
-            "session": self.session,
-            "step_count": self.n_steps,
-            "done": self.done,
-            "reward": self.reward,
-        })
-    }
-}
-
-/// The episodes held by the admin listener.
-#[derive(Debug, Default)]
-pub(crate) struct Episodes {
-    n_created: u64,
-    by_id: HashMap<String, Episode>,
-    order: VecDeque<String>,
-}
-
-/// Locks the episodes, recovering the data if a holder panicked (no critical section here can
-/// leave it half-updated).
-fn lock(episodes: &Mutex<Episodes>) -> std::sync::MutexGuard<'_, Episodes> {
-    episodes
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The episode store shared by the handlers.
-pub(crate) type EpisodeStore = Arc<Mutex<Episodes>>;
-
-fn bad_request(message: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
-}
-
-/// Carries a search-server error over with its status and code.
-fn from_server(error: fabula_server::ApiError) -> ApiError {
-    ApiError::new(error.code.status(), error.code.as_str(), error.message)
-}
+use crate::api_error::ApiError;
+pub use crate::episodes::MAX_EPISODES;
+use crate::episodes::{Episode, Episodes};
+use crate::state::{AdminState, world_of_task};
 
 fn episode_not_found(id: &str) -> ApiError {
     ApiError::new(
@@ -115,38 +55,36 @@ pub(crate) struct ResetRequest {
     controls: ControlsRequest,
 }
 
+/// The world an episode runs in: the request's, else its task's; they must agree when both are
+/// given.
+fn episode_world(request: &ResetRequest) -> Result<u32, ApiError> {
+    let task_world = match &request.task_id {
+        Some(task_id) => {
+            Some(world_of_task(task_id).ok_or_else(|| ApiError::task_not_found(task_id))?)
+        }
+        None => None,
+    };
+    match (request.world, task_world) {
+        (Some(world), Some(task_world)) if world != task_world => {
+            Err(ApiError::bad_request(format!(
+                "task `{}` belongs to world {task_world}, not {world}",
+                request.task_id.as_deref().unwrap_or_default()
+            )))
+        }
+        (Some(world), _) | (None, Some(world)) => Ok(world),
+        (None, None) => Err(ApiError::bad_request("give `world`, `task_id` or both")),
+    }
+}
+
 /// `POST /v1/env/reset`.
 pub(crate) async fn reset(
     State(state): State<AdminState>,
     body: Result<Json<ResetRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Json(request) = body.map_err(|error| bad_request(error.body_text()))?;
-    let task_world = match &request.task_id {
-        Some(task_id) => Some(world_of_task(task_id).ok_or_else(|| task_not_found(task_id))?),
-        None => None,
-    };
-    let world = match (request.world, task_world) {
-        (Some(world), Some(task_world)) if world != task_world => {
-            return Err(bad_request(format!(
-                "task `{}` belongs to world {task_world}, not {world}",
-                request.task_id.as_deref().unwrap_or_default()
-            )));
-        }
-        (Some(world), _) | (None, Some(world)) => world,
-        (None, None) => return Err(bad_request("give `world`, `task_id` or both")),
-    };
+    let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
+    let world = episode_world(&request)?;
     let question = match &request.task_id {
-        Some(task_id) => {
-            if !state.files.contains_key(&world) {
-                return Err(task_not_found(task_id));
-            }
-            let tasks = state.world_tasks(world)?;
-            let task = tasks
-                .iter()
-                .find(|task| &task.id == task_id)
-                .ok_or_else(|| task_not_found(task_id))?;
-            Some(task.question.clone())
-        }
+        Some(task_id) => Some(state.task(task_id)?.question),
         None => None,
     };
     let created = create_session(
@@ -157,47 +95,23 @@ pub(crate) async fn reset(
             controls: request.controls,
         },
     )
-    .map_err(from_server)?;
+    .map_err(ApiError::from_server)?;
     let observation = match question {
         Some(question) => question,
         None => format!(
             "You are searching world {world}. Use web_search and web_extractor, then answer."
         ),
     };
-    let mut episodes = lock(&state.episodes);
-    let id = format!("e{}-{}", episodes.n_created, created.session);
-    episodes.n_created += 1;
-    let episode = Episode {
-        id: id.clone(),
-        world,
-        seed: request.seed,
-        task_id: request.task_id,
-        session: created.session,
-        n_steps: 0,
-        done: false,
-        reward: None,
-    };
-    episodes.by_id.insert(id.clone(), episode);
-    episodes.order.push_back(id.clone());
-    while episodes.order.len() > MAX_EPISODES {
-        if let Some(oldest) = episodes.order.pop_front() {
-            episodes.by_id.remove(&oldest);
-        }
-    }
+    let id = state
+        .episodes
+        .lock()
+        .insert(world, request.seed, request.task_id, created.session);
     Ok(Json(json!({
         "episode_id": id,
         "observation": observation,
         "reward": null,
         "done": false,
     })))
-}
-
-fn task_not_found(task_id: &str) -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "task_not_found",
-        format!("no task `{task_id}`"),
-    )
 }
 
 #[derive(Debug, Deserialize)]
@@ -212,22 +126,23 @@ pub(crate) async fn step(
     State(state): State<AdminState>,
     body: Result<Json<StepRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Json(request) = body.map_err(|error| bad_request(error.body_text()))?;
+    let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
     let Value::Object(mut action) = request.action else {
-        return Err(bad_request("`action` must be an object with a `tool`"));
+        return Err(ApiError::bad_request(
+            "`action` must be an object with a `tool`",
+        ));
     };
     let tool = match action.remove("tool") {
         Some(Value::String(tool)) => tool,
-        _ => return Err(bad_request("`action.tool` must be a string")),
+        _ => return Err(ApiError::bad_request("`action.tool` must be a string")),
     };
-    let episode = {
-        let episodes = lock(&state.episodes);
-        let episode = episodes
-            .by_id
-            .get(&request.episode_id)
-            .ok_or_else(|| episode_not_found(&request.episode_id))?;
-        episode.clone()
-    };
+    let episode = state
+        .episodes
+        .lock()
+        .by_id
+        .get(&request.episode_id)
+        .cloned()
+        .ok_or_else(|| episode_not_found(&request.episode_id))?;
     if episode.done {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -237,56 +152,74 @@ pub(crate) async fn step(
     }
     let answer = match tool.as_str() {
         tools::WEB_SEARCH | tools::WEB_EXTRACTOR => {
-            let called = tools::call_tool(
-                &state.search,
-                &episode.session,
-                &tool,
-                Value::Object(action),
-            )
-            .await;
-            match called {
-                Ok(output) => json!({
-                    "observation": output.text,
-                    "reward": 0.0,
-                    "done": false,
-                    "info": {"result": output.structured},
-                }),
-                Err(error) if error.code == fabula_server::ErrorCode::BadRequest => {
-                    return Err(from_server(error));
-                }
-                Err(error) => json!({
-                    "observation": tools::error_text(&error),
-                    "reward": 0.0,
-                    "done": false,
-                    "info": tools::error_json(&error),
-                }),
-            }
+            call_tool(&state, &episode, &tool, action).await?
         }
         "answer" => {
             let Some(answer) = action.remove("answer") else {
-                return Err(bad_request("an `answer` action needs `answer`"));
+                return Err(ApiError::bad_request("an `answer` action needs `answer`"));
             };
             if let Some(key) = action.keys().next() {
-                return Err(bad_request(format!("unknown field `{key}` in the action")));
+                return Err(ApiError::bad_request(format!(
+                    "unknown field `{key}` in the action"
+                )));
             }
             score_answer(&state, &episode, &answer)?
         }
         other => {
-            return Err(bad_request(format!(
+            return Err(ApiError::bad_request(format!(
                 "unknown tool `{other}`: use `web_search`, `web_extractor` or `answer`"
             )));
         }
     };
-    let mut episodes = lock(&state.episodes);
-    let Some(stored) = episodes.by_id.get_mut(&episode.id) else {
-        return Err(episode_not_found(&episode.id));
+    record_step(&mut state.episodes.lock(), &episode.id, &answer)?;
+    Ok(Json(answer))
+}
+
+/// Runs a search or extract in the episode's session. A failure under the session's controls is
+/// an observation; only a bad request is an HTTP error.
+async fn call_tool(
+    state: &AdminState,
+    episode: &Episode,
+    tool: &str,
+    arguments: Map<String, Value>,
+) -> Result<Value, ApiError> {
+    let called = tools::call_tool(
+        &state.search,
+        &episode.session,
+        tool,
+        Value::Object(arguments),
+    )
+    .await;
+    match called {
+        Ok(output) => Ok(json!({
+            "observation": output.text,
+            "reward": 0.0,
+            "done": false,
+            "info": {"result": output.structured},
+        })),
+        Err(error) if error.code == fabula_server::ErrorCode::BadRequest => {
+            Err(ApiError::from_server(error))
+        }
+        Err(error) => Ok(json!({
+            "observation": tools::error_text(&error),
+            "reward": 0.0,
+            "done": false,
+            "info": tools::error_json(&error),
+        })),
+    }
+}
+
+/// Counts a step and, when it ended the episode, keeps the reward.
+fn record_step(episodes: &mut Episodes, episode_id: &str, answer: &Value) -> Result<(), ApiError> {
+    let Some(stored) = episodes.by_id.get_mut(episode_id) else {
+        return Err(episode_not_found(episode_id));
     };
     stored.n_steps += 1;
     if answer["done"] == json!(true) {
         stored.done = true;
         stored.reward = answer["reward"].as_f64();
     }
-    Ok(Json(answer))
+    Ok(())
 }
 
 /// Scores an answer against the episode's task, as `POST /admin/score` does.
@@ -299,17 +232,8 @@ fn score_answer(state: &AdminState, episode: &Episode, answer: &Value) -> Result
             "info": {},
         }));
     };
-    let tasks = state.world_tasks(episode.world)?;
-    let task = tasks
-        .iter()
-        .find(|task| &task.id == task_id)
-        .ok_or_else(|| task_not_found(task_id))?;
-    let gold = Gold::from_json(&task.answer).map_err(|e| ApiError::internal(&e.to_string()))?;
-    let prediction = match answer {
-        Value::String(text) => Prediction::from_text(text),
-        other => Prediction::from_json(other),
-    };
-    let score = fabula_score::score(&gold, &prediction);
+    let task = state.task(task_id)?;
+    let score = task.score(answer)?;
     let reward = score.reward();
     Ok(json!({
         "observation": format!("Answer recorded for task {task_id}; reward {reward:.3}."),
@@ -330,8 +254,8 @@ pub(crate) async fn get_state(
     State(state): State<AdminState>,
     query: Result<Query<StateQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let Query(query) = query.map_err(|error| bad_request(error.body_text()))?;
-    let episodes = lock(&state.episodes);
+    let Query(query) = query.map_err(|error| ApiError::bad_request(error.body_text()))?;
+    let episodes = state.episodes.lock();
     match query.episode_id {
         Some(id) => {
             let episode = episodes

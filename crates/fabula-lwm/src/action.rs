@@ -1,5 +1,7 @@
 //! Agent actions (`web_search`, `web_extractor`) and the session's control instruction.
 
+use fabula_file::Hiding;
+
 /// One tool call of the agent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -42,29 +44,6 @@ impl Action {
 
 fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// How much of a page's detail a search snippet may show; mirrors the search crate's levels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Hiding {
-    /// Snippets may state anything the page states.
-    None,
-    /// Snippets hide every number, year, date and related-entity name (and any word with a digit).
-    #[default]
-    Partial,
-    /// Snippets state only the title and a generic description.
-    Strict,
-}
-
-impl Hiding {
-    /// The level's lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Hiding::None => "none",
-            Hiding::Partial => "partial",
-            Hiding::Strict => "strict",
-        }
-    }
 }
 
 /// The session's control instruction for one observation.

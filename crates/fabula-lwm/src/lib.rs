@@ -53,13 +53,15 @@ mod model;
 mod parse;
 mod prompt;
 mod render;
+mod replay;
 mod samples;
 mod tiny;
 mod verify;
 mod view;
 
-pub use action::{Action, Controls, Hiding};
+pub use action::{Action, Controls};
 pub use error::{Error, Result};
+pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
 pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
 pub use metrics::{Counters, CountersSnapshot, prometheus_text};
 pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
@@ -69,7 +71,8 @@ pub use render::{
     ExtractRequest, Generator, Observation, RenderConfig, RenderedBy, Renderer, SearchRequest,
     Session,
 };
+pub use replay::{Observe, replay_session};
 pub use samples::{LwmSample, LwmTurn, lwm_samples, samples_jsonl};
 pub use tiny::{TINY_SPECIAL_TOKENS, write_tiny};
 pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};
-pub use view::{Fact, FactKind, MemoryWorld, PageView, WorldView};
+pub use view::{MemoryWorld, WorldView};

@@ -8,10 +8,13 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Serde, Value};
 use serde::Serialize;
 
-use crate::action::{Action, Controls, Hiding};
+use fabula_file::{Hiding, Page};
+
+use crate::action::{Action, Controls};
 use crate::error::Result;
 use crate::parse::SearchSection;
-use crate::view::{FactKind, PageView, WorldView};
+
+use crate::view::WorldView;
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../../templates/prompts/lwm_system.jinja");
 const SEARCH_TEMPLATE: &str = include_str!("../../../templates/prompts/lwm_search.jinja");
@@ -97,14 +100,14 @@ struct SectionRecord<'a> {
 }
 
 /// The facts of a page as compact records, without repeats.
-fn fact_records(page: &PageView) -> Vec<FactRecord<'_>> {
+fn fact_records(page: &Page) -> Vec<FactRecord<'_>> {
     let mut records: Vec<FactRecord<'_>> = Vec::new();
     for fact in &page.facts {
         if records.iter().any(|r| r.shown == fact.shown) {
             continue;
         }
         records.push(FactRecord {
-            kind: fact.kind.as_str(),
+            kind: fact.value_kind.as_str(),
             shown: &fact.shown,
         });
     }
@@ -112,15 +115,12 @@ fn fact_records(page: &PageView) -> Vec<FactRecord<'_>> {
 }
 
 /// The fact values that `hiding` keeps out of snippets.
-fn hidden_values(page: &PageView, hiding: Hiding) -> Vec<&str> {
+fn hidden_values(page: &Page, hiding: Hiding) -> Vec<&str> {
     let mut hidden: Vec<&str> = Vec::new();
     for fact in &page.facts {
         let hides = match hiding {
             Hiding::None => false,
-            Hiding::Partial => matches!(
-                fact.kind,
-                FactKind::Number | FactKind::Year | FactKind::Date | FactKind::Entity
-            ),
+            Hiding::Partial => fact.value_kind.is_hidden_by_partial(),
             Hiding::Strict => fact.shown != page.title,
         };
         if hides && !hidden.contains(&fact.shown.as_str()) {
@@ -188,7 +188,7 @@ pub fn search_prompt(
     sections: &[SearchSection],
     config: &PromptConfig,
 ) -> Result<String> {
-    let pages: Vec<Vec<(usize, PageView)>> = sections
+    let pages: Vec<Vec<(usize, Page)>> = sections
         .iter()
         .map(|section| {
             section
@@ -214,8 +214,8 @@ pub fn search_prompt(
                     rank: *rank,
                     url: &page.url,
                     title: &page.title,
-                    kind: &page.kind,
-                    date: page.date.as_deref().unwrap_or("N/A"),
+                    kind: page.kind.as_str(),
+                    date: page.published.as_deref().unwrap_or("N/A"),
                     facts: fact_records(page),
                     hidden: hidden_values(page, controls.hiding),
                     excerpt: cut(
@@ -262,8 +262,8 @@ pub fn extract_prompt(
     let record = page.as_deref().map(|page| PageRecord {
         url: &page.url,
         title: &page.title,
-        kind: &page.kind,
-        date: page.date.as_deref().unwrap_or("N/A"),
+        kind: page.kind.as_str(),
+        date: page.published.as_deref().unwrap_or("N/A"),
         facts: fact_records(page),
         body: cut(&page.body, config.max_body_chars),
     });

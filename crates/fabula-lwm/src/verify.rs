@@ -9,9 +9,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::action::Hiding;
+use fabula_file::{Hiding, Page};
+use fabula_score::date::month_number;
+
 use crate::parse::{ParsedPage, SearchSection, parse_page, parse_search};
-use crate::view::{FactKind, PageView, WorldView};
+
+use crate::view::WorldView;
 
 /// Why a rendered observation was rejected and the template text used instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -95,12 +98,12 @@ pub fn verify_search(
                 ),
             );
         }
-        if !same_date(block.date.as_deref(), page.date.as_deref()) {
+        if !same_date(block.date.as_deref(), page.published.as_deref()) {
             return reject(
                 FallbackReason::ContradictsWorld,
                 format!(
                     "{}: date {:?}, page says {:?}",
-                    block.url, block.date, page.date
+                    block.url, block.date, page.published
                 ),
             );
         }
@@ -177,7 +180,7 @@ fn same_date(stated: Option<&str>, page: Option<&str>) -> bool {
 }
 
 /// The first value the hiding level hides that appears in `snippet`.
-fn leaked_value(snippet: &str, page: &PageView, hiding: Hiding) -> Option<String> {
+fn leaked_value(snippet: &str, page: &Page, hiding: Hiding) -> Option<String> {
     if hiding == Hiding::None {
         return None;
     }
@@ -194,10 +197,7 @@ fn leaked_value(snippet: &str, page: &PageView, hiding: Hiding) -> Option<String
         .filter(|fact| !fact.shown.trim().is_empty())
         .filter(|fact| match hiding {
             Hiding::None => false,
-            Hiding::Partial => matches!(
-                fact.kind,
-                FactKind::Number | FactKind::Year | FactKind::Date | FactKind::Entity
-            ),
+            Hiding::Partial => fact.value_kind.is_hidden_by_partial(),
             // Strict snippets may name the page's subject, which its title states anyway.
             Hiding::Strict => !contains_value(&title, &fact.shown.to_lowercase()),
         })
@@ -241,10 +241,10 @@ impl Known {
         known
     }
 
-    fn of_page(page: &PageView) -> Known {
+    fn of_page(page: &Page) -> Known {
         let mut known = Known::of_text(&page.title);
         known.add(&page.body);
-        if let Some(date) = &page.date {
+        if let Some(date) = &page.published {
             known.add(date);
         }
         for fact in &page.facts {
@@ -292,7 +292,7 @@ impl Known {
                     let lower = token.text.to_lowercase();
                     if !self.words.contains(&lower)
                         && !COMMON_CAPITALISED.contains(&lower.as_str())
-                        && !MONTHS.contains(&lower.as_str())
+                        && month_number(&lower).is_none()
                     {
                         return Err(format!("name {:?} is not on the page", token.text));
                     }
@@ -373,29 +373,6 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
     out
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
-fn month_of(word: &str) -> Option<u32> {
-    let lower = word.to_lowercase();
-    MONTHS
-        .iter()
-        .position(|m| *m == lower || (lower.len() == 3 && m.starts_with(&lower)))
-        .map(|idx| idx as u32 + 1)
-}
-
 /// A full date as (year, month, day).
 type Date = (u32, u32, u32);
 
@@ -421,7 +398,7 @@ fn date_spans(tokens: &[Token<'_>]) -> Vec<(Date, std::ops::Range<usize>)> {
         tokens
             .get(idx)
             .filter(|t| t.kind == TokenKind::Word)
-            .and_then(|t| month_of(t.text))
+            .and_then(|t| month_number(&t.text.to_lowercase()))
     };
     let valid = |y: u32, m: u32, d: u32| (1..=12).contains(&m) && (1..=31).contains(&d) && y > 0;
     let mut dates = Vec::new();

@@ -3,66 +3,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// The kind of a value a page states, as `fabula_page_facts.value_kind` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FactKind {
-    Number,
-    Year,
-    Date,
-    /// A reference to another entity, by name.
-    Entity,
-    Text,
-    /// The page's own entity's name.
-    Name,
-}
-
-impl FactKind {
-    /// Parses a `value_kind` column value.
-    pub fn parse(text: &str) -> Option<FactKind> {
-        match text {
-            "number" => Some(FactKind::Number),
-            "year" => Some(FactKind::Year),
-            "date" => Some(FactKind::Date),
-            "entity" => Some(FactKind::Entity),
-            "text" => Some(FactKind::Text),
-            "name" => Some(FactKind::Name),
-            _ => None,
-        }
-    }
-
-    /// The `value_kind` column value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FactKind::Number => "number",
-            FactKind::Year => "year",
-            FactKind::Date => "date",
-            FactKind::Entity => "entity",
-            FactKind::Text => "text",
-            FactKind::Name => "name",
-        }
-    }
-}
-
-/// One value a page states: the exact text the page uses for it, and its kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fact {
-    pub shown: String,
-    pub kind: FactKind,
-}
-
-/// One page of a world, as the renderer sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageView {
-    pub url: String,
-    pub title: String,
-    /// `entity`, `list`, `category`, `news` or `history`.
-    pub kind: String,
-    /// The published date `YYYY-MM-DD`; None for reference pages.
-    pub date: Option<String>,
-    /// The page's whole Markdown.
-    pub body: String,
-    pub facts: Vec<Fact>,
-}
+use fabula_file::Page;
 
 /// Read access to one world's pages.
 ///
@@ -72,7 +13,7 @@ pub trait WorldView {
     /// The world's id, part of every cache key.
     fn world_id(&self) -> &str;
     /// The page at `url`, if the world has one.
-    fn page(&self, url: &str) -> Option<Cow<'_, PageView>>;
+    fn page(&self, url: &str) -> Option<Cow<'_, Page>>;
     /// Whether the world has a page at `url`.
     fn has_page(&self, url: &str) -> bool {
         self.page(url).is_some()
@@ -83,7 +24,7 @@ pub trait WorldView {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryWorld {
     pub world_id: String,
-    pub pages: BTreeMap<String, PageView>,
+    pub pages: BTreeMap<String, Page>,
 }
 
 impl MemoryWorld {
@@ -96,7 +37,7 @@ impl MemoryWorld {
     }
 
     /// Adds or replaces a page.
-    pub fn insert(&mut self, page: PageView) {
+    pub fn insert(&mut self, page: Page) {
         self.pages.insert(page.url.clone(), page);
     }
 }
@@ -106,7 +47,7 @@ impl WorldView for MemoryWorld {
         &self.world_id
     }
 
-    fn page(&self, url: &str) -> Option<Cow<'_, PageView>> {
+    fn page(&self, url: &str) -> Option<Cow<'_, Page>> {
         self.pages.get(url).map(Cow::Borrowed)
     }
 }

@@ -4,10 +4,11 @@
 use rand::RngExt;
 use serde::Serialize;
 
+use fabula_world::model::{AllianceMembership, Event, Membership, Organisation, Tenure, Work};
 use fabula_world::records::PageRecord;
 use fabula_world::schema::TableRole;
 
-use crate::draft::{Ctx, Draft};
+use crate::draft::{Ctx, Draft, fmt_date};
 use crate::phrases::say;
 use crate::templates;
 
@@ -62,131 +63,21 @@ pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
 /// Renders the news articles and the yearbooks.
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     let w = ctx.world;
-    let theme = &w.theme;
-    let (s, p, o) = (
-        TableRole::Settlement,
-        TableRole::Person,
-        TableRole::Organisation,
-    );
-
     for org in &w.organisations {
-        let title = format!("New {} {} founded", theme.organisation.singular, org.name);
-        let mut d = news_draft(ctx, org.founded, title).about(o, org.id);
-        d.year(ctx, o, org.id, "founded", org.founded);
-        let subject = ctx.link(o, org.id);
-        let place = d.reference(ctx, o, org.id, "home", s, org.home);
-        let founder = d.reference(ctx, o, org.id, "founder", p, org.founder);
-        let category = d.text(ctx, o, org.id, "category", &org.category);
-        let f = w.person(org.founder);
-        let occupation = d.text(ctx, p, f.id, "occupation", &f.occupation);
-        let paragraphs = vec![
-            say(
-                ctx.rng,
-                "news_founding",
-                &[
-                    ("subject", &subject),
-                    ("kind", &theme.organisation.singular),
-                    ("place", &place),
-                    ("object", &founder),
-                ],
-            ),
-            format!(
-                "The founder, a {occupation}, says the new {} will work in {category}.",
-                theme.organisation.singular
-            ),
-        ];
-        pages.push(news(ctx, d, paragraphs));
+        pages.push(founding_news(ctx, org));
     }
-
     for work in &w.works {
-        let wr = TableRole::Work;
-        let verb = theme.work.verb.clone().unwrap_or_default();
-        let title = format!("{} {verb}", work.name);
-        let mut d = news_draft(ctx, work.year, title).about(wr, work.id);
-        d.year(ctx, wr, work.id, "year", work.year);
-        let org = d.reference(ctx, wr, work.id, "organisation", o, work.organisation);
-        let subject = ctx.link(wr, work.id);
-        let mut paragraphs = vec![say(
-            ctx.rng,
-            "news_work",
-            &[
-                ("subject", &subject),
-                ("object", &org),
-                ("verb", &verb),
-                ("kind", &theme.work.singular),
-            ],
-        )];
-        if let Some(extra) = theme.work.extras.first() {
-            let value = d.extra(ctx, wr, work.id, 0, work.extras[0]);
-            paragraphs.push(format!("Its {} is {value}.", extra.label));
-        }
-        pages.push(news(ctx, d, paragraphs));
+        pages.push(work_news(ctx, work));
     }
-
-    for t in &w.tenures {
-        let tr = TableRole::Tenure;
-        let org_name = &w.organisation(t.organisation).name;
-        let title = format!("{org_name} names a new {}", t.seat);
-        let mut d = news_draft(ctx, t.start, title).about(o, t.organisation);
-        d.year(ctx, tr, t.id, "start_year", t.start);
-        let person = d.reference(ctx, tr, t.id, "person", p, t.person);
-        let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
-        let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
-        let holder = w.person(t.person);
-        let born = d.year(ctx, p, holder.id, "birth_year", holder.birth_year);
-        let place = d.reference(ctx, p, holder.id, "birthplace", s, holder.birthplace);
-        let paragraphs = vec![
-            say(
-                ctx.rng,
-                "news_appointment",
-                &[("subject", &person), ("object", &org), ("seat", &seat)],
-            ),
-            format!("The new {seat} was born in {place} in {born}."),
-        ];
-        pages.push(news(ctx, d, paragraphs));
+    for tenure in &w.tenures {
+        pages.push(appointment_news(ctx, tenure));
     }
-
     for event in &w.events {
-        let er = TableRole::Event;
-        let title = format!("{} draws the crowds", event.name);
-        let mut d = news_draft(ctx, event.year, title).about(er, event.id);
-        d.year(ctx, er, event.id, "year", event.year);
-        let place = d.reference(ctx, er, event.id, "host", s, event.host);
-        let subject = ctx.link(er, event.id);
-        let mut paragraphs = vec![say(
-            ctx.rng,
-            "news_event",
-            &[("subject", &subject), ("place", &place)],
-        )];
-        if let Some(winner) = w
-            .participations
-            .iter()
-            .find(|x| x.event == event.id && x.result == 1)
-        {
-            let pr = TableRole::Participation;
-            d.reference(ctx, pr, winner.id, "event", er, event.id);
-            let org = d.reference(ctx, pr, winner.id, "organisation", o, winner.organisation);
-            paragraphs.push(format!("{org} finished first."));
-        }
-        pages.push(news(ctx, d, paragraphs));
+        pages.push(event_news(ctx, event));
     }
-
     for m in &w.alliance_memberships {
-        let mr = TableRole::AllianceMembership;
-        let org_name = &w.organisation(m.organisation).name;
-        let title = format!("{org_name} joins a {}", theme.alliance.singular);
-        let mut d = news_draft(ctx, m.start, title).about(o, m.organisation);
-        d.year(ctx, mr, m.id, "start_year", m.start);
-        let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-        let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
-        let paragraphs = vec![say(
-            ctx.rng,
-            "news_alliance",
-            &[("subject", &alliance), ("object", &org)],
-        )];
-        pages.push(news(ctx, d, paragraphs));
+        pages.push(alliance_news(ctx, m));
     }
-
     // Membership news: a share of the joinings, more when the world would otherwise have few pages.
     let share = if pages.len() + w.memberships.len() / 2 < 330 {
         1.0
@@ -194,93 +85,181 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
         0.5
     };
     for m in &w.memberships {
-        if !ctx.rng.random_bool(share) {
-            continue;
+        if ctx.rng.random_bool(share) {
+            pages.push(membership_news(ctx, m));
         }
-        let mr = TableRole::Membership;
-        let person_name = &w.person(m.person).name;
-        let title = format!("{person_name} joins as {}", m.role);
-        let mut d = news_draft(ctx, m.joined, title).about(p, m.person);
-        d.year(ctx, mr, m.id, "joined", m.joined);
-        let person = d.reference(ctx, mr, m.id, "person", p, m.person);
-        let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-        let role = d.text(ctx, mr, m.id, "member_role", &m.role);
-        let occupation = d.text(
-            ctx,
-            p,
-            m.person,
-            "occupation",
-            &w.person(m.person).occupation,
-        );
-        let paragraphs = vec![format!(
-            "{person}, a {occupation}, has joined {org} as {role}."
-        )];
-        pages.push(news(ctx, d, paragraphs));
     }
-
     // Yearbooks every 8 to 20 years over the last century or so, each true at its date.
     let mut year = (w.present_year - ctx.rng.random_range(90..=130)).max(w.earliest_year + 20);
     while year < w.present_year {
-        render_yearbook(ctx, pages, year);
+        pages.push(yearbook(ctx, year));
         year += ctx.rng.random_range(8..=20);
     }
 }
 
-fn render_yearbook(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, year: i64) {
+fn founding_news(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
     let w = ctx.world;
-    let theme = &w.theme;
-    let o = TableRole::Organisation;
+    let kind = &w.theme.organisation.singular;
+    let (p, o) = (TableRole::Person, TableRole::Organisation);
+    let title = format!("New {kind} {} founded", org.name);
+    let mut d = news_draft(ctx, org.founded, title).about(o, org.id);
+    d.year(ctx, o, org.id, "founded", org.founded);
+    let subject = ctx.link(o, org.id);
+    let place = d.reference(ctx, o, org.id, "home", TableRole::Settlement, org.home);
+    let founder = d.reference(ctx, o, org.id, "founder", p, org.founder);
+    let category = d.text(ctx, o, org.id, "category", &org.category);
+    let f = w.person(org.founder);
+    let occupation = d.text(ctx, p, f.id, "occupation", &f.occupation);
+    let paragraphs = vec![
+        say(
+            ctx.rng,
+            "news_founding",
+            &[
+                ("subject", &subject),
+                ("kind", kind),
+                ("place", &place),
+                ("object", &founder),
+            ],
+        ),
+        format!("The founder, a {occupation}, says the new {kind} will work in {category}."),
+    ];
+    news(ctx, d, paragraphs)
+}
+
+fn work_news(ctx: &mut Ctx, work: &Work) -> PageRecord {
+    let theme = &ctx.world.theme;
+    let (wr, o) = (TableRole::Work, TableRole::Organisation);
+    let verb = theme.work.verb.clone().unwrap_or_default();
+    let title = format!("{} {verb}", work.name);
+    let mut d = news_draft(ctx, work.year, title).about(wr, work.id);
+    d.year(ctx, wr, work.id, "year", work.year);
+    let org = d.reference(ctx, wr, work.id, "organisation", o, work.organisation);
+    let subject = ctx.link(wr, work.id);
+    let mut paragraphs = vec![say(
+        ctx.rng,
+        "news_work",
+        &[
+            ("subject", &subject),
+            ("object", &org),
+            ("verb", &verb),
+            ("kind", &theme.work.singular),
+        ],
+    )];
+    if let Some(extra) = theme.work.extras.first() {
+        let value = d.extra(ctx, wr, work.id, 0, work.extras[0]);
+        paragraphs.push(format!("Its {} is {value}.", extra.label));
+    }
+    news(ctx, d, paragraphs)
+}
+
+fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> PageRecord {
+    let w = ctx.world;
+    let (tr, p, o) = (
+        TableRole::Tenure,
+        TableRole::Person,
+        TableRole::Organisation,
+    );
+    let org_name = &w.organisation(t.organisation).name;
+    let title = format!("{org_name} names a new {}", t.seat);
+    let mut d = news_draft(ctx, t.start, title).about(o, t.organisation);
+    d.year(ctx, tr, t.id, "start_year", t.start);
+    let person = d.reference(ctx, tr, t.id, "person", p, t.person);
+    let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
+    let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
+    let holder = w.person(t.person);
+    let born = d.year(ctx, p, holder.id, "birth_year", holder.birth_year);
+    let s = TableRole::Settlement;
+    let place = d.reference(ctx, p, holder.id, "birthplace", s, holder.birthplace);
+    let paragraphs = vec![
+        say(
+            ctx.rng,
+            "news_appointment",
+            &[("subject", &person), ("object", &org), ("seat", &seat)],
+        ),
+        format!("The new {seat} was born in {place} in {born}."),
+    ];
+    news(ctx, d, paragraphs)
+}
+
+fn event_news(ctx: &mut Ctx, event: &Event) -> PageRecord {
+    let w = ctx.world;
+    let er = TableRole::Event;
+    let title = format!("{} draws the crowds", event.name);
+    let mut d = news_draft(ctx, event.year, title).about(er, event.id);
+    d.year(ctx, er, event.id, "year", event.year);
+    let place = d.reference(ctx, er, event.id, "host", TableRole::Settlement, event.host);
+    let subject = ctx.link(er, event.id);
+    let mut paragraphs = vec![say(
+        ctx.rng,
+        "news_event",
+        &[("subject", &subject), ("place", &place)],
+    )];
+    let winner = w
+        .participations
+        .iter()
+        .find(|x| x.event == event.id && x.result == 1);
+    if let Some(winner) = winner {
+        let pr = TableRole::Participation;
+        d.reference(ctx, pr, winner.id, "event", er, event.id);
+        let o = TableRole::Organisation;
+        let org = d.reference(ctx, pr, winner.id, "organisation", o, winner.organisation);
+        paragraphs.push(format!("{org} finished first."));
+    }
+    news(ctx, d, paragraphs)
+}
+
+fn alliance_news(ctx: &mut Ctx, m: &AllianceMembership) -> PageRecord {
+    let w = ctx.world;
+    let (mr, o) = (TableRole::AllianceMembership, TableRole::Organisation);
+    let org_name = &w.organisation(m.organisation).name;
+    let title = format!("{org_name} joins a {}", w.theme.alliance.singular);
+    let mut d = news_draft(ctx, m.start, title).about(o, m.organisation);
+    d.year(ctx, mr, m.id, "start_year", m.start);
+    let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
+    let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
+    let paragraphs = vec![say(
+        ctx.rng,
+        "news_alliance",
+        &[("subject", &alliance), ("object", &org)],
+    )];
+    news(ctx, d, paragraphs)
+}
+
+fn membership_news(ctx: &mut Ctx, m: &Membership) -> PageRecord {
+    let (mr, p, o) = (
+        TableRole::Membership,
+        TableRole::Person,
+        TableRole::Organisation,
+    );
+    let member = ctx.world.person(m.person);
+    let title = format!("{} joins as {}", member.name, m.role);
+    let mut d = news_draft(ctx, m.joined, title).about(p, m.person);
+    d.year(ctx, mr, m.id, "joined", m.joined);
+    let person = d.reference(ctx, mr, m.id, "person", p, m.person);
+    let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
+    let role = d.text(ctx, mr, m.id, "member_role", &m.role);
+    let occupation = d.text(ctx, p, m.person, "occupation", &member.occupation);
+    let paragraphs = vec![format!(
+        "{person}, a {occupation}, has joined {org} as {role}."
+    )];
+    news(ctx, d, paragraphs)
+}
+
+/// The yearbook of `year`: who held which seat, who belonged to which alliance, what was founded.
+fn yearbook(ctx: &mut Ctx, year: i64) -> PageRecord {
+    let w = ctx.world;
     let title = format!("{} yearbook {year}", w.name);
     let url = ctx.sites.archive_url(year);
-    let date = crate::draft::fmt_date(year, 12, 31);
+    let date = fmt_date(year, 12, 31);
     let mut d = Draft::new(url, title.clone(), "history", Some(date.clone()));
     let mut sections = Vec::new();
-    let mut lines = Vec::new();
-    for t in w
-        .tenures
-        .iter()
-        .filter(|t| holds_at_end_of(year, t.start, t.end))
-    {
-        let tr = TableRole::Tenure;
-        let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
-        let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
-        let person = d.reference(ctx, tr, t.id, "person", TableRole::Person, t.person);
-        lines.push(format!("{seat} of {org}: {person}"));
-    }
-    if !lines.is_empty() {
-        sections.push(HistorySection {
-            heading: "Office holders".into(),
-            lines,
-        });
-    }
-    let mut lines = Vec::new();
-    for m in w
-        .alliance_memberships
-        .iter()
-        .filter(|m| holds_at_end_of(year, m.start, m.end))
-    {
-        let mr = TableRole::AllianceMembership;
-        let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-        let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
-        lines.push(format!("{org} belonged to {alliance}"));
-    }
-    if !lines.is_empty() {
-        sections.push(HistorySection {
-            heading: crate::phrases::upper_first(&theme.alliance.plural),
-            lines,
-        });
-    }
-    let mut lines = Vec::new();
-    for org in w.organisations.iter().filter(|x| x.founded == year) {
-        d.year(ctx, o, org.id, "founded", org.founded);
-        lines.push(format!("{} was founded", ctx.link(o, org.id)));
-    }
-    if !lines.is_empty() {
-        sections.push(HistorySection {
-            heading: "Founded this year".into(),
-            lines,
-        });
-    }
+    let lines = office_holder_lines(&mut d, ctx, year);
+    push_section(&mut sections, "Office holders".into(), lines);
+    let lines = alliance_lines(&mut d, ctx, year);
+    let heading = crate::phrases::upper_first(&w.theme.alliance.plural);
+    push_section(&mut sections, heading, lines);
+    let lines = founded_lines(&mut d, ctx, year);
+    push_section(&mut sections, "Founded this year".into(), lines);
     let intro = format!(
         "The state of {} as of 31 December {year}, as recorded by the archive.",
         w.name
@@ -294,5 +273,210 @@ fn render_yearbook(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, year: i64) {
             sections,
         },
     );
-    pages.push(d.finish(body));
+    d.finish(body)
+}
+
+/// Adds a yearbook section unless it has no lines.
+fn push_section(sections: &mut Vec<HistorySection>, heading: String, lines: Vec<String>) {
+    if !lines.is_empty() {
+        sections.push(HistorySection { heading, lines });
+    }
+}
+
+/// "Seat of Organisation: Person" for every seat held at the end of `year`.
+fn office_holder_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
+    let (tr, p, o) = (
+        TableRole::Tenure,
+        TableRole::Person,
+        TableRole::Organisation,
+    );
+    ctx.world
+        .tenures
+        .iter()
+        .filter(|t| holds_at_end_of(year, t.start, t.end))
+        .map(|t| {
+            let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
+            let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
+            let person = d.reference(ctx, tr, t.id, "person", p, t.person);
+            format!("{seat} of {org}: {person}")
+        })
+        .collect()
+}
+
+/// "Organisation belonged to Alliance" for every alliance membership at the end of `year`.
+fn alliance_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
+    let (mr, o) = (TableRole::AllianceMembership, TableRole::Organisation);
+    ctx.world
+        .alliance_memberships
+        .iter()
+        .filter(|m| holds_at_end_of(year, m.start, m.end))
+        .map(|m| {
+            let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
+            let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
+            format!("{org} belonged to {alliance}")
+        })
+        .collect()
+}
+
+/// "Organisation was founded" for every organisation founded in `year`.
+fn founded_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
+    let o = TableRole::Organisation;
+    ctx.world
+        .organisations
+        .iter()
+        .filter(|x| x.founded == year)
+        .map(|org| {
+            d.year(ctx, o, org.id, "founded", org.founded);
+            format!("{} was founded", ctx.link(o, org.id))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use fabula_world::records::PageRecord;
+    use fabula_world::schema::{self, TableRole, Value};
+    use fabula_world::{World, generate_world, theme};
+
+    use crate::draft::with_ctx;
+
+    use TableRole::*;
+
+    fn render_world(seed: u64, world_id: u32) -> (World, Vec<PageRecord>, String) {
+        let world = generate_world(seed, world_id, &theme::all().unwrap());
+        let (pages, news_name) = with_ctx(&world, |ctx| {
+            let mut pages = Vec::new();
+            super::render(ctx, &mut pages);
+            (pages, ctx.sites.news_name.clone())
+        });
+        (world, pages, news_name)
+    }
+
+    /// Renders the dated pages of world (`seed`, `world_id`) and checks that every row of `role`
+    /// has exactly one news article, which states the row's `year_role` cell and is published
+    /// in that year under the news site's dateline, and that every page shows the text of every
+    /// fact it records.
+    fn check(seed: u64, world_id: u32, role: TableRole, year_role: &str) {
+        let (world, pages, news_name) = render_world(seed, world_id);
+        let layout = schema::layout(&world);
+        let table = layout.table(role);
+        let year_column = table.column(year_role);
+        let at = table
+            .columns
+            .iter()
+            .position(|c| c.name == year_column.name)
+            .expect("the year column is in the table");
+        let rows = schema::table_rows(&world, role);
+        assert!(!rows.is_empty(), "world has no {} rows", table.name);
+        for page in &pages {
+            for f in &page.facts {
+                assert!(
+                    page.body.contains(&f.shown),
+                    "{} lacks {:?}",
+                    page.url,
+                    f.shown
+                );
+            }
+        }
+        for row in rows {
+            let (Value::Int(id), Value::Int(year)) = (&row[0], &row[at]) else {
+                panic!("{row:?} has no year")
+            };
+            let news: Vec<_> = pages
+                .iter()
+                .filter(|p| p.kind == "news")
+                .filter(|p| {
+                    p.facts.iter().any(|f| {
+                        (&f.table, f.row_id, &f.column) == (&table.name, *id, &year_column.name)
+                    })
+                })
+                .collect();
+            let [page] = news[..] else {
+                panic!("{}#{id} is in {} news articles", table.name, news.len())
+            };
+            let date = page.published.as_deref().expect("news is dated");
+            assert!(
+                date.starts_with(&format!("{year:04}-")),
+                "{date} for {year}"
+            );
+            assert!(page.url.contains(&date.replace('-', "/")), "{}", page.url);
+            let dateline = format!("*{news_name}, {date}*");
+            assert!(
+                page.body.contains(&dateline),
+                "{} lacks {dateline}",
+                page.url
+            );
+        }
+    }
+
+    #[test]
+    fn every_organisation_has_founding_news() {
+        check(1, 0, Organisation, "founded");
+    }
+
+    #[test]
+    fn every_work_has_launch_news() {
+        check(1, 2, Work, "year");
+    }
+
+    #[test]
+    fn every_tenure_has_appointment_news() {
+        check(1, 3, Tenure, "start_year");
+    }
+
+    #[test]
+    fn every_event_has_news() {
+        check(2, 0, Event, "year");
+    }
+
+    #[test]
+    fn every_alliance_membership_has_news() {
+        check(3, 2, AllianceMembership, "start_year");
+    }
+
+    #[test]
+    fn every_membership_of_a_small_world_has_news() {
+        check(2, 2, Membership, "joined");
+    }
+
+    #[test]
+    fn yearbooks_state_every_seat_held_at_their_date() {
+        let (world, pages, _) = render_world(3, 4);
+        let tenure_table = schema::layout(&world).table(Tenure).name.clone();
+        let yearbooks: Vec<_> = pages.iter().filter(|p| p.kind == "history").collect();
+        assert!(yearbooks.len() >= 3, "{} yearbooks", yearbooks.len());
+        for page in yearbooks {
+            let date = page.published.as_deref().expect("yearbooks are dated");
+            assert!(date.ends_with("-12-31"), "{date}");
+            let year: i64 = date[..4].parse().unwrap();
+            for t in &world.tenures {
+                let stated = page
+                    .facts
+                    .iter()
+                    .any(|f| f.table == tenure_table && f.row_id == t.id);
+                assert_eq!(
+                    stated,
+                    super::holds_at_end_of(year, t.start, t.end),
+                    "{t:?} in {year}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn holds_at_end_of_counts_the_start_year_but_not_the_end_year() {
+        let cases = [
+            (2000, 2000, None, true),
+            (2000, 2001, None, false),
+            (2000, 1990, Some(2000), false),
+            (2000, 1990, Some(2001), true),
+        ];
+        for (year, start, end, expect) in cases {
+            assert_eq!(
+                super::holds_at_end_of(year, start, end),
+                expect,
+                "{year} {start} {end:?}"
+            );
+        }
+    }
 }

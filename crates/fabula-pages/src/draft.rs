@@ -4,8 +4,8 @@ use rand::RngExt;
 
 use fabula_world::World;
 use fabula_world::records::{Fact, PageRecord, ValueKind};
-use fabula_world::schema::{Layout, TableRole};
-use fabula_world::seed::WorldRng;
+use fabula_world::schema::{self, Layout, TableRole};
+use fabula_world::seed::{self, WorldRng};
 
 use crate::sites::Sites;
 
@@ -15,6 +15,20 @@ pub struct Ctx<'a> {
     pub layout: &'a Layout,
     pub sites: Sites,
     pub rng: &'a mut WorldRng,
+}
+
+/// Runs `f` with a fresh rendering context for `world`: its layout, its sites and its page RNG.
+pub fn with_ctx<R>(world: &World, f: impl FnOnce(&mut Ctx) -> R) -> R {
+    let layout = schema::layout(world);
+    let sites = Sites::new(world);
+    let mut rng = seed::rng(world.master_seed, world.id, "pages");
+    let mut ctx = Ctx {
+        world,
+        layout: &layout,
+        sites,
+        rng: &mut rng,
+    };
+    f(&mut ctx)
 }
 
 /// Formats a count or amount: thousands separated by commas.
@@ -69,6 +83,28 @@ impl Ctx<'_> {
     pub fn column(&self, role: TableRole, column_role: &str) -> &str {
         &self.layout.table(role).column(column_role).name
     }
+}
+
+/// One cell of a table row that states the cells of one domain row, for [`Draft::row`].
+pub enum Cell<'a> {
+    /// A reference to the page subject: recorded as a fact, not shown (the page is about it).
+    Subject(&'static str),
+    /// The row's own name: recorded as a fact, not shown (a [`Cell::Link`] shows it).
+    Name,
+    /// A link to the row's own entity article.
+    Link,
+    /// A reference to another entity, shown as a link.
+    Reference(&'static str, TableRole, i64),
+    /// A word or phrase.
+    Text(&'static str, &'a str),
+    /// A year.
+    Year(&'static str, i64),
+    /// A count or amount.
+    Count(&'static str, i64),
+    /// The `end_year` of a relation, or `present` while it holds.
+    End(Option<i64>),
+    /// Fixed text that states nothing.
+    Plain(&'a str),
 }
 
 /// A page being built.
@@ -223,6 +259,39 @@ impl Draft {
             ctx.name(role, row).to_string(),
             ValueKind::Name,
         )
+    }
+
+    /// States the cells of domain row `row` of `role`, returning the shown ones as a table row.
+    pub fn row(&mut self, ctx: &Ctx, role: TableRole, row: i64, cells: &[Cell]) -> Vec<String> {
+        let mut shown = Vec::new();
+        for cell in cells {
+            match *cell {
+                Cell::Subject(column_role) => {
+                    let (target, target_id) = self.subject.expect("the page has a subject");
+                    self.reference(ctx, role, row, column_role, target, target_id);
+                }
+                Cell::Name => {
+                    self.own_name(ctx, role, row);
+                }
+                Cell::Link => shown.push(ctx.link(role, row)),
+                Cell::Reference(column_role, target, target_id) => {
+                    shown.push(self.reference(ctx, role, row, column_role, target, target_id));
+                }
+                Cell::Text(column_role, text) => {
+                    shown.push(self.text(ctx, role, row, column_role, text));
+                }
+                Cell::Year(column_role, year) => {
+                    shown.push(self.year(ctx, role, row, column_role, year));
+                }
+                Cell::Count(column_role, n) => {
+                    shown.push(self.count(ctx, role, row, column_role, n))
+                }
+                Cell::End(Some(year)) => shown.push(self.year(ctx, role, row, "end_year", year)),
+                Cell::End(None) => shown.push("present".to_string()),
+                Cell::Plain(text) => shown.push(text.to_string()),
+            }
+        }
+        shown
     }
 
     /// Finishes the page with its rendered body.

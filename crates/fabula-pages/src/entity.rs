@@ -2,10 +2,12 @@
 
 use serde::Serialize;
 
+use fabula_world::model::{Alliance, Event, Organisation, Person, Region, Settlement, Work};
 use fabula_world::records::PageRecord;
 use fabula_world::schema::TableRole;
+use fabula_world::theme::EntityShape;
 
-use crate::draft::{Ctx, Draft, fmt_count};
+use crate::draft::{Cell, Ctx, Draft, fmt_count};
 use crate::phrases::say;
 use crate::templates;
 
@@ -52,79 +54,132 @@ fn article(
     d.finish(body)
 }
 
-fn end_text(end: Option<i64>) -> String {
-    end.map_or_else(|| "present".to_string(), |e| e.to_string())
+impl Section {
+    /// A section holding only a table.
+    fn table(heading: impl Into<String>, columns: Vec<String>, rows: Vec<Vec<String>>) -> Section {
+        Section {
+            heading: heading.into(),
+            columns,
+            rows,
+            ..Default::default()
+        }
+    }
+}
+
+/// Adds a table section unless it has no rows.
+fn push_table(sections: &mut Vec<Section>, section: Section) {
+    if !section.rows.is_empty() {
+        sections.push(section);
+    }
+}
+
+/// The draft of the encyclopedia article about an entity.
+fn entity_draft(ctx: &Ctx, role: TableRole, id: i64, name: &str) -> Draft {
+    let url = ctx.sites.entity(role, id).to_string();
+    Draft::new(url, name, "entity", None).about(role, id)
+}
+
+/// Fills one phrasing per (phrase bank, values) pair, in order.
+fn say_each(ctx: &mut Ctx, sentences: &[(&str, &[(&str, &str)])]) -> Vec<String> {
+    sentences
+        .iter()
+        .map(|(key, values)| say(ctx.rng, key, values))
+        .collect()
+}
+
+/// States the theme's extra columns of a row, as infobox rows.
+fn extras(
+    d: &mut Draft,
+    ctx: &Ctx,
+    (role, id): (TableRole, i64),
+    shape: &EntityShape,
+    values: &[i64],
+) -> Vec<(String, String)> {
+    shape
+        .extras
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (label(&e.label), d.extra(ctx, role, id, i, values[i])))
+        .collect()
 }
 
 /// Renders every entity article and organisation site.
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     let w = ctx.world;
-    let theme = &w.theme;
-    let (r, s, p, o) = (
-        TableRole::Region,
-        TableRole::Settlement,
-        TableRole::Person,
-        TableRole::Organisation,
-    );
-
     for region in &w.regions {
-        let mut d = Draft::new(
-            ctx.sites.entity(r, region.id).to_string(),
-            &region.name,
-            "entity",
-            None,
-        )
-        .about(r, region.id);
-        let name = d.own_name(ctx, r, region.id);
-        let pop = d.count(ctx, r, region.id, "population", region.population);
-        let lead = vec![
-            format!("{name} is a {} of {}.", theme.region.singular, w.name),
-            say(
-                ctx.rng,
-                "region_population",
-                &[("subject", &name), ("value", &pop)],
-            ),
-        ];
-        let mut infobox = vec![
-            ("Type".into(), label(&theme.region.singular)),
-            ("Population".into(), pop.clone()),
-        ];
-        for (i, e) in theme.region.extras.iter().enumerate() {
-            infobox.push((
-                label(&e.label),
-                d.extra(ctx, r, region.id, i, region.extras[i]),
-            ));
-        }
-        let mut rows = Vec::new();
-        for st in w.settlements.iter().filter(|x| x.region == region.id) {
-            d.reference(ctx, s, st.id, "region", r, region.id);
-            rows.push(vec![ctx.link(s, st.id)]);
-        }
-        let sections = vec![Section {
-            heading: label(&theme.settlement.plural),
-            columns: vec![label(&theme.settlement.singular)],
-            rows,
-            ..Default::default()
-        }];
-        pages.push(article(d, lead, infobox, sections, Vec::new()));
+        pages.push(region_article(ctx, region));
     }
+    for settlement in &w.settlements {
+        pages.push(settlement_article(ctx, settlement));
+    }
+    for person in &w.people {
+        pages.push(person_article(ctx, person));
+    }
+    for org in &w.organisations {
+        pages.push(organisation_article(ctx, org));
+        pages.push(about_page(ctx, org));
+        pages.push(people_page(ctx, org));
+    }
+    for work in &w.works {
+        pages.push(work_article(ctx, work));
+    }
+    for event in &w.events {
+        pages.push(event_article(ctx, event));
+    }
+    for alliance in &w.alliances {
+        pages.push(alliance_article(ctx, alliance));
+    }
+}
 
-    for st in &w.settlements {
-        let mut d = Draft::new(
-            ctx.sites.entity(s, st.id).to_string(),
-            &st.name,
-            "entity",
-            None,
-        )
-        .about(s, st.id);
-        let name = d.own_name(ctx, s, st.id);
-        let region = d.reference(ctx, s, st.id, "region", r, st.region);
-        let founded = d.year(ctx, s, st.id, "founded", st.founded);
-        let pop = d.count(ctx, s, st.id, "population", st.population);
-        let kind = theme.settlement.singular.as_str();
-        let lead = vec![
-            say(
-                ctx.rng,
+fn region_article(ctx: &mut Ctx, region: &Region) -> PageRecord {
+    let w = ctx.world;
+    let theme = &w.theme;
+    let (r, id) = (TableRole::Region, region.id);
+    let mut d = entity_draft(ctx, r, id, &region.name);
+    let name = d.own_name(ctx, r, id);
+    let pop = d.count(ctx, r, id, "population", region.population);
+    let lead = vec![
+        format!("{name} is a {} of {}.", theme.region.singular, w.name),
+        say(
+            ctx.rng,
+            "region_population",
+            &[("subject", &name), ("value", &pop)],
+        ),
+    ];
+    let mut infobox = vec![
+        ("Type".into(), label(&theme.region.singular)),
+        ("Population".into(), pop),
+    ];
+    infobox.extend(extras(&mut d, ctx, (r, id), &theme.region, &region.extras));
+    let s = TableRole::Settlement;
+    let rows = w
+        .settlements
+        .iter()
+        .filter(|x| x.region == id)
+        .map(|x| d.row(ctx, s, x.id, &[Cell::Subject("region"), Cell::Link]))
+        .collect();
+    let sections = vec![Section::table(
+        label(&theme.settlement.plural),
+        vec![label(&theme.settlement.singular)],
+        rows,
+    )];
+    article(d, lead, infobox, sections, Vec::new())
+}
+
+fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> PageRecord {
+    let w = ctx.world;
+    let theme = &w.theme;
+    let (s, id) = (TableRole::Settlement, settlement.id);
+    let mut d = entity_draft(ctx, s, id, &settlement.name);
+    let name = d.own_name(ctx, s, id);
+    let region = d.reference(ctx, s, id, "region", TableRole::Region, settlement.region);
+    let founded = d.year(ctx, s, id, "founded", settlement.founded);
+    let pop = d.count(ctx, s, id, "population", settlement.population);
+    let kind = theme.settlement.singular.as_str();
+    let lead = say_each(
+        ctx,
+        &[
+            (
                 "settlement_region",
                 &[
                     ("subject", &name),
@@ -133,148 +188,168 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
                     ("object", &region),
                 ],
             ),
-            say(
-                ctx.rng,
+            (
                 "settlement_founded",
                 &[("subject", &name), ("kind", kind), ("value", &founded)],
             ),
-            say(
-                ctx.rng,
+            (
                 "settlement_population",
                 &[("subject", &name), ("value", &pop)],
             ),
-        ];
-        let mut infobox = vec![
-            (label(&theme.region.singular), region.clone()),
-            ("Founded".into(), founded.clone()),
-            ("Population".into(), pop.clone()),
-        ];
-        for (i, e) in theme.settlement.extras.iter().enumerate() {
-            infobox.push((label(&e.label), d.extra(ctx, s, st.id, i, st.extras[i])));
-        }
-        let mut sections = Vec::new();
-        let mut people = Vec::new();
-        for person in w.people.iter().filter(|x| x.birthplace == st.id) {
-            d.reference(ctx, p, person.id, "birthplace", s, st.id);
-            people.push(vec![ctx.link(p, person.id)]);
-        }
-        if !people.is_empty() {
-            sections.push(Section {
-                heading: "Notable people born here".into(),
-                columns: vec!["Name".into()],
-                rows: people,
-                ..Default::default()
-            });
-        }
-        let mut orgs = Vec::new();
-        for org in w.organisations.iter().filter(|x| x.home == st.id) {
-            d.reference(ctx, o, org.id, "home", s, st.id);
-            orgs.push(vec![ctx.link(o, org.id)]);
-        }
-        if !orgs.is_empty() {
-            sections.push(Section {
-                heading: format!("{} based here", label(&theme.organisation.plural)),
-                columns: vec!["Name".into()],
-                rows: orgs,
-                ..Default::default()
-            });
-        }
-        pages.push(article(d, lead, infobox, sections, Vec::new()));
-    }
+        ],
+    );
+    let mut infobox = vec![
+        (label(&theme.region.singular), region),
+        ("Founded".into(), founded),
+        ("Population".into(), pop),
+    ];
+    infobox.extend(extras(
+        &mut d,
+        ctx,
+        (s, id),
+        &theme.settlement,
+        &settlement.extras,
+    ));
+    let sections = settlement_sections(&mut d, ctx, id);
+    article(d, lead, infobox, sections, Vec::new())
+}
 
-    for person in &w.people {
-        let mut d = Draft::new(
-            ctx.sites.entity(p, person.id).to_string(),
-            &person.name,
-            "entity",
-            None,
-        )
-        .about(p, person.id);
-        let name = d.own_name(ctx, p, person.id);
-        let born = d.year(ctx, p, person.id, "birth_year", person.birth_year);
-        let place = d.reference(ctx, p, person.id, "birthplace", s, person.birthplace);
-        let occupation = d.text(ctx, p, person.id, "occupation", &person.occupation);
-        let mut lead = vec![say(
-            ctx.rng,
-            "person_born",
-            &[("subject", &name), ("value", &born), ("object", &place)],
-        )];
-        let mut infobox = vec![
-            ("Born".into(), born.clone()),
-            ("Birthplace".into(), place.clone()),
-        ];
-        if let Some(death) = person.death_year {
-            let died = d.year(ctx, p, person.id, "death_year", death);
-            lead.push(say(
-                ctx.rng,
-                "person_died",
-                &[("subject", &name), ("value", &died)],
-            ));
-            infobox.push(("Died".into(), died));
-        }
+/// The people born in a settlement and the organisations based there.
+fn settlement_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
+    let w = ctx.world;
+    let (p, o) = (TableRole::Person, TableRole::Organisation);
+    let people = w
+        .people
+        .iter()
+        .filter(|x| x.birthplace == id)
+        .map(|x| d.row(ctx, p, x.id, &[Cell::Subject("birthplace"), Cell::Link]))
+        .collect();
+    let orgs = w
+        .organisations
+        .iter()
+        .filter(|x| x.home == id)
+        .map(|x| d.row(ctx, o, x.id, &[Cell::Subject("home"), Cell::Link]))
+        .collect();
+    let mut sections = Vec::new();
+    let name = vec!["Name".to_string()];
+    push_table(
+        &mut sections,
+        Section::table("Notable people born here", name.clone(), people),
+    );
+    let heading = format!("{} based here", label(&w.theme.organisation.plural));
+    push_table(&mut sections, Section::table(heading, name, orgs));
+    sections
+}
+
+fn person_article(ctx: &mut Ctx, person: &Person) -> PageRecord {
+    let theme = &ctx.world.theme;
+    let (p, id) = (TableRole::Person, person.id);
+    let mut d = entity_draft(ctx, p, id, &person.name);
+    let name = d.own_name(ctx, p, id);
+    let born = d.year(ctx, p, id, "birth_year", person.birth_year);
+    let s = TableRole::Settlement;
+    let place = d.reference(ctx, p, id, "birthplace", s, person.birthplace);
+    let occupation = d.text(ctx, p, id, "occupation", &person.occupation);
+    let mut lead = vec![say(
+        ctx.rng,
+        "person_born",
+        &[("subject", &name), ("value", &born), ("object", &place)],
+    )];
+    let mut infobox = vec![("Born".into(), born), ("Birthplace".into(), place)];
+    if let Some(death) = person.death_year {
+        let died = d.year(ctx, p, id, "death_year", death);
         lead.push(say(
             ctx.rng,
-            "person_occupation",
-            &[("subject", &name), ("value", &occupation)],
+            "person_died",
+            &[("subject", &name), ("value", &died)],
         ));
-        infobox.push(("Occupation".into(), occupation.clone()));
-        let mut career = Vec::new();
-        for org in w.organisations.iter().filter(|x| x.founder == person.id) {
-            d.reference(ctx, o, org.id, "founder", p, person.id);
-            let link = ctx.link(o, org.id);
-            let year = d.year(ctx, o, org.id, "founded", org.founded);
-            career.push(vec!["Founder".to_string(), link, year, String::new()]);
-        }
-        for t in w.tenures.iter().filter(|x| x.person == person.id) {
-            let tr = TableRole::Tenure;
-            d.reference(ctx, tr, t.id, "person", p, person.id);
-            let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
-            let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
-            let start = d.year(ctx, tr, t.id, "start_year", t.start);
-            let end = match t.end {
-                Some(e) => d.year(ctx, tr, t.id, "end_year", e),
-                None => end_text(None),
-            };
-            career.push(vec![seat, org, start, end]);
-        }
-        for m in w.memberships.iter().filter(|x| x.person == person.id) {
-            let mr = TableRole::Membership;
-            d.reference(ctx, mr, m.id, "person", p, person.id);
-            let role = d.text(ctx, mr, m.id, "member_role", &m.role);
-            let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-            let joined = d.year(ctx, mr, m.id, "joined", m.joined);
-            career.push(vec![role, org, joined, String::new()]);
-        }
-        let mut sections = Vec::new();
-        if !career.is_empty() {
-            sections.push(Section {
-                heading: "Career".into(),
-                columns: vec![
-                    "Role".into(),
-                    label(&theme.organisation.singular),
-                    "From".into(),
-                    "To".into(),
-                ],
-                rows: career,
-                ..Default::default()
-            });
-        }
-        pages.push(article(d, lead, infobox, sections, Vec::new()));
+        infobox.push(("Died".into(), died));
     }
+    lead.push(say(
+        ctx.rng,
+        "person_occupation",
+        &[("subject", &name), ("value", &occupation)],
+    ));
+    infobox.push(("Occupation".into(), occupation));
+    let columns = vec![
+        "Role".into(),
+        label(&theme.organisation.singular),
+        "From".into(),
+        "To".into(),
+    ];
+    let mut sections = Vec::new();
+    push_table(
+        &mut sections,
+        Section::table("Career", columns, career(&mut d, ctx, id)),
+    );
+    article(d, lead, infobox, sections, Vec::new())
+}
 
-    for org in &w.organisations {
-        let url = ctx.sites.entity(o, org.id).to_string();
-        let mut d = Draft::new(url, &org.name, "entity", None).about(o, org.id);
-        let name = d.own_name(ctx, o, org.id);
-        let founded = d.year(ctx, o, org.id, "founded", org.founded);
-        let founder = d.reference(ctx, o, org.id, "founder", p, org.founder);
-        let home = d.reference(ctx, o, org.id, "home", s, org.home);
-        let category = d.text(ctx, o, org.id, "category", &org.category);
-        let members = d.count(ctx, o, org.id, "member_count", org.member_count);
-        let kind = theme.organisation.singular.as_str();
-        let lead = vec![
-            say(
-                ctx.rng,
+/// A person's career rows: the organisations they founded, the seats they held, the memberships.
+fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Vec<String>> {
+    let w = ctx.world;
+    let o = TableRole::Organisation;
+    let mut rows = Vec::new();
+    for org in w.organisations.iter().filter(|x| x.founder == id) {
+        rows.push(d.row(
+            ctx,
+            o,
+            org.id,
+            &[
+                Cell::Subject("founder"),
+                Cell::Plain("Founder"),
+                Cell::Link,
+                Cell::Year("founded", org.founded),
+                Cell::Plain(""),
+            ],
+        ));
+    }
+    for t in w.tenures.iter().filter(|x| x.person == id) {
+        rows.push(d.row(
+            ctx,
+            TableRole::Tenure,
+            t.id,
+            &[
+                Cell::Subject("person"),
+                Cell::Text("seat", &t.seat),
+                Cell::Reference("organisation", o, t.organisation),
+                Cell::Year("start_year", t.start),
+                Cell::End(t.end),
+            ],
+        ));
+    }
+    for m in w.memberships.iter().filter(|x| x.person == id) {
+        rows.push(d.row(
+            ctx,
+            TableRole::Membership,
+            m.id,
+            &[
+                Cell::Subject("person"),
+                Cell::Text("member_role", &m.role),
+                Cell::Reference("organisation", o, m.organisation),
+                Cell::Year("joined", m.joined),
+                Cell::Plain(""),
+            ],
+        ));
+    }
+    rows
+}
+
+fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+    let theme = &ctx.world.theme;
+    let (o, id) = (TableRole::Organisation, org.id);
+    let mut d = entity_draft(ctx, o, id, &org.name);
+    let name = d.own_name(ctx, o, id);
+    let founded = d.year(ctx, o, id, "founded", org.founded);
+    let founder = d.reference(ctx, o, id, "founder", TableRole::Person, org.founder);
+    let home = d.reference(ctx, o, id, "home", TableRole::Settlement, org.home);
+    let category = d.text(ctx, o, id, "category", &org.category);
+    let members = d.count(ctx, o, id, "member_count", org.member_count);
+    let kind = theme.organisation.singular.as_str();
+    let lead = say_each(
+        ctx,
+        &[
+            (
                 "org_founded",
                 &[
                     ("subject", &name),
@@ -282,239 +357,102 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
                     ("object", &founder),
                 ],
             ),
-            say(
-                ctx.rng,
+            (
                 "org_home",
                 &[("subject", &name), ("kind", kind), ("object", &home)],
             ),
-            say(
-                ctx.rng,
+            (
                 "org_category",
                 &[("subject", &name), ("kind", kind), ("value", &category)],
             ),
-            say(
-                ctx.rng,
-                "org_members",
-                &[("subject", &name), ("value", &members)],
-            ),
-        ];
-        let mut infobox = vec![
-            ("Category".into(), category.clone()),
-            (format!("Home {}", theme.settlement.singular), home.clone()),
-            ("Founder".into(), founder.clone()),
-            ("Founded".into(), founded.clone()),
-            ("Members".into(), members.clone()),
-        ];
-        for (i, e) in theme.organisation.extras.iter().enumerate() {
-            infobox.push((label(&e.label), d.extra(ctx, o, org.id, i, org.extras[i])));
-        }
-        let mut sections = Vec::new();
-        let mut works = Vec::new();
-        for work in w.works.iter().filter(|x| x.organisation == org.id) {
-            d.reference(ctx, TableRole::Work, work.id, "organisation", o, org.id);
-            let year = d.year(ctx, TableRole::Work, work.id, "year", work.year);
-            works.push(vec![ctx.link(TableRole::Work, work.id), year]);
-        }
-        if !works.is_empty() {
-            let verb = theme.work.verb.clone().unwrap_or_default();
-            sections.push(Section {
-                heading: label(&theme.work.plural),
-                columns: vec!["Name".into(), label(&verb)],
-                rows: works,
-                ..Default::default()
-            });
-        }
-        let mut alliances = Vec::new();
-        for m in w
-            .alliance_memberships
-            .iter()
-            .filter(|x| x.organisation == org.id)
-        {
-            let ar = TableRole::AllianceMembership;
-            d.reference(ctx, ar, m.id, "organisation", o, org.id);
-            let alliance = d.reference(ctx, ar, m.id, "alliance", TableRole::Alliance, m.alliance);
-            let start = d.year(ctx, ar, m.id, "start_year", m.start);
-            let end = match m.end {
-                Some(e) => d.year(ctx, ar, m.id, "end_year", e),
-                None => end_text(None),
-            };
-            alliances.push(vec![alliance, start, end]);
-        }
-        if !alliances.is_empty() {
-            sections.push(Section {
-                heading: label(&theme.alliance.plural),
-                columns: vec![label(&theme.alliance.singular), "From".into(), "To".into()],
-                rows: alliances,
-                ..Default::default()
-            });
-        }
-        let site = ctx.sites.org_sites[&org.id].clone();
-        let see_also = vec![
-            format!("[Official website of {}]({site}about)", org.name),
-            format!("[People of {}]({site}people)", org.name),
-        ];
-        pages.push(article(d, lead, infobox, sections, see_also));
-        render_org_site(ctx, pages, org.id);
-    }
-
-    for work in &w.works {
-        let wr = TableRole::Work;
-        let mut d = Draft::new(
-            ctx.sites.entity(wr, work.id).to_string(),
-            &work.name,
-            "entity",
-            None,
-        )
-        .about(wr, work.id);
-        let name = d.own_name(ctx, wr, work.id);
-        let org = d.reference(ctx, wr, work.id, "organisation", o, work.organisation);
-        let year = d.year(ctx, wr, work.id, "year", work.year);
-        let verb = theme.work.verb.clone().unwrap_or_default();
-        let lead = vec![
-            format!("{name} is a {}.", theme.work.singular),
-            say(
-                ctx.rng,
-                "work_made",
-                &[
-                    ("subject", &name),
-                    ("verb", &verb),
-                    ("object", &org),
-                    ("value", &year),
-                ],
-            ),
-        ];
-        let mut infobox = vec![
-            (label(&theme.organisation.singular), org.clone()),
-            (label(&verb), year.clone()),
-        ];
-        for (i, e) in theme.work.extras.iter().enumerate() {
-            infobox.push((
-                label(&e.label),
-                d.extra(ctx, wr, work.id, i, work.extras[i]),
-            ));
-        }
-        pages.push(article(d, lead, infobox, Vec::new(), Vec::new()));
-    }
-
-    for event in &w.events {
-        let er = TableRole::Event;
-        let mut d = Draft::new(
-            ctx.sites.entity(er, event.id).to_string(),
-            &event.name,
-            "entity",
-            None,
-        )
-        .about(er, event.id);
-        let name = d.own_name(ctx, er, event.id);
-        let year = d.year(ctx, er, event.id, "year", event.year);
-        let host = d.reference(ctx, er, event.id, "host", s, event.host);
-        let lead = vec![say(
-            ctx.rng,
-            "event_held",
-            &[("subject", &name), ("value", &year), ("object", &host)],
-        )];
-        let infobox = vec![
-            ("Year".into(), year.clone()),
-            (format!("Host {}", theme.settlement.singular), host.clone()),
-        ];
-        let result_label = theme
-            .participation
-            .result_label
-            .clone()
-            .unwrap_or_else(|| "result".into());
-        let mut rows = Vec::new();
-        let mut entries: Vec<_> = w
-            .participations
-            .iter()
-            .filter(|x| x.event == event.id)
-            .collect();
-        entries.sort_by_key(|x| x.result);
-        for x in entries {
-            let pr = TableRole::Participation;
-            d.reference(ctx, pr, x.id, "event", er, event.id);
-            let result = d.count(ctx, pr, x.id, "result", x.result);
-            let org = d.reference(ctx, pr, x.id, "organisation", o, x.organisation);
-            rows.push(vec![result, org]);
-        }
-        let sections = vec![Section {
-            heading: "Results".into(),
-            columns: vec![label(&result_label), label(&theme.organisation.singular)],
-            rows,
-            ..Default::default()
-        }];
-        pages.push(article(d, lead, infobox, sections, Vec::new()));
-    }
-
-    for alliance in &w.alliances {
-        let ar = TableRole::Alliance;
-        let mut d = Draft::new(
-            ctx.sites.entity(ar, alliance.id).to_string(),
-            &alliance.name,
-            "entity",
-            None,
-        )
-        .about(ar, alliance.id);
-        let name = d.own_name(ctx, ar, alliance.id);
-        let founded = d.year(ctx, ar, alliance.id, "founded", alliance.founded);
-        let seat = d.reference(ctx, ar, alliance.id, "home", s, alliance.seat);
-        let lead = vec![
-            format!(
-                "{name} is a {} of {}.",
-                theme.alliance.singular, theme.organisation.plural
-            ),
-            say(
-                ctx.rng,
-                "alliance_founded",
-                &[("subject", &name), ("value", &founded), ("object", &seat)],
-            ),
-        ];
-        let infobox = vec![
-            ("Founded".into(), founded.clone()),
-            ("Seat".into(), seat.clone()),
-        ];
-        let mut rows = Vec::new();
-        for m in w
-            .alliance_memberships
-            .iter()
-            .filter(|x| x.alliance == alliance.id)
-        {
-            let mr = TableRole::AllianceMembership;
-            d.reference(ctx, mr, m.id, "alliance", ar, alliance.id);
-            let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-            let start = d.year(ctx, mr, m.id, "start_year", m.start);
-            let end = match m.end {
-                Some(e) => d.year(ctx, mr, m.id, "end_year", e),
-                None => end_text(None),
-            };
-            rows.push(vec![org, start, end]);
-        }
-        let sections = vec![Section {
-            heading: "Members".into(),
-            columns: vec![
-                label(&theme.organisation.singular),
-                "From".into(),
-                "To".into(),
-            ],
-            rows,
-            ..Default::default()
-        }];
-        pages.push(article(d, lead, infobox, sections, Vec::new()));
-    }
+            ("org_members", &[("subject", &name), ("value", &members)]),
+        ],
+    );
+    let mut infobox = vec![
+        ("Category".into(), category),
+        (format!("Home {}", theme.settlement.singular), home),
+        ("Founder".into(), founder),
+        ("Founded".into(), founded),
+        ("Members".into(), members),
+    ];
+    infobox.extend(extras(
+        &mut d,
+        ctx,
+        (o, id),
+        &theme.organisation,
+        &org.extras,
+    ));
+    let sections = organisation_sections(&mut d, ctx, id);
+    let site = &ctx.sites.org_sites[&id];
+    let see_also = vec![
+        format!("[Official website of {}]({site}about)", org.name),
+        format!("[People of {}]({site}people)", org.name),
+    ];
+    article(d, lead, infobox, sections, see_also)
 }
 
-/// An organisation's own site: an about page and a people page with office holders and members.
-fn render_org_site(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, org_id: i64) {
+/// An organisation's works and its alliance memberships.
+fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
     let w = ctx.world;
     let theme = &w.theme;
-    let org = w.organisation(org_id);
-    let o = TableRole::Organisation;
+    let works = w
+        .works
+        .iter()
+        .filter(|x| x.organisation == id)
+        .map(|x| {
+            let cells = [
+                Cell::Subject("organisation"),
+                Cell::Link,
+                Cell::Year("year", x.year),
+            ];
+            d.row(ctx, TableRole::Work, x.id, &cells)
+        })
+        .collect();
+    let alliances = w
+        .alliance_memberships
+        .iter()
+        .filter(|x| x.organisation == id)
+        .map(|x| {
+            let cells = [
+                Cell::Subject("organisation"),
+                Cell::Reference("alliance", TableRole::Alliance, x.alliance),
+                Cell::Year("start_year", x.start),
+                Cell::End(x.end),
+            ];
+            d.row(ctx, TableRole::AllianceMembership, x.id, &cells)
+        })
+        .collect();
+    let verb = theme.work.verb.clone().unwrap_or_default();
+    let mut sections = Vec::new();
+    push_table(
+        &mut sections,
+        Section::table(
+            label(&theme.work.plural),
+            vec!["Name".into(), label(&verb)],
+            works,
+        ),
+    );
+    push_table(
+        &mut sections,
+        Section::table(
+            label(&theme.alliance.plural),
+            vec![label(&theme.alliance.singular), "From".into(), "To".into()],
+            alliances,
+        ),
+    );
+    sections
+}
 
-    let url = ctx.sites.org_url(org_id, "about");
-    let mut d = Draft::new(url, format!("About {}", org.name), "entity", None).about(o, org_id);
-    let name = d.own_name(ctx, o, org_id);
-    let home = d.reference(ctx, o, org_id, "home", TableRole::Settlement, org.home);
-    let founded = d.year(ctx, o, org_id, "founded", org.founded);
-    let category = d.text(ctx, o, org_id, "category", &org.category);
+/// The about page of an organisation's own site.
+fn about_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+    let theme = &ctx.world.theme;
+    let (o, id) = (TableRole::Organisation, org.id);
+    let url = ctx.sites.org_url(id, "about");
+    let mut d = Draft::new(url, format!("About {}", org.name), "entity", None).about(o, id);
+    let name = d.own_name(ctx, o, id);
+    let home = d.reference(ctx, o, id, "home", TableRole::Settlement, org.home);
+    let founded = d.year(ctx, o, id, "founded", org.founded);
+    let category = d.text(ctx, o, id, "category", &org.category);
     let lead = vec![
         format!(
             "Welcome to {name}, a {} {} from {home}, serving since {founded}.",
@@ -525,51 +463,324 @@ fn render_org_site(ctx: &mut Ctx, pages: &mut Vec<PageRecord>, org_id: i64) {
             fmt_count(org.member_count)
         ),
     ];
-    let infobox = vec![
-        ("Established".into(), founded.clone()),
-        ("Based in".into(), home.clone()),
-    ];
-    pages.push(article(d, lead, infobox, Vec::new(), Vec::new()));
+    let infobox = vec![("Established".into(), founded), ("Based in".into(), home)];
+    article(d, lead, infobox, Vec::new(), Vec::new())
+}
 
-    let url = ctx.sites.org_url(org_id, "people");
-    let mut d = Draft::new(url, format!("People of {}", org.name), "list", None).about(o, org_id);
-    let name = d.own_name(ctx, o, org_id);
-    let mut holders = Vec::new();
-    for t in w.tenures.iter().filter(|x| x.organisation == org_id) {
-        let tr = TableRole::Tenure;
-        d.reference(ctx, tr, t.id, "organisation", o, org_id);
-        let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
-        let holder = d.reference(ctx, tr, t.id, "person", TableRole::Person, t.person);
-        let start = d.year(ctx, tr, t.id, "start_year", t.start);
-        let end = match t.end {
-            Some(e) => d.year(ctx, tr, t.id, "end_year", e),
-            None => end_text(None),
-        };
-        holders.push(vec![seat, holder, start, end]);
-    }
-    let mut members = Vec::new();
-    for m in w.memberships.iter().filter(|x| x.organisation == org_id) {
-        let mr = TableRole::Membership;
-        d.reference(ctx, mr, m.id, "organisation", o, org_id);
-        let person = d.reference(ctx, mr, m.id, "person", TableRole::Person, m.person);
-        let role = d.text(ctx, mr, m.id, "member_role", &m.role);
-        let joined = d.year(ctx, mr, m.id, "joined", m.joined);
-        members.push(vec![person, role, joined]);
-    }
+/// The people page of an organisation's own site: office holders and members.
+fn people_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+    let w = ctx.world;
+    let (o, p, id) = (TableRole::Organisation, TableRole::Person, org.id);
+    let url = ctx.sites.org_url(id, "people");
+    let mut d = Draft::new(url, format!("People of {}", org.name), "list", None).about(o, id);
+    let name = d.own_name(ctx, o, id);
+    let holders = w
+        .tenures
+        .iter()
+        .filter(|x| x.organisation == id)
+        .map(|t| {
+            let cells = [
+                Cell::Subject("organisation"),
+                Cell::Text("seat", &t.seat),
+                Cell::Reference("person", p, t.person),
+                Cell::Year("start_year", t.start),
+                Cell::End(t.end),
+            ];
+            d.row(ctx, TableRole::Tenure, t.id, &cells)
+        })
+        .collect();
+    let members = w
+        .memberships
+        .iter()
+        .filter(|x| x.organisation == id)
+        .map(|m| {
+            let cells = [
+                Cell::Subject("organisation"),
+                Cell::Reference("person", p, m.person),
+                Cell::Text("member_role", &m.role),
+                Cell::Year("joined", m.joined),
+            ];
+            d.row(ctx, TableRole::Membership, m.id, &cells)
+        })
+        .collect();
     let lead = vec![format!("The people who lead and make up {name}.")];
     let sections = vec![
-        Section {
-            heading: "Office holders".into(),
-            columns: vec!["Seat".into(), "Holder".into(), "From".into(), "To".into()],
-            rows: holders,
-            ..Default::default()
-        },
-        Section {
-            heading: "Members".into(),
-            columns: vec!["Name".into(), "Role".into(), "Joined".into()],
-            rows: members,
-            ..Default::default()
-        },
+        Section::table(
+            "Office holders",
+            vec!["Seat".into(), "Holder".into(), "From".into(), "To".into()],
+            holders,
+        ),
+        Section::table(
+            "Members",
+            vec!["Name".into(), "Role".into(), "Joined".into()],
+            members,
+        ),
     ];
-    pages.push(article(d, lead, Vec::new(), sections, Vec::new()));
+    article(d, lead, Vec::new(), sections, Vec::new())
+}
+
+fn work_article(ctx: &mut Ctx, work: &Work) -> PageRecord {
+    let theme = &ctx.world.theme;
+    let (wr, id) = (TableRole::Work, work.id);
+    let mut d = entity_draft(ctx, wr, id, &work.name);
+    let name = d.own_name(ctx, wr, id);
+    let o = TableRole::Organisation;
+    let org = d.reference(ctx, wr, id, "organisation", o, work.organisation);
+    let year = d.year(ctx, wr, id, "year", work.year);
+    let verb = theme.work.verb.clone().unwrap_or_default();
+    let lead = vec![
+        format!("{name} is a {}.", theme.work.singular),
+        say(
+            ctx.rng,
+            "work_made",
+            &[
+                ("subject", &name),
+                ("verb", &verb),
+                ("object", &org),
+                ("value", &year),
+            ],
+        ),
+    ];
+    let mut infobox = vec![
+        (label(&theme.organisation.singular), org),
+        (label(&verb), year),
+    ];
+    infobox.extend(extras(&mut d, ctx, (wr, id), &theme.work, &work.extras));
+    article(d, lead, infobox, Vec::new(), Vec::new())
+}
+
+fn event_article(ctx: &mut Ctx, event: &Event) -> PageRecord {
+    let w = ctx.world;
+    let theme = &w.theme;
+    let (er, id) = (TableRole::Event, event.id);
+    let mut d = entity_draft(ctx, er, id, &event.name);
+    let name = d.own_name(ctx, er, id);
+    let year = d.year(ctx, er, id, "year", event.year);
+    let host = d.reference(ctx, er, id, "host", TableRole::Settlement, event.host);
+    let lead = vec![say(
+        ctx.rng,
+        "event_held",
+        &[("subject", &name), ("value", &year), ("object", &host)],
+    )];
+    let infobox = vec![
+        ("Year".into(), year),
+        (format!("Host {}", theme.settlement.singular), host),
+    ];
+    let mut entries: Vec<_> = w.participations.iter().filter(|x| x.event == id).collect();
+    entries.sort_by_key(|x| x.result);
+    let rows = entries
+        .into_iter()
+        .map(|x| {
+            let cells = [
+                Cell::Subject("event"),
+                Cell::Count("result", x.result),
+                Cell::Reference("organisation", TableRole::Organisation, x.organisation),
+            ];
+            d.row(ctx, TableRole::Participation, x.id, &cells)
+        })
+        .collect();
+    let result_label = theme
+        .participation
+        .result_label
+        .as_deref()
+        .unwrap_or("result");
+    let columns = vec![label(result_label), label(&theme.organisation.singular)];
+    let sections = vec![Section::table("Results", columns, rows)];
+    article(d, lead, infobox, sections, Vec::new())
+}
+
+fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> PageRecord {
+    let w = ctx.world;
+    let theme = &w.theme;
+    let (ar, id) = (TableRole::Alliance, alliance.id);
+    let mut d = entity_draft(ctx, ar, id, &alliance.name);
+    let name = d.own_name(ctx, ar, id);
+    let founded = d.year(ctx, ar, id, "founded", alliance.founded);
+    let seat = d.reference(ctx, ar, id, "home", TableRole::Settlement, alliance.seat);
+    let lead = vec![
+        format!(
+            "{name} is a {} of {}.",
+            theme.alliance.singular, theme.organisation.plural
+        ),
+        say(
+            ctx.rng,
+            "alliance_founded",
+            &[("subject", &name), ("value", &founded), ("object", &seat)],
+        ),
+    ];
+    let infobox = vec![("Founded".into(), founded), ("Seat".into(), seat)];
+    let rows = w
+        .alliance_memberships
+        .iter()
+        .filter(|x| x.alliance == id)
+        .map(|m| {
+            let cells = [
+                Cell::Subject("alliance"),
+                Cell::Reference("organisation", TableRole::Organisation, m.organisation),
+                Cell::Year("start_year", m.start),
+                Cell::End(m.end),
+            ];
+            d.row(ctx, TableRole::AllianceMembership, m.id, &cells)
+        })
+        .collect();
+    let columns = vec![
+        label(&theme.organisation.singular),
+        "From".into(),
+        "To".into(),
+    ];
+    let sections = vec![Section::table("Members", columns, rows)];
+    article(d, lead, infobox, sections, Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use fabula_world::schema::{self, TableRole, Value};
+    use fabula_world::{generate_world, theme};
+
+    use crate::draft::with_ctx;
+
+    use TableRole::*;
+
+    /// The pages a case looks at, one per entity.
+    #[derive(Clone, Copy)]
+    enum Page {
+        /// The encyclopedia article of each entity of a kind.
+        Article(TableRole),
+        /// The people page of each organisation's own site.
+        People,
+    }
+
+    /// Renders the entity pages of world (`seed`, `world_id`) and checks the page of every entity
+    /// the case looks at: it is titled after the entity, states every non-key cell of the entity's
+    /// row (a people page only its name), states the cell of every `related` row that points at
+    /// the entity, and shows the text of every fact it records.
+    fn check(seed: u64, world_id: u32, page: Page, related: &[TableRole]) {
+        let world = generate_world(seed, world_id, &theme::all().unwrap());
+        let layout = schema::layout(&world);
+        let role = match page {
+            Page::Article(role) => role,
+            Page::People => Organisation,
+        };
+        let table = layout.table(role);
+        let rows = schema::table_rows(&world, role);
+        assert!(!rows.is_empty(), "world has no {} rows", table.name);
+        let (pages, titles) = with_ctx(&world, |ctx| {
+            let mut pages = Vec::new();
+            super::render(ctx, &mut pages);
+            let url_and_title = |id: i64| match page {
+                Page::Article(role) => {
+                    let url = ctx.sites.entity(role, id).to_string();
+                    (url, ctx.name(role, id).to_string())
+                }
+                Page::People => {
+                    let url = format!("{}people", ctx.sites.org_sites[&id]);
+                    (url, format!("People of {}", ctx.name(role, id)))
+                }
+            };
+            let titles: Vec<_> = rows.iter().map(|row| url_and_title(int(&row[0]))).collect();
+            (pages, titles)
+        });
+        for (row, (url, title)) in rows.iter().zip(titles) {
+            let id = int(&row[0]);
+            let rendered = pages
+                .iter()
+                .find(|p| p.url == url)
+                .expect("a page per entity");
+            assert_eq!(rendered.title, title);
+            assert!(rendered.body.starts_with(&format!("# {title}\n")), "{url}");
+            for f in &rendered.facts {
+                assert!(
+                    rendered.body.contains(&f.shown),
+                    "{url} lacks {:?}",
+                    f.shown
+                );
+            }
+            let states = |table: &str, row: i64, column: &str| {
+                let found = rendered.facts.iter().any(|f| {
+                    (f.table.as_str(), f.row_id, f.column.as_str()) == (table, row, column)
+                });
+                assert!(found, "{url} does not state {table}.{column}#{row}");
+            };
+            for (column, value) in table.columns.iter().zip(row) {
+                let own = match page {
+                    Page::Article(_) => column.name != "id",
+                    Page::People => column.role == "name",
+                };
+                if own && *value != Value::Null {
+                    states(&table.name, id, &column.name);
+                }
+            }
+            for other in related.iter().map(|r| layout.table(*r)) {
+                let pointers = other
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.references.as_deref() == Some(table.name.as_str()));
+                for (i, column) in pointers {
+                    for other_row in schema::table_rows(&world, other.role) {
+                        if other_row[i] == Value::Int(id) {
+                            states(&other.name, int(&other_row[0]), &column.name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn int(value: &Value) -> i64 {
+        let Value::Int(n) = value else {
+            panic!("{value:?} is not an integer")
+        };
+        *n
+    }
+
+    #[test]
+    fn region_articles_list_their_settlements() {
+        check(1, 0, Page::Article(Region), &[Settlement]);
+    }
+
+    #[test]
+    fn settlement_articles_list_natives_and_organisations() {
+        check(1, 1, Page::Article(Settlement), &[Person, Organisation]);
+    }
+
+    #[test]
+    fn person_articles_list_a_whole_career() {
+        check(
+            1,
+            2,
+            Page::Article(Person),
+            &[Organisation, Tenure, Membership],
+        );
+    }
+
+    #[test]
+    fn organisation_articles_list_works_and_alliances() {
+        check(
+            2,
+            5,
+            Page::Article(Organisation),
+            &[Work, AllianceMembership],
+        );
+    }
+
+    #[test]
+    fn people_pages_list_office_holders_and_members() {
+        check(1, 3, Page::People, &[Tenure, Membership]);
+    }
+
+    #[test]
+    fn work_articles_state_their_row() {
+        check(1, 2, Page::Article(Work), &[]);
+    }
+
+    #[test]
+    fn event_articles_list_results() {
+        check(1, 0, Page::Article(Event), &[Participation]);
+    }
+
+    #[test]
+    fn alliance_articles_list_members() {
+        check(2, 3, Page::Article(Alliance), &[AllianceMembership]);
+    }
 }

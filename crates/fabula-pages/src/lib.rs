@@ -19,9 +19,8 @@ mod phrases;
 pub mod sites;
 mod templates;
 
+use fabula_world::World;
 use fabula_world::records::PageRecord;
-use fabula_world::schema;
-use fabula_world::{World, seed};
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
 
@@ -35,19 +34,12 @@ pub fn version() -> String {
 
 /// Renders every page of a world, in a stable order.
 pub fn render_pages(world: &World) -> Vec<PageRecord> {
-    let layout = schema::layout(world);
-    let sites = sites::Sites::new(world);
-    let mut rng = seed::rng(world.master_seed, world.id, "pages");
-    let mut ctx = draft::Ctx {
-        world,
-        layout: &layout,
-        sites,
-        rng: &mut rng,
-    };
     let mut pages = Vec::new();
-    entity::render(&mut ctx, &mut pages);
-    lists::render(&mut ctx, &mut pages);
-    dated::render(&mut ctx, &mut pages);
+    draft::with_ctx(world, |ctx| {
+        entity::render(ctx, &mut pages);
+        lists::render(ctx, &mut pages);
+        dated::render(ctx, &mut pages);
+    });
     for page in &mut pages {
         // Only facts whose text the body really contains are kept; the checks verify the rest.
         page.facts.retain(|f| page.body.contains(&f.shown));

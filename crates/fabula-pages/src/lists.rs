@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use fabula_world::model::Region;
 use fabula_world::records::PageRecord;
 use fabula_world::schema::TableRole;
 
-use crate::draft::{Ctx, Draft};
+use crate::draft::{Cell, Ctx, Draft};
 use crate::templates;
 
 #[derive(Serialize)]
@@ -36,210 +37,437 @@ fn cap(text: &str) -> String {
     crate::phrases::upper_first(text)
 }
 
+/// The draft of the list page of every entity of a kind.
+fn list_draft(ctx: &mut Ctx, plural: &str) -> Draft {
+    let title = format!("List of {plural}");
+    Draft::new(ctx.sites.wiki_url(&title), &title, "list", None)
+}
+
 /// Renders the list and category pages.
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     let w = ctx.world;
+    pages.push(region_list(ctx));
+    pages.push(settlement_list(ctx));
+    pages.push(person_list(ctx));
+    pages.push(organisation_list(ctx));
+    if w.groups.works {
+        pages.push(work_list(ctx));
+    }
+    if w.groups.events {
+        pages.push(event_list(ctx));
+    }
+    if w.groups.alliances {
+        pages.push(alliance_list(ctx));
+    }
+    // Category pages: settlements by region, organisations by category, people by occupation.
+    for region in &w.regions {
+        pages.push(region_category(ctx, region));
+    }
+    for grouping in groupings(ctx) {
+        for (value, ids) in &grouping.groups {
+            pages.push(text_category(ctx, &grouping, value, ids));
+        }
+    }
+}
+
+fn region_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
+    let r = TableRole::Region;
+    let mut d = list_draft(ctx, &w.theme.region.plural);
+    let rows = w
+        .regions
+        .iter()
+        .map(|x| {
+            let cells = [
+                Cell::Name,
+                Cell::Link,
+                Cell::Count("population", x.population),
+            ];
+            d.row(ctx, r, x.id, &cells)
+        })
+        .collect();
+    let intro = format!("The {} of {}.", w.theme.region.plural, w.name);
+    list(d, intro, vec!["Name".into(), "Population".into()], rows)
+}
+
+fn settlement_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
     let theme = &w.theme;
-    let (r, s, p, o) = (
-        TableRole::Region,
-        TableRole::Settlement,
-        TableRole::Person,
-        TableRole::Organisation,
+    let s = TableRole::Settlement;
+    let mut d = list_draft(ctx, &theme.settlement.plural);
+    let rows = w
+        .settlements
+        .iter()
+        .map(|x| {
+            let cells = [
+                Cell::Name,
+                Cell::Link,
+                Cell::Reference("region", TableRole::Region, x.region),
+                Cell::Year("founded", x.founded),
+                Cell::Count("population", x.population),
+            ];
+            d.row(ctx, s, x.id, &cells)
+        })
+        .collect();
+    let intro = format!(
+        "Every {} of {}, with its {}.",
+        theme.settlement.singular, w.name, theme.region.singular
     );
-
-    // One list per entity kind.
-    let title = format!("List of {}", theme.region.plural);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-    let mut rows = Vec::new();
-    for x in &w.regions {
-        d.own_name(ctx, r, x.id);
-        let pop = d.count(ctx, r, x.id, "population", x.population);
-        rows.push(vec![ctx.link(r, x.id), pop]);
-    }
-    pages.push(list(
-        d,
-        format!("The {} of {}.", theme.region.plural, w.name),
-        vec!["Name".into(), "Population".into()],
-        rows,
-    ));
-
-    let title = format!("List of {}", theme.settlement.plural);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-    let mut rows = Vec::new();
-    for x in &w.settlements {
-        d.own_name(ctx, s, x.id);
-        let region = d.reference(ctx, s, x.id, "region", r, x.region);
-        let founded = d.year(ctx, s, x.id, "founded", x.founded);
-        let pop = d.count(ctx, s, x.id, "population", x.population);
-        rows.push(vec![ctx.link(s, x.id), region, founded, pop]);
-    }
     let columns = vec![
         "Name".into(),
         cap(&theme.region.singular),
         "Founded".into(),
         "Population".into(),
     ];
-    pages.push(list(
-        d,
-        format!(
-            "Every {} of {}, with its {}.",
-            theme.settlement.singular, w.name, theme.region.singular
-        ),
-        columns,
-        rows,
-    ));
+    list(d, intro, columns, rows)
+}
 
-    let title = format!("List of {}", theme.person.plural);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-    let mut rows = Vec::new();
-    for x in &w.people {
-        d.own_name(ctx, p, x.id);
-        let born = d.year(ctx, p, x.id, "birth_year", x.birth_year);
-        let occupation = d.text(ctx, p, x.id, "occupation", &x.occupation);
-        rows.push(vec![ctx.link(p, x.id), born, occupation]);
-    }
-    pages.push(list(
-        d,
-        format!("Notable {} of {}.", theme.person.plural, w.name),
-        vec!["Name".into(), "Born".into(), "Occupation".into()],
-        rows,
-    ));
+fn person_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
+    let p = TableRole::Person;
+    let mut d = list_draft(ctx, &w.theme.person.plural);
+    let rows = w
+        .people
+        .iter()
+        .map(|x| {
+            let cells = [
+                Cell::Name,
+                Cell::Link,
+                Cell::Year("birth_year", x.birth_year),
+                Cell::Text("occupation", &x.occupation),
+            ];
+            d.row(ctx, p, x.id, &cells)
+        })
+        .collect();
+    let intro = format!("Notable {} of {}.", w.theme.person.plural, w.name);
+    let columns = vec!["Name".into(), "Born".into(), "Occupation".into()];
+    list(d, intro, columns, rows)
+}
 
-    let title = format!("List of {}", theme.organisation.plural);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-    let mut rows = Vec::new();
+fn organisation_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
+    let o = TableRole::Organisation;
+    let mut d = list_draft(ctx, &w.theme.organisation.plural);
+    let rows = w
+        .organisations
+        .iter()
+        .map(|x| {
+            let cells = [
+                Cell::Name,
+                Cell::Link,
+                Cell::Text("category", &x.category),
+                Cell::Year("founded", x.founded),
+            ];
+            d.row(ctx, o, x.id, &cells)
+        })
+        .collect();
+    let intro = format!("The {} of {}.", w.theme.organisation.plural, w.name);
+    let columns = vec!["Name".into(), "Category".into(), "Founded".into()];
+    list(d, intro, columns, rows)
+}
+
+fn work_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
+    let wr = TableRole::Work;
+    let mut d = list_draft(ctx, &w.theme.work.plural);
+    let rows = w
+        .works
+        .iter()
+        .map(|x| {
+            d.row(
+                ctx,
+                wr,
+                x.id,
+                &[Cell::Name, Cell::Link, Cell::Year("year", x.year)],
+            )
+        })
+        .collect();
+    let verb = w.theme.work.verb.as_deref().unwrap_or_default();
+    let intro = format!("{} of {}.", cap(&w.theme.work.plural), w.name);
+    list(d, intro, vec!["Name".into(), cap(verb)], rows)
+}
+
+fn event_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
+    let er = TableRole::Event;
+    let mut d = list_draft(ctx, &w.theme.event.plural);
+    let rows = w
+        .events
+        .iter()
+        .map(|x| {
+            d.row(
+                ctx,
+                er,
+                x.id,
+                &[Cell::Name, Cell::Link, Cell::Year("year", x.year)],
+            )
+        })
+        .collect();
+    let intro = format!("{} held in {}.", cap(&w.theme.event.plural), w.name);
+    list(d, intro, vec!["Name".into(), "Year".into()], rows)
+}
+
+fn alliance_list(ctx: &mut Ctx) -> PageRecord {
+    let w = ctx.world;
+    let ar = TableRole::Alliance;
+    let mut d = list_draft(ctx, &w.theme.alliance.plural);
+    let rows = w
+        .alliances
+        .iter()
+        .map(|x| {
+            let cells = [Cell::Name, Cell::Link, Cell::Year("founded", x.founded)];
+            d.row(ctx, ar, x.id, &cells)
+        })
+        .collect();
+    let intro = format!("{} of {}.", cap(&w.theme.alliance.plural), w.name);
+    list(d, intro, vec!["Name".into(), "Founded".into()], rows)
+}
+
+/// The category page of the settlements in a region.
+fn region_category(ctx: &mut Ctx, region: &Region) -> PageRecord {
+    let w = ctx.world;
+    let theme = &w.theme;
+    let (r, s) = (TableRole::Region, TableRole::Settlement);
+    let title = format!(
+        "Category:{} of {}",
+        cap(&theme.settlement.plural),
+        region.name
+    );
+    let url = ctx.sites.wiki_url(&title);
+    let mut d = Draft::new(url, &title, "category", None).about(r, region.id);
+    let rows = w
+        .settlements
+        .iter()
+        .filter(|x| x.region == region.id)
+        .map(|x| {
+            let cells = [Cell::Subject("region"), Cell::Name, Cell::Link];
+            d.row(ctx, s, x.id, &cells)
+        })
+        .collect();
+    let intro = format!(
+        "{} in {}.",
+        cap(&theme.settlement.plural),
+        ctx.link(r, region.id)
+    );
+    list(d, intro, vec![cap(&theme.settlement.singular)], rows)
+}
+
+/// Category pages that group the entities of a kind by the text of one column.
+struct Grouping<'a> {
+    role: TableRole,
+    column_role: &'static str,
+    plural: &'a str,
+    /// The header of the page's one column.
+    header: String,
+    /// What the intro says the members share, before the value: "whose field is".
+    share: &'static str,
+    /// Entity ids by value, in value order.
+    groups: BTreeMap<&'a str, Vec<i64>>,
+}
+
+/// Organisations by category, then people by occupation.
+fn groupings<'a>(ctx: &Ctx<'a>) -> [Grouping<'a>; 2] {
+    let w = ctx.world;
+    let theme = &w.theme;
+    let mut categories: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for x in &w.organisations {
-        d.own_name(ctx, o, x.id);
-        let category = d.text(ctx, o, x.id, "category", &x.category);
-        let founded = d.year(ctx, o, x.id, "founded", x.founded);
-        rows.push(vec![ctx.link(o, x.id), category, founded]);
+        categories.entry(&x.category).or_default().push(x.id);
     }
-    pages.push(list(
-        d,
-        format!("The {} of {}.", theme.organisation.plural, w.name),
-        vec!["Name".into(), "Category".into(), "Founded".into()],
-        rows,
-    ));
-
-    if w.groups.works {
-        let wr = TableRole::Work;
-        let title = format!("List of {}", theme.work.plural);
-        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-        let mut rows = Vec::new();
-        for x in &w.works {
-            d.own_name(ctx, wr, x.id);
-            let year = d.year(ctx, wr, x.id, "year", x.year);
-            rows.push(vec![ctx.link(wr, x.id), year]);
-        }
-        let verb = theme.work.verb.clone().unwrap_or_default();
-        pages.push(list(
-            d,
-            format!("{} of {}.", cap(&theme.work.plural), w.name),
-            vec!["Name".into(), cap(&verb)],
-            rows,
-        ));
-    }
-    if w.groups.events {
-        let er = TableRole::Event;
-        let title = format!("List of {}", theme.event.plural);
-        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-        let mut rows = Vec::new();
-        for x in &w.events {
-            d.own_name(ctx, er, x.id);
-            let year = d.year(ctx, er, x.id, "year", x.year);
-            rows.push(vec![ctx.link(er, x.id), year]);
-        }
-        pages.push(list(
-            d,
-            format!("{} held in {}.", cap(&theme.event.plural), w.name),
-            vec!["Name".into(), "Year".into()],
-            rows,
-        ));
-    }
-    if w.groups.alliances {
-        let ar = TableRole::Alliance;
-        let title = format!("List of {}", theme.alliance.plural);
-        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "list", None);
-        let mut rows = Vec::new();
-        for x in &w.alliances {
-            d.own_name(ctx, ar, x.id);
-            let founded = d.year(ctx, ar, x.id, "founded", x.founded);
-            rows.push(vec![ctx.link(ar, x.id), founded]);
-        }
-        pages.push(list(
-            d,
-            format!("{} of {}.", cap(&theme.alliance.plural), w.name),
-            vec!["Name".into(), "Founded".into()],
-            rows,
-        ));
-    }
-
-    // Category pages: settlements by region, organisations by category, people by occupation.
-    for region in &w.regions {
-        let title = format!(
-            "Category:{} of {}",
-            cap(&theme.settlement.plural),
-            region.name
-        );
-        let mut d =
-            Draft::new(ctx.sites.wiki_url(&title), &title, "category", None).about(r, region.id);
-        let mut rows = Vec::new();
-        for x in w.settlements.iter().filter(|x| x.region == region.id) {
-            d.reference(ctx, s, x.id, "region", r, region.id);
-            d.own_name(ctx, s, x.id);
-            rows.push(vec![ctx.link(s, x.id)]);
-        }
-        let intro = format!(
-            "{} in {}.",
-            cap(&theme.settlement.plural),
-            ctx.link(r, region.id)
-        );
-        pages.push(list(d, intro, vec![cap(&theme.settlement.singular)], rows));
-    }
-    let mut by_category: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
-    for x in &w.organisations {
-        by_category
-            .entry(x.category.as_str())
-            .or_default()
-            .push(x.id);
-    }
-    for (category, ids) in by_category {
-        let title = format!("Category:{} ({})", cap(category), theme.organisation.plural);
-        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "category", None);
-        let mut rows = Vec::new();
-        for id in ids {
-            d.own_name(ctx, o, id);
-            d.text(ctx, o, id, "category", category);
-            rows.push(vec![ctx.link(o, id)]);
-        }
-        let intro = format!(
-            "{} whose field is {category}.",
-            cap(&theme.organisation.plural)
-        );
-        pages.push(list(
-            d,
-            intro,
-            vec![cap(&theme.organisation.singular)],
-            rows,
-        ));
-    }
-    let mut by_occupation: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    let mut occupations: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for x in &w.people {
-        by_occupation
-            .entry(x.occupation.as_str())
-            .or_default()
-            .push(x.id);
+        occupations.entry(&x.occupation).or_default().push(x.id);
     }
-    for (occupation, ids) in by_occupation {
-        let title = format!("Category:{} ({})", cap(occupation), theme.person.plural);
-        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "category", None);
-        let mut rows = Vec::new();
-        for id in ids {
-            d.own_name(ctx, p, id);
-            d.text(ctx, p, id, "occupation", occupation);
-            rows.push(vec![ctx.link(p, id)]);
+    [
+        Grouping {
+            role: TableRole::Organisation,
+            column_role: "category",
+            plural: &theme.organisation.plural,
+            header: cap(&theme.organisation.singular),
+            share: "whose field is",
+            groups: categories,
+        },
+        Grouping {
+            role: TableRole::Person,
+            column_role: "occupation",
+            plural: &theme.person.plural,
+            header: "Name".into(),
+            share: "known as a",
+            groups: occupations,
+        },
+    ]
+}
+
+/// The category page of the entities whose column holds `value`.
+fn text_category(ctx: &mut Ctx, by: &Grouping, value: &str, ids: &[i64]) -> PageRecord {
+    let title = format!("Category:{} ({})", cap(value), by.plural);
+    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "category", None);
+    let rows = ids
+        .iter()
+        .map(|&id| {
+            // The value is what the page is about, so rows state it without showing it.
+            d.text(ctx, by.role, id, by.column_role, value);
+            d.row(ctx, by.role, id, &[Cell::Name, Cell::Link])
+        })
+        .collect();
+    let intro = format!("{} {} {value}.", cap(by.plural), by.share);
+    list(d, intro, vec![by.header.clone()], rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use fabula_world::schema::{self, TableRole, Value};
+    use fabula_world::{generate_world, theme};
+
+    use crate::draft::with_ctx;
+
+    use TableRole::*;
+
+    /// Where a case expects each entity of a kind to be listed.
+    #[derive(Clone, Copy)]
+    enum Listing {
+        /// On the kind's one list page, or on none when the world lacks the kind.
+        List,
+        /// On exactly one category page, which states the cell of `column_role` it groups by.
+        Category(&'static str),
+    }
+
+    /// Renders the list and category pages of world (`seed`, `world_id`) and checks that every
+    /// entity of `role` is linked, with its name stated, where `listing` says, and that every page
+    /// shows the text of every fact it records.
+    fn check(seed: u64, world_id: u32, role: TableRole, listing: Listing) {
+        let world = generate_world(seed, world_id, &theme::all().unwrap());
+        let layout = schema::layout(&world);
+        let plural = match role {
+            Work => &world.theme.work.plural,
+            Event => &world.theme.event.plural,
+            Alliance => &world.theme.alliance.plural,
+            _ => &layout.table(role).plural,
+        };
+        let rows = layout.get(role).map(|_| schema::table_rows(&world, role));
+        let (pages, links) = with_ctx(&world, |ctx| {
+            let mut pages = Vec::new();
+            super::render(ctx, &mut pages);
+            let ids = rows.iter().flatten().map(|row| int(&row[0]));
+            let links: Vec<_> = ids.map(|id| (id, ctx.link(role, id))).collect();
+            (pages, links)
+        });
+        for page in &pages {
+            for f in &page.facts {
+                assert!(
+                    page.body.contains(&f.shown),
+                    "{} lacks {:?}",
+                    page.url,
+                    f.shown
+                );
+            }
         }
-        let intro = format!("{} known as a {occupation}.", cap(&theme.person.plural));
-        pages.push(list(d, intro, vec!["Name".into()], rows));
+        let list_title = format!("List of {plural}");
+        let Some(table) = layout.get(role) else {
+            assert!(!pages.iter().any(|p| p.title == list_title), "{list_title}");
+            return;
+        };
+        assert!(!links.is_empty(), "world has no {} rows", table.name);
+        let states = |page: &fabula_world::records::PageRecord, id: i64, column_role: &str| {
+            let column = &table.column(column_role).name;
+            page.facts
+                .iter()
+                .any(|f| (&f.table, f.row_id, &f.column) == (&table.name, id, column))
+        };
+        let kind = match listing {
+            Listing::List => "list",
+            Listing::Category(_) => "category",
+        };
+        for (id, link) in links {
+            let row = format!("| {link} |");
+            let listed: Vec<_> = pages
+                .iter()
+                .filter(|p| p.kind == kind && p.body.lines().any(|l| l.starts_with(&row)))
+                .collect();
+            let [page] = listed[..] else {
+                panic!("{link} is listed {} times", listed.len())
+            };
+            assert!(
+                states(page, id, "name"),
+                "{} lacks the name of {link}",
+                page.url
+            );
+            match listing {
+                Listing::List => assert_eq!(page.title, list_title),
+                Listing::Category(column_role) => {
+                    assert!(
+                        states(page, id, column_role),
+                        "{} lacks {column_role}",
+                        page.url
+                    );
+                }
+            }
+        }
+    }
+
+    fn int(value: &Value) -> i64 {
+        let Value::Int(n) = value else {
+            panic!("{value:?} is not an integer")
+        };
+        *n
+    }
+
+    #[test]
+    fn every_region_is_listed() {
+        check(1, 0, Region, Listing::List);
+    }
+
+    #[test]
+    fn every_settlement_is_listed() {
+        check(1, 1, Settlement, Listing::List);
+    }
+
+    #[test]
+    fn every_person_is_listed() {
+        check(1, 2, Person, Listing::List);
+    }
+
+    #[test]
+    fn every_organisation_is_listed() {
+        check(1, 3, Organisation, Listing::List);
+    }
+
+    #[test]
+    fn every_work_is_listed() {
+        check(1, 2, Work, Listing::List);
+    }
+
+    #[test]
+    fn a_world_without_works_has_no_list_of_them() {
+        check(1, 0, Work, Listing::List);
+    }
+
+    #[test]
+    fn every_event_is_listed() {
+        check(1, 0, Event, Listing::List);
+    }
+
+    #[test]
+    fn a_world_without_events_has_no_list_of_them() {
+        check(2, 2, Event, Listing::List);
+    }
+
+    #[test]
+    fn every_alliance_is_listed() {
+        check(2, 5, Alliance, Listing::List);
+    }
+
+    #[test]
+    fn settlements_are_categorised_by_region() {
+        check(2, 0, Settlement, Listing::Category("region"));
+    }
+
+    #[test]
+    fn organisations_are_categorised_by_field() {
+        check(2, 1, Organisation, Listing::Category("category"));
+    }
+
+    #[test]
+    fn people_are_categorised_by_occupation() {
+        check(2, 4, Person, Listing::Category("occupation"));
     }
 }

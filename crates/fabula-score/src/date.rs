@@ -221,8 +221,14 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
-/// The month number of a full or three-letter English month name, or `sept`.
-fn month_number(token: &str) -> Option<u32> {
+/// The month number of a lower-case full or three-letter English month name, or `sept`.
+///
+/// ```
+/// assert_eq!(fabula_score::date::month_number("march"), Some(3));
+/// assert_eq!(fabula_score::date::month_number("sep"), Some(9));
+/// assert_eq!(fabula_score::date::month_number("marc"), None);
+/// ```
+pub fn month_number(token: &str) -> Option<u32> {
     if token == "sept" {
         return Some(9);
     }

@@ -32,6 +32,21 @@ pub enum TaskKind {
 }
 
 impl TaskKind {
+    /// Every kind, in report order.
+    pub const ALL: [TaskKind; 6] = [
+        TaskKind::Lookup,
+        TaskKind::MultiHop,
+        TaskKind::Compare,
+        TaskKind::Aggregate,
+        TaskKind::Temporal,
+        TaskKind::Table,
+    ];
+
+    /// Parses the name used in task files; `None` for any other text.
+    pub fn parse(text: &str) -> Option<TaskKind> {
+        TaskKind::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+
     /// The name used in task files and reports.
     pub fn as_str(self) -> &'static str {
         match self {

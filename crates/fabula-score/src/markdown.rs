@@ -1,6 +1,17 @@
-//! Finding the answer table in an agent's Markdown, the way WideSearch's evaluator does.
+//! Reading Markdown tables and links: the answer table in an agent's Markdown, the way
+//! WideSearch's evaluator finds it, and every pipe table of a page, the way the baseline agent
+//! reads pages. Both split rows with the same rules.
 
 use crate::prediction::PredictedTable;
+
+/// A pipe table of a Markdown document: its header cells and its rows of cells.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PipeTable {
+    /// The cells of the first line.
+    pub header: Vec<String>,
+    /// The cells of every later line that is not a separator.
+    pub rows: Vec<Vec<String>>,
+}
 
 /// Extracts the answer table from free text, or `None` when the text holds no table.
 ///
@@ -23,15 +34,76 @@ use crate::prediction::PredictedTable;
 /// ```
 pub fn extract_table(text: &str) -> Option<PredictedTable> {
     let block = fenced_markdown(text).or_else(|| pipe_run(text))?;
-    let mut lines = block.lines().map(str::trim).filter(|line| {
-        line.contains('|') && !line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
-    });
+    let mut lines = block
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.contains('|') && !is_separator(line));
     let columns = split_row(lines.next()?);
     let rows = lines.map(split_row).collect();
     Some(PredictedTable {
         columns: Some(columns),
         rows,
     })
+}
+
+/// Every pipe table of a Markdown document, in order.
+///
+/// A table is a run of lines that start and end with `|` (after trimming); any other line ends
+/// it. Its first line is the header; separator lines (only `|`, `-`, `:` and spaces) are
+/// skipped; cells are split as in [`extract_table`].
+///
+/// ```
+/// use fabula_score::markdown::pipe_tables;
+/// let page = "# Vess\n\n| Vess | |\n|---|---|\n| Founded | 1021 |\n\nText.\n\n| A |\n|---|\n| b |\n";
+/// let tables = pipe_tables(page);
+/// assert_eq!(tables.len(), 2);
+/// assert_eq!(tables[0].header, ["Vess", ""]);
+/// assert_eq!(tables[0].rows, [["Founded", "1021"]]);
+/// ```
+pub fn pipe_tables(markdown: &str) -> Vec<PipeTable> {
+    let mut tables = Vec::new();
+    let mut current: Option<PipeTable> = None;
+    for line in markdown.lines().map(str::trim) {
+        let is_row = line.len() >= 2 && line.starts_with('|') && line.ends_with('|');
+        if !is_row {
+            tables.extend(current.take());
+            continue;
+        }
+        match current.as_mut() {
+            None => {
+                current = Some(PipeTable {
+                    header: split_row(line),
+                    rows: Vec::new(),
+                });
+            }
+            Some(_) if is_separator(line) => {}
+            Some(table) => table.rows.push(split_row(line)),
+        }
+    }
+    tables.extend(current);
+    tables
+}
+
+/// The text and target of a cell that is one Markdown link, `[text](url)`: the text holds no
+/// brackets and the url no white space.
+///
+/// ```
+/// use fabula_score::markdown::link;
+/// assert_eq!(link(" [Amo Tal](https://w/wiki/Amo_Tal) "), Some(("Amo Tal", "https://w/wiki/Amo_Tal")));
+/// assert_eq!(link("Amo Tal"), None);
+/// ```
+pub fn link(cell: &str) -> Option<(&str, &str)> {
+    let inner = cell.trim().strip_prefix('[')?.strip_suffix(')')?;
+    let (text, url) = inner.split_once("](")?;
+    if text.contains(['[', ']']) || url.contains(char::is_whitespace) {
+        return None;
+    }
+    Some((text, url))
+}
+
+/// Whether a table line is a separator (or blank): only `|`, `-`, `:` and spaces.
+fn is_separator(line: &str) -> bool {
+    line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
 
 /// The content of the first ` ```markdown ` block that is closed.
@@ -134,6 +206,56 @@ mod tests {
                 ]
             )
         );
+    }
+
+    /// Checks [`pipe_tables`]: each expected table is its header and rows, cells joined by `,`.
+    fn check_pipe_tables(markdown: &str, expect: &[(&str, &[&str])]) {
+        let got: Vec<(String, Vec<String>)> = pipe_tables(markdown)
+            .into_iter()
+            .map(|t| {
+                let rows = t.rows.iter().map(|r| r.join(",")).collect();
+                (t.header.join(","), rows)
+            })
+            .collect();
+        let expect: Vec<(String, Vec<String>)> = expect
+            .iter()
+            .map(|(header, rows)| {
+                (
+                    header.to_string(),
+                    rows.iter().map(|r| r.to_string()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expect, "{markdown:?}");
+    }
+
+    #[test]
+    fn pipe_tables_of_a_page() {
+        check_pipe_tables("no tables here", &[]);
+        check_pipe_tables(
+            "# Vess\n\n| Vess | |\n|---|---|\n| Founder | [Amo](https://w/Amo) |\n| Members | 1,204 |\n",
+            &[("Vess,", &["Founder,[Amo](https://w/Amo)", "Members,1,204"])],
+        );
+        // Any line that is not a table line ends the table; separators are skipped anywhere.
+        check_pipe_tables(
+            "| A | B |\n|:--|--:|\n| 1 | 2 |\ntext\n  | C |  \n| 3 |\n|---|\n",
+            &[("A,B", &["1,2"]), ("C", &["3"])],
+        );
+        // A line must start and end with a pipe; an escaped pipe stays in its cell.
+        check_pipe_tables("| A | B\n| x \\| y | z |\n|", &[("x | y,z", &[])]);
+    }
+
+    #[test]
+    fn links_are_whole_cells() {
+        assert_eq!(
+            link("[Vess](https://w/Vess)"),
+            Some(("Vess", "https://w/Vess"))
+        );
+        assert_eq!(link("  [Vess](/wiki/Vess)  "), Some(("Vess", "/wiki/Vess")));
+        assert_eq!(link("[Vess](https://w/Vess) and more"), None);
+        assert_eq!(link("[a [b]](x)"), None);
+        assert_eq!(link("[Vess](has space)"), None);
+        assert_eq!(link("Vess"), None);
     }
 
     #[test]

@@ -63,19 +63,7 @@ pub fn norm_name(text: &str) -> String {
 
 /// Returns the link text when the whole cell is one Markdown link, else the cell itself.
 fn unwrap_markdown_link(text: &str) -> &str {
-    let Some(inner) = text
-        .strip_prefix('[')
-        .and_then(|rest| rest.strip_suffix(')'))
-    else {
-        return text;
-    };
-    let Some((label, url)) = inner.split_once("](") else {
-        return text;
-    };
-    if label.contains(['[', ']']) || url.contains(char::is_whitespace) {
-        return text;
-    }
-    label
+    crate::markdown::link(text).map_or(text, |(label, _)| label)
 }
 
 /// Maps full-width ASCII and the ideographic space to their ASCII forms.

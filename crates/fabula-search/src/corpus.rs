@@ -4,12 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use serde::Deserialize;
-
 use crate::{Error, Result, WorldIndex};
-
-/// The manifest format this version reads.
-const FORMAT_VERSION: u32 = 1;
 
 /// One world as the manifest lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,45 +44,20 @@ struct Slot {
     build: Mutex<()>,
 }
 
-#[derive(Deserialize)]
-struct Manifest {
-    format_version: u32,
-    worlds: Vec<ManifestWorld>,
-}
-
-#[derive(Deserialize)]
-struct ManifestWorld {
-    id: u32,
-    file: String,
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    theme: String,
-    #[serde(default)]
-    pages: usize,
-}
-
 impl Corpus {
     /// Reads `dir/manifest.json`. World files are not touched until they are searched.
     pub fn open(dir: &Path) -> Result<Corpus> {
-        let path = dir.join("manifest.json");
-        let bytes = std::fs::read(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let manifest: Manifest =
-            serde_json::from_slice(&bytes).map_err(|source| Error::Manifest {
-                path: path.clone(),
-                source,
-            })?;
+        let manifest = fabula_file::read_manifest(dir)?;
+        let path = dir.join(fabula_file::MANIFEST);
         let bad = |reason: String| Error::BadWorld {
             path: path.clone(),
             reason,
         };
-        if manifest.format_version != FORMAT_VERSION {
+        if manifest.format_version != fabula_file::FORMAT_VERSION {
             return Err(bad(format!(
-                "manifest format_version {} is not the supported {FORMAT_VERSION}",
-                manifest.format_version
+                "manifest format_version {} is not the supported {}",
+                manifest.format_version,
+                fabula_file::FORMAT_VERSION
             )));
         }
         let mut worlds: Vec<WorldInfo> = manifest

@@ -18,27 +18,9 @@ pub enum Error {
     /// An argument other than the query text is out of range (top_k, max_chars).
     #[error("bad argument: {0}")]
     BadArgument(String),
-    /// A file could not be read.
-    #[error("cannot read {path}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The manifest is not valid JSON of the expected shape.
-    #[error("invalid manifest {path}")]
-    Manifest {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
-    /// The world file could not be opened or queried.
-    #[error("cannot read world file {path}")]
-    Sqlite {
-        path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
-    },
+    /// A world file or the manifest could not be opened or read, or breaks the format.
+    #[error("cannot read the dataset")]
+    File(#[from] fabula_file::Error),
     /// A world file or the manifest was read but breaks the contract (for example an unknown
     /// manifest format, a world id listed twice, over 4 GiB of page text).
     #[error("invalid world file {path}: {reason}")]

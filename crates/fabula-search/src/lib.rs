@@ -1,23 +1,8 @@
 //! Per-world BM25 search over a world's pages, with snippet hiding, and page extraction.
 //!
-//! A world file is a SQLite database; this crate reads three of its tables, always read-only:
-//!
-//! ```sql
-//! CREATE TABLE fabula_meta(key TEXT PRIMARY KEY, value TEXT) STRICT;  -- world_id, name, theme, ...
-//! CREATE TABLE fabula_pages(
-//!     id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, title TEXT NOT NULL,
-//!     kind TEXT NOT NULL,          -- 'entity' | 'list' | 'category' | 'news' | 'history'
-//!     published TEXT,              -- ISO date 'YYYY-MM-DD', NULL for reference pages
-//!     body TEXT NOT NULL           -- Markdown
-//! ) STRICT;
-//! CREATE TABLE fabula_page_facts(
-//!     page_id INTEGER NOT NULL REFERENCES fabula_pages(id),
-//!     table_name TEXT NOT NULL, row_id INTEGER NOT NULL, column_name TEXT NOT NULL,
-//!     shown TEXT NOT NULL,         -- the exact text the body uses for this value, e.g. '12,345'
-//!     value_kind TEXT NOT NULL,    -- 'number' | 'year' | 'date' | 'entity' | 'text' | 'name'
-//!     PRIMARY KEY (page_id, table_name, row_id, column_name)
-//! ) STRICT;
-//! ```
+//! A world file is read through `fabula_file::WorldFile`, always read-only: its pages (Markdown
+//! with a title, a kind and an optional date), the facts each page states (`shown` text and value
+//! kind) and the world's name.
 //!
 //! [`WorldIndex::open`] reads one world's pages into a compact in-memory store and indexes titles
 //! and bodies with tantivy in a single RAM segment. The world file stays the single source of
@@ -32,7 +17,7 @@
 //! - [`Hiding::None`]: the best-matching passage of the page's plain text (see [`plain_text`]),
 //!   about 200 characters cut at word boundaries and marked with `…` where cut.
 //! - [`Hiding::Partial`]: the same passage with every value of kind number, year, date or entity
-//!   that `fabula_page_facts` lists for the page replaced by `…`, and any word containing a digit
+//!   that the world file's provenance lists for the page replaced by `…`, and any word containing a digit
 //!   too, so the snippet teases and the page must be opened to learn the value.
 //! - [`Hiding::Strict`]: a generic one-line description by page kind, such as
 //!   "An encyclopedia article about Kest." or "A news report from kest-herald.fab.".
@@ -58,20 +43,9 @@ mod world;
 
 pub use corpus::{Corpus, WorldInfo};
 pub use error::{Error, Result};
+pub use fabula_file::Hiding;
 pub use text::plain_text;
 pub use world::{MAX_TOP_K, WorldIndex};
-
-/// How much of a page's detail a snippet may show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Hiding {
-    /// The best-matching passage, up to about 200 characters.
-    None,
-    /// The passage with stated numbers, dates and related-entity names masked or cut.
-    #[default]
-    Partial,
-    /// A generic one-line description by page kind only, beside the hit's title.
-    Strict,
-}
 
 /// Options of one search call.
 #[derive(Debug, Clone)]

@@ -15,8 +15,8 @@ use std::collections::HashMap;
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use crate::store::PageKind;
 use crate::text::{alnum_at, alnum_before, ceil_boundary, floor_boundary, words};
+use fabula_file::PageKind;
 
 /// The longest passage, in bytes (so at most this many characters).
 pub(crate) const SNIPPET_LEN: usize = 200;
@@ -429,7 +429,6 @@ pub(crate) fn describe(kind: PageKind, title: &str, url: &str) -> String {
             Some(site) => format!("A historical account from {site}."),
             None => "A historical account.".to_owned(),
         },
-        PageKind::Other => format!("A page about {title}."),
     }
 }
 

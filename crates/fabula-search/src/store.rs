@@ -11,6 +11,8 @@
 //! partial hiding masks are not kept as text: each page keeps the byte ranges of its plain text
 //! where they occur, found once when the world is opened.
 
+use fabula_file::PageKind;
+
 use crate::{Error, Result};
 
 /// How many bytes of sampled page text make up a world's compression dictionary.
@@ -18,31 +20,6 @@ const DICT_LEN: usize = 16 * 1024;
 
 /// How many bytes one sampled page contributes to the dictionary at most.
 const DICT_SAMPLE_LEN: usize = 1024;
-
-/// The kind of a page, as `fabula_pages.kind` states it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PageKind {
-    Entity,
-    List,
-    Category,
-    News,
-    History,
-    /// A kind this version does not know; pages of it are still searchable.
-    Other,
-}
-
-impl PageKind {
-    pub(crate) fn parse(kind: &str) -> PageKind {
-        match kind {
-            "entity" => PageKind::Entity,
-            "list" => PageKind::List,
-            "category" => PageKind::Category,
-            "news" => PageKind::News,
-            "history" => PageKind::History,
-            _ => PageKind::Other,
-        }
-    }
-}
 
 /// One page as read from the world file.
 pub(crate) struct RawPage {
@@ -307,15 +284,5 @@ mod tests {
         let store = PageStore::build(&[]).unwrap();
         assert_eq!(store.len(), 0);
         assert_eq!(store.find_url("a"), None);
-    }
-
-    #[test]
-    fn kinds() {
-        assert_eq!(PageKind::parse("news"), PageKind::News);
-        assert_eq!(PageKind::parse("history"), PageKind::History);
-        assert_eq!(PageKind::parse("list"), PageKind::List);
-        assert_eq!(PageKind::parse("category"), PageKind::Category);
-        assert_eq!(PageKind::parse("entity"), PageKind::Entity);
-        assert_eq!(PageKind::parse("blog"), PageKind::Other);
     }
 }

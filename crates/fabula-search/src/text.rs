@@ -9,6 +9,11 @@
 //!
 //! The output never contains `|`, `#`, `*`, a backtick or a line break, so snippets cut from it
 //! carry no Markdown syntax.
+//!
+//! Why hand-written: a CommonMark parser (pulldown-cmark, comrak) builds an event stream or tree
+//! per page, which costs more than the whole index build at this size, and would still need this
+//! module's joining rules. Table rows are read here line by line in the same pass, unlike
+//! `fabula_score::markdown::pipe_tables`, which collects whole tables for agents.
 
 /// Converts a page's Markdown to the single line of plain text that snippets are cut from.
 ///

@@ -1,25 +1,21 @@
 //! One world's searchable pages: reading them from the world file, ranking them for a query,
 //! writing their snippets and extracting windows of their Markdown.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use fabula_file::{StoredPage, WorldFile};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::index::{PageIndex, analyzer, query_terms};
 use crate::snippet::{
     Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render, scanned_prefix,
 };
-use crate::store::{PageKind, PageStore, RawPage};
+use crate::store::{PageStore, RawPage};
 use crate::text::plain_text;
 use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
 
 /// The most results one search call may ask for.
 pub const MAX_TOP_K: usize = 50;
-
-/// The fact kinds whose values partial hiding masks.
-const HIDDEN_KINDS: &str = "('number', 'year', 'date', 'entity')";
 
 /// One world's pages and their BM25 index, built in memory from the world file.
 ///
@@ -46,10 +42,10 @@ impl WorldIndex {
     /// Reads the pages and the facts they state from a world file (opened read-only) and indexes
     /// them.
     pub fn open(path: &Path) -> Result<WorldIndex> {
-        let conn = open_read_only(path)?;
-        let rows = read_pages(&conn, path)?;
-        let name = read_name(&conn, path)?;
-        drop(conn);
+        let file = WorldFile::open(path)?;
+        let rows = read_pages(&file)?;
+        let name = file.meta_value("name")?;
+        drop(file);
         let bad_world = |reason: String| Error::BadWorld {
             path: path.to_owned(),
             reason,
@@ -238,23 +234,6 @@ impl WorldIndex {
     }
 }
 
-fn sqlite_error(path: &Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
-    move |source| Error::Sqlite {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-fn open_read_only(path: &Path) -> Result<Connection> {
-    // SQLite reports a missing file only as "unable to open", so check first for a clear error.
-    std::fs::metadata(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(path, flags).map_err(sqlite_error(path))
-}
-
 /// A page as read, with the values its snippets must hide: ASCII-lowercased, distinct, not blank.
 struct PageRow {
     page: RawPage,
@@ -262,64 +241,36 @@ struct PageRow {
 }
 
 /// Reads all pages, sorted by url.
-fn read_pages(conn: &Connection, path: &Path) -> Result<Vec<PageRow>> {
-    let mut hidden: HashMap<i64, Vec<String>> = HashMap::new();
-    let mut facts = conn
-        .prepare(&format!(
-            "SELECT page_id, shown FROM fabula_page_facts WHERE value_kind IN {HIDDEN_KINDS}"
-        ))
-        .map_err(sqlite_error(path))?;
-    let mut rows = facts.query([]).map_err(sqlite_error(path))?;
-    while let Some(row) = rows.next().map_err(sqlite_error(path))? {
-        let page_id: i64 = row.get(0).map_err(sqlite_error(path))?;
-        let shown: String = row.get(1).map_err(sqlite_error(path))?;
-        let shown = shown.trim().to_ascii_lowercase();
-        if !shown.is_empty() {
-            hidden.entry(page_id).or_default().push(shown);
-        }
-    }
-    drop(rows);
-    drop(facts);
-
-    let mut stmt = conn
-        .prepare("SELECT id, url, title, kind, published, body FROM fabula_pages")
-        .map_err(sqlite_error(path))?;
-    let mut rows = stmt.query([]).map_err(sqlite_error(path))?;
-    let mut pages = Vec::new();
-    while let Some(row) = rows.next().map_err(sqlite_error(path))? {
-        let page_id: i64 = row.get(0).map_err(sqlite_error(path))?;
-        let kind: String = row.get(3).map_err(sqlite_error(path))?;
-        let mut page_hidden = hidden.remove(&page_id).unwrap_or_default();
-        page_hidden.sort_unstable();
-        page_hidden.dedup();
-        let page = RawPage {
-            url: row.get(1).map_err(sqlite_error(path))?,
-            title: row.get(2).map_err(sqlite_error(path))?,
-            kind: PageKind::parse(&kind),
-            published: row.get(4).map_err(sqlite_error(path))?,
-            body: row.get(5).map_err(sqlite_error(path))?,
-            snippet_text: String::new(),
-            snippet_text_continues: false,
-            masks: Vec::new(),
-        };
-        pages.push(PageRow {
-            page,
-            hidden: page_hidden,
-        });
-    }
+fn read_pages(file: &WorldFile) -> Result<Vec<PageRow>> {
+    let mut pages: Vec<PageRow> = file.pages()?.into_iter().map(page_row).collect();
     pages.sort_unstable_by(|a, b| a.page.url.cmp(&b.page.url));
     Ok(pages)
 }
 
-/// Reads the world's name from `fabula_meta`, if it is there.
-fn read_name(conn: &Connection, path: &Path) -> Result<Option<String>> {
-    conn.query_row(
-        "SELECT value FROM fabula_meta WHERE key = 'name'",
-        [],
-        |row| row.get(0),
-    )
-    .optional()
-    .map_err(sqlite_error(path))
+fn page_row(stored: StoredPage) -> PageRow {
+    let page = stored.page;
+    let mut hidden: Vec<String> = page
+        .facts
+        .iter()
+        .filter(|fact| fact.value_kind.is_hidden_by_partial())
+        .map(|fact| fact.shown.trim().to_ascii_lowercase())
+        .filter(|shown| !shown.is_empty())
+        .collect();
+    hidden.sort_unstable();
+    hidden.dedup();
+    PageRow {
+        page: RawPage {
+            url: page.url,
+            title: page.title,
+            kind: page.kind,
+            published: page.published,
+            body: page.body,
+            snippet_text: String::new(),
+            snippet_text_continues: false,
+            masks: Vec::new(),
+        },
+        hidden,
+    }
 }
 
 #[cfg(test)]

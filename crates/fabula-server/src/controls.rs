@@ -23,13 +23,13 @@
 
 use std::time::Duration;
 
-use fabula_search::Hit;
+use fabula_search::{Hiding, Hit};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::api_error::ApiError;
-use crate::native::{HidingName, MAX_TOP_K};
+use crate::wire::MAX_TOP_K;
 
 /// How long an injected timeout waits before answering 504, when `timeout_ms` is not given.
 pub const DEFAULT_TIMEOUT_MS: u64 = 3_000;
@@ -75,7 +75,7 @@ pub struct ControlsRequest {
     /// `[min, max]` milliseconds added to every call, drawn uniformly.
     pub latency_ms: Option<[u64; 2]>,
     /// The hiding level every search of the session uses, whatever the request says.
-    pub hiding: Option<HidingName>,
+    pub hiding: Option<Hiding>,
 }
 
 /// The controls of a session after defaults and the noise mix are applied.
@@ -90,7 +90,7 @@ pub struct Controls {
     pub truncate_extract: Option<usize>,
     pub batch_failure_rate: f64,
     pub latency_ms: [u64; 2],
-    pub hiding: Option<HidingName>,
+    pub hiding: Option<Hiding>,
 }
 
 /// The controls that `noise_level` alone sets (see the module docs for the table).

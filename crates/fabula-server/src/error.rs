@@ -1,9 +1,9 @@
-//! The crate's error type for everything outside a single HTTP request: opening worlds, binding
-//! the socket, serving, and running the load generator.
+//! The crate's error type for everything outside a single HTTP request: opening worlds, loading
+//! the world model, binding the socket and serving.
 
 use std::net::SocketAddr;
 
-/// Why the server or the load generator could not start or finish.
+/// Why the server could not start or finish.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The worlds directory could not be opened as a corpus.
@@ -19,12 +19,6 @@ pub enum Error {
     /// An I/O error while serving.
     #[error("I/O error")]
     Io(#[from] std::io::Error),
-    /// An address that is neither `host:port` nor `http://host:port`.
-    #[error("bad address `{0}`: expected host:port or http://host:port")]
-    BadAddress(String),
-    /// The load generator could not prepare or run its load.
-    #[error("load generator: {0}")]
-    Load(String),
     /// The MCP server could not start its session or serve its transport.
     #[error("MCP server: {0}")]
     Mcp(String),

@@ -1,6 +1,6 @@
 //! The HTTP search service over a directory of world files: a native REST API, the Search-R1
 //! `/retrieve` shape, Tavily-shaped `/search` and `/extract`, and sessions whose seeded controls
-//! inject realistic faults. Also a load generator for the search endpoint ([`loadgen`]).
+//! inject realistic faults.
 //!
 //! Routes (all bodies JSON; errors are `{"error": {"code", "message"}}` unless noted):
 //!
@@ -49,23 +49,24 @@
 //! world); it never reads the tasks table.
 
 pub mod api_error;
+mod config;
 pub mod controls;
 mod error;
 pub mod extractors;
-pub mod loadgen;
 pub mod lwm;
 pub mod mcp;
 pub mod native;
 pub mod openapi;
 pub mod search_r1;
+mod session_store;
 pub mod sessions;
 mod state;
 pub mod tavily;
 pub mod tools;
+pub mod wire;
 
 use std::future::Future;
-use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
+use std::net::SocketAddr;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -77,62 +78,9 @@ use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 
 pub use crate::api_error::{ApiError, ErrorCode, TavilyError};
+pub use crate::config::{ServeConfig, default_allowed_hosts};
 pub use crate::error::{Error, Result};
 pub use crate::state::AppState;
-
-/// How to serve.
-#[derive(Clone)]
-pub struct ServeConfig {
-    /// The directory holding `manifest.json` and the world files.
-    pub worlds: PathBuf,
-    /// Where to listen; default `127.0.0.1:8080`. Port 0 picks a free port.
-    pub addr: SocketAddr,
-    /// When set, requests other than `GET /health` need `Authorization: Bearer KEY`.
-    pub api_key: Option<String>,
-    /// The most sessions kept in memory; the least recently used is evicted beyond it.
-    pub max_sessions: usize,
-    /// The most log entries kept per session; the oldest are forgotten beyond it.
-    pub session_log_limit: usize,
-    /// The most searches and extracts running at once on blocking threads; default four per
-    /// core.
-    pub max_blocking_calls: usize,
-    /// Render observations with this language world model; None (the default) uses templates.
-    pub lwm: Option<lwm::LwmOptions>,
-    /// The `Host` header values `/mcp/{world}` accepts (names or `name:port`); `"*"` accepts
-    /// any. Default loopback only: `localhost`, `127.0.0.1`, `::1`.
-    pub mcp_allowed_hosts: Vec<String>,
-}
-
-impl Default for ServeConfig {
-    fn default() -> ServeConfig {
-        ServeConfig {
-            worlds: PathBuf::from("worlds"),
-            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 8080)),
-            api_key: None,
-            max_sessions: sessions::DEFAULT_MAX_SESSIONS,
-            session_log_limit: sessions::DEFAULT_SESSION_LOG_LIMIT,
-            max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
-            lwm: None,
-            mcp_allowed_hosts: mcp::default_allowed_hosts(),
-        }
-    }
-}
-
-impl std::fmt::Debug for ServeConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The key itself is never printed, so configs can be logged.
-        f.debug_struct("ServeConfig")
-            .field("worlds", &self.worlds)
-            .field("addr", &self.addr)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .field("max_sessions", &self.max_sessions)
-            .field("session_log_limit", &self.session_log_limit)
-            .field("max_blocking_calls", &self.max_blocking_calls)
-            .field("lwm", &self.lwm)
-            .field("mcp_allowed_hosts", &self.mcp_allowed_hosts)
-            .finish()
-    }
-}
 
 /// The whole service as a router, to serve or to drive in process with `tower::ServiceExt`.
 pub fn app(state: AppState) -> Router {
@@ -150,7 +98,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/sessions/{sid}/search", post(sessions::search))
         .route("/v1/sessions/{sid}/extract", post(sessions::extract))
         .route("/v1/sessions/{sid}/log", get(sessions::log))
-        .route("/metrics", get(lwm::metrics))
+        .route("/metrics", get(native::metrics))
         .route("/openapi.json", get(openapi::serve))
         .merge(mcp::routes(&state))
         .fallback(not_found)
@@ -218,11 +166,16 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// A server bound to its socket and ready to run.
 pub struct BoundServer {
     listener: TcpListener,
-    router: Router,
+    state: AppState,
     local_addr: SocketAddr,
 }
 
 impl BoundServer {
+    /// The state the server answers from, to share with another listener (the trainers' one).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
     /// The address actually bound (the real port when the config asked for port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
@@ -239,7 +192,7 @@ impl BoundServer {
                 tracing::warn!(%error, "cannot set TCP_NODELAY");
             }
         });
-        axum::serve(listener, self.router)
+        axum::serve(listener, app(self.state))
             .with_graceful_shutdown(shutdown)
             .await?;
         Ok(())
@@ -258,7 +211,7 @@ pub async fn bind(config: ServeConfig) -> Result<BoundServer> {
     let local_addr = listener.local_addr()?;
     Ok(BoundServer {
         listener,
-        router: app(state),
+        state,
         local_addr,
     })
 }

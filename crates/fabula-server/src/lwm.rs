@@ -24,7 +24,7 @@
 //! The model runs on a blocking thread behind one mutex (one render at a time). Each fabula
 //! session keeps a [`fabula_lwm::Session`] (the snippets it was shown), so a session's extracts
 //! are checked against its earlier snippets; the native routes use a fresh one per call. World
-//! pages and facts are read read-only from the world file with rusqlite ([`load_world_view`]) the
+//! pages and facts are read read-only through `fabula_file::WorldFile` ([`load_world_view`]) the
 //! first time a world is rendered, and cached.
 //!
 //! `GET /metrics` answers Prometheus text: request counters by endpoint and renderer always, and
@@ -34,23 +34,20 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use fabula_file::WorldFile;
 use fabula_lwm::{
-    Counters, DeviceChoice, Fact, FactKind, LoadOptions, MemoryWorld, Model, PageView,
-    RenderConfig, RenderedBy, Renderer, ResultBlock, SearchSection, format_search,
+    Counters, DeviceChoice, LoadOptions, MemoryWorld, Model, RenderConfig, RenderedBy, Renderer,
+    ResultBlock, SearchSection, format_search,
 };
 use fabula_search::Hiding;
-use rusqlite::{Connection, OpenFlags};
+use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
-use crate::native::{BatchItem, ExtractResponse, HitJson};
-use crate::state::AppState;
+use crate::wire::{BatchItem, ExtractResponse, HitJson};
 
 /// A summary of the render counters is logged every this many renders.
 pub const LOG_EVERY_RENDERS: u64 = 50;
@@ -108,87 +105,26 @@ impl LwmOptions {
     }
 }
 
-/// Converts the search crate's hiding level into the world model's.
-pub fn lwm_hiding(hiding: Hiding) -> fabula_lwm::Hiding {
-    match hiding {
-        Hiding::None => fabula_lwm::Hiding::None,
-        Hiding::Partial => fabula_lwm::Hiding::Partial,
-        Hiding::Strict => fabula_lwm::Hiding::Strict,
-    }
-}
-
 /// Reads a world file's pages and the facts each states, read-only, into a
 /// [`fabula_lwm::MemoryWorld`]. Its id is `fabula_meta.world_id` when the file states one, else
 /// the file's stem.
 pub fn load_world_view(path: &Path) -> Result<MemoryWorld> {
-    let bad = |message: String| Error::WorldFile {
+    let bad = |error: fabula_file::Error| Error::WorldFile {
         path: path.to_owned(),
-        message,
+        message: error.to_string(),
     };
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| bad(e.to_string()))?;
-    let world_id: Option<String> = conn
-        .query_row(
-            "SELECT value FROM fabula_meta WHERE key = 'world_id'",
-            [],
-            |row| row.get(0),
-        )
-        .ok();
-    let world_id = world_id.unwrap_or_else(|| {
-        path.file_stem()
-            .map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
-    });
+    let file = WorldFile::open(path).map_err(bad)?;
+    let world_id = file
+        .meta_value("world_id")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
+        });
     let mut world = MemoryWorld::new(&world_id);
-    let mut facts: HashMap<i64, Vec<Fact>> = HashMap::new();
-    {
-        let mut statement = conn
-            .prepare(
-                "SELECT page_id, shown, value_kind FROM fabula_page_facts
-                 ORDER BY page_id, table_name, row_id, column_name",
-            )
-            .map_err(|e| bad(e.to_string()))?;
-        let rows = statement
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(|e| bad(e.to_string()))?;
-        for row in rows {
-            let (page_id, shown, kind) = row.map_err(|e| bad(e.to_string()))?;
-            // A value kind this version does not know says nothing the verifier can use.
-            if let Some(kind) = FactKind::parse(&kind) {
-                facts.entry(page_id).or_default().push(Fact { shown, kind });
-            }
-        }
-    }
-    let mut statement = conn
-        .prepare("SELECT id, url, title, kind, published, body FROM fabula_pages ORDER BY id")
-        .map_err(|e| bad(e.to_string()))?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                PageView {
-                    url: row.get(1)?,
-                    title: row.get(2)?,
-                    kind: row.get(3)?,
-                    date: row.get(4)?,
-                    body: row.get(5)?,
-                    facts: Vec::new(),
-                },
-            ))
-        })
-        .map_err(|e| bad(e.to_string()))?;
-    for row in rows {
-        let (page_id, mut page) = row.map_err(|e| bad(e.to_string()))?;
-        page.facts = facts.remove(&page_id).unwrap_or_default();
-        world.insert(page);
+    for stored in file.pages().map_err(bad)? {
+        world.insert(stored.page);
     }
     Ok(world)
 }
@@ -240,9 +176,12 @@ struct SessionViews {
 
 /// The world model with its caches, when the server renders with it.
 struct LwmRenderer {
-    renderer: Arc<Mutex<Renderer>>,
+    /// One render at a time.
+    renderer: Mutex<Renderer>,
     counters: Arc<Counters>,
-    /// World views by world id, read on first use.
+    /// World views by world id, read on first use. A view holds the world's pages and facts a
+    /// second time, beside the search index's page store: the world model's verifier needs the
+    /// facts, which the index does not keep.
     worlds: Mutex<HashMap<u32, Arc<MemoryWorld>>>,
     sessions: Mutex<SessionViews>,
     max_sessions: usize,
@@ -252,7 +191,8 @@ struct LwmRenderer {
 
 /// Which renderer serves observations, and the request counters of `GET /metrics`.
 pub struct RenderService {
-    lwm: Option<LwmRenderer>,
+    /// Shared with the blocking threads renders run on.
+    lwm: Option<Arc<LwmRenderer>>,
     /// Observations served: `[search, extract]` × `[template, lwm]`.
     served: [[AtomicU64; 2]; 2],
 }
@@ -272,12 +212,6 @@ enum Endpoint {
     Extract = 1,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 impl RenderService {
     /// The template renderer.
     pub fn template() -> RenderService {
@@ -291,14 +225,14 @@ impl RenderService {
     pub fn with_renderer(renderer: Renderer, max_sessions: usize) -> RenderService {
         let counters = renderer.counters();
         RenderService {
-            lwm: Some(LwmRenderer {
-                renderer: Arc::new(Mutex::new(renderer)),
+            lwm: Some(Arc::new(LwmRenderer {
+                renderer: Mutex::new(renderer),
                 counters,
                 worlds: Mutex::new(HashMap::new()),
                 sessions: Mutex::new(SessionViews::default()),
                 max_sessions: max_sessions.max(1),
                 renders: AtomicU64::new(0),
-            }),
+            })),
             served: Default::default(),
         }
     }
@@ -312,8 +246,9 @@ impl RenderService {
         }
     }
 
-    fn count(&self, endpoint: Endpoint, rendered_by: RenderedBy) {
-        let by = usize::from(rendered_by == RenderedBy::Lwm);
+    /// Counts one observation served; `rendered_by` is a response's `rendered_by`.
+    fn count(&self, endpoint: Endpoint, rendered_by: &str) {
+        let by = usize::from(rendered_by == RenderedBy::Lwm.as_str());
         self.served[endpoint as usize][by].fetch_add(1, Ordering::Relaxed);
     }
 
@@ -353,7 +288,7 @@ impl RenderService {
     /// Forgets a deleted session's state.
     pub(crate) fn forget_session(&self, session_id: &str) {
         if let Some(lwm) = &self.lwm {
-            let mut sessions = lock(&lwm.sessions);
+            let mut sessions = lwm.sessions.lock();
             if sessions.views.remove(session_id).is_some() {
                 sessions.order.retain(|id| id != session_id);
             }
@@ -364,23 +299,23 @@ impl RenderService {
 impl LwmRenderer {
     /// The world view of `world_id`, read from `file` on first use.
     fn world(&self, world_id: u32, file: &Path) -> Result<Arc<MemoryWorld>> {
-        if let Some(world) = lock(&self.worlds).get(&world_id) {
+        if let Some(world) = self.worlds.lock().get(&world_id) {
             return Ok(Arc::clone(world));
         }
         let world = Arc::new(load_world_view(file)?);
-        lock(&self.worlds).insert(world_id, Arc::clone(&world));
+        self.worlds.lock().insert(world_id, Arc::clone(&world));
         Ok(world)
     }
 
     fn take_session(&self, session_id: Option<&str>) -> fabula_lwm::Session {
         session_id
-            .and_then(|id| lock(&self.sessions).views.get(id).cloned())
+            .and_then(|id| self.sessions.lock().views.get(id).cloned())
             .unwrap_or_default()
     }
 
     fn put_session(&self, session_id: Option<&str>, view: fabula_lwm::Session) {
         let Some(id) = session_id else { return };
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.sessions.lock();
         if sessions.views.insert(id.to_owned(), view).is_none() {
             sessions.order.push_back(id.to_owned());
             while sessions.order.len() > self.max_sessions {
@@ -426,38 +361,25 @@ fn log_fallback(observation: &fabula_lwm::Observation) {
     }
 }
 
-impl AppState {
-    /// The world file of `world_id`, when the corpus has it.
-    fn world_file(&self, world_id: u32) -> Option<PathBuf> {
-        self.worlds()
-            .binary_search_by_key(&world_id, |info| info.id)
-            .ok()
-            .map(|idx| self.worlds()[idx].file.clone())
-    }
-
+impl RenderService {
     /// Renders each answered query of a search through the configured renderer, setting each
-    /// response's `results` and `rendered_by`. `session_id` names the fabula session whose
+    /// response's `results` and `rendered_by`. `file` is the world's file (None: the world is not
+    /// in the corpus, so templates stay); `session_id` names the fabula session whose
     /// world-model state to use (None: a fresh one).
     pub(crate) async fn render_search(
         &self,
         world_id: u32,
+        file: Option<PathBuf>,
         session_id: Option<&str>,
         hiding: Hiding,
         items: Vec<BatchItem>,
     ) -> Vec<BatchItem> {
-        let service = self.render_service();
-        let rendered = match (&service.lwm, self.world_file(world_id)) {
-            (Some(_), Some(file)) => {
-                let state = self.clone();
+        let rendered = match (&self.lwm, file) {
+            (Some(lwm), Some(file)) => {
+                let lwm = Arc::clone(lwm);
                 let session_id = session_id.map(str::to_owned);
                 let work = move || {
-                    state.render_search_blocking(
-                        world_id,
-                        &file,
-                        session_id.as_deref(),
-                        hiding,
-                        items,
-                    )
+                    lwm.render_search(world_id, &file, session_id.as_deref(), hiding, items)
                 };
                 tokio::task::spawn_blocking(work).await.ok()
             }
@@ -470,20 +392,57 @@ impl AppState {
         });
         for item in &items {
             if let BatchItem::Ok(response) = item {
-                service.count(
-                    Endpoint::Search,
-                    if response.rendered_by == "lwm" {
-                        RenderedBy::Lwm
-                    } else {
-                        RenderedBy::Template
-                    },
-                );
+                self.count(Endpoint::Search, response.rendered_by);
             }
         }
         items
     }
 
-    fn render_search_blocking(
+    /// Renders an extract window through the configured renderer when it holds the whole page
+    /// (`start` 0, no next window), setting `content` and `rendered_by`.
+    pub(crate) async fn render_extract(
+        &self,
+        world_id: u32,
+        file: Option<PathBuf>,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        start: usize,
+        response: ExtractResponse,
+    ) -> ExtractResponse {
+        let whole_page = start == 0 && response.next_start.is_none();
+        let response = match (&self.lwm, file) {
+            (Some(lwm), Some(file)) if whole_page => {
+                let lwm = Arc::clone(lwm);
+                let session_id = session_id.map(str::to_owned);
+                let fallback = response.clone();
+                let work = move || {
+                    lwm.render_extract(world_id, &file, session_id.as_deref(), hiding, response)
+                };
+                tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+                    tracing::error!("a world model render panicked");
+                    fallback
+                })
+            }
+            _ => response,
+        };
+        self.count(Endpoint::Extract, response.rendered_by);
+        response
+    }
+}
+
+impl LwmRenderer {
+    /// The world view of `world_id`, or None (logged) when its file cannot be read.
+    fn world_or_log(&self, world_id: u32, file: &Path) -> Option<Arc<MemoryWorld>> {
+        match self.world(world_id, file) {
+            Ok(world) => Some(world),
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the world for the world model; using templates");
+                None
+            }
+        }
+    }
+
+    fn render_search(
         &self,
         world_id: u32,
         file: &Path,
@@ -491,24 +450,17 @@ impl AppState {
         hiding: Hiding,
         mut items: Vec<BatchItem>,
     ) -> Vec<BatchItem> {
-        let Some(lwm) = &self.render_service().lwm else {
+        let Some(world) = self.world_or_log(world_id, file) else {
             return items;
         };
-        let world = match lwm.world(world_id, file) {
-            Ok(world) => world,
-            Err(error) => {
-                tracing::warn!(%error, "cannot read the world for the world model; using templates");
-                return items;
-            }
-        };
         let controls = fabula_lwm::Controls {
-            hiding: lwm_hiding(hiding),
+            hiding,
             instruction: String::new(),
         };
-        let mut view = lwm.take_session(session_id);
+        let mut view = self.take_session(session_id);
         let mut n_renders = 0;
         {
-            let mut renderer = lock(&lwm.renderer);
+            let mut renderer = self.renderer.lock();
             for item in &mut items {
                 let BatchItem::Ok(response) = item else {
                     continue;
@@ -534,56 +486,12 @@ impl AppState {
                 }
             }
         }
-        lwm.put_session(session_id, view);
-        lwm.after_renders(n_renders);
+        self.put_session(session_id, view);
+        self.after_renders(n_renders);
         items
     }
 
-    /// Renders an extract window through the configured renderer when it holds the whole page
-    /// (`start` 0, no next window), setting `content` and `rendered_by`.
-    pub(crate) async fn render_extract(
-        &self,
-        world_id: u32,
-        session_id: Option<&str>,
-        hiding: Hiding,
-        start: usize,
-        response: ExtractResponse,
-    ) -> ExtractResponse {
-        let service = self.render_service();
-        let whole_page = start == 0 && response.next_start.is_none();
-        let response = match (&service.lwm, self.world_file(world_id)) {
-            (Some(_), Some(file)) if whole_page => {
-                let state = self.clone();
-                let session_id = session_id.map(str::to_owned);
-                let fallback = response.clone();
-                let work = move || {
-                    state.render_extract_blocking(
-                        world_id,
-                        &file,
-                        session_id.as_deref(),
-                        hiding,
-                        response,
-                    )
-                };
-                tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
-                    tracing::error!("a world model render panicked");
-                    fallback
-                })
-            }
-            _ => response,
-        };
-        service.count(
-            Endpoint::Extract,
-            if response.rendered_by == "lwm" {
-                RenderedBy::Lwm
-            } else {
-                RenderedBy::Template
-            },
-        );
-        response
-    }
-
-    fn render_extract_blocking(
+    fn render_extract(
         &self,
         world_id: u32,
         file: &Path,
@@ -591,45 +499,29 @@ impl AppState {
         hiding: Hiding,
         mut response: ExtractResponse,
     ) -> ExtractResponse {
-        let Some(lwm) = &self.render_service().lwm else {
+        let Some(world) = self.world_or_log(world_id, file) else {
             return response;
         };
-        let world = match lwm.world(world_id, file) {
-            Ok(world) => world,
-            Err(error) => {
-                tracing::warn!(%error, "cannot read the world for the world model; using templates");
-                return response;
-            }
-        };
         let controls = fabula_lwm::Controls {
-            hiding: lwm_hiding(hiding),
+            hiding,
             instruction: String::new(),
         };
-        let view = lwm.take_session(session_id);
+        let view = self.take_session(session_id);
         let request = fabula_lwm::ExtractRequest {
             url: &response.url,
             controls: &controls,
             template: &response.content,
         };
-        let observation = lock(&lwm.renderer).render_extract(world.as_ref(), &view, &request);
+        let observation = self
+            .renderer
+            .lock()
+            .render_extract(world.as_ref(), &view, &request);
         log_fallback(&observation);
-        lwm.after_renders(1);
+        self.after_renders(1);
         if observation.rendered_by == RenderedBy::Lwm {
             response.content = observation.text;
             response.rendered_by = RenderedBy::Lwm.as_str();
         }
         response
     }
-}
-
-/// `GET /metrics`: Prometheus text of the request and render counters.
-pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        state.render_service().metrics_text(),
-    )
-        .into_response()
 }

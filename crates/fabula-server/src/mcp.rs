@@ -49,11 +49,6 @@ pub const SEED_HEADER: &str = "x-fabula-seed";
 /// The header carrying a session's controls over HTTP, as a JSON object.
 pub const CONTROLS_HEADER: &str = "x-fabula-controls";
 
-/// The `Host` values the MCP endpoint accepts by default: loopback only.
-pub fn default_allowed_hosts() -> Vec<String> {
-    vec!["localhost".into(), "127.0.0.1".into(), "::1".into()]
-}
-
 /// What an MCP session's fabula session is created from: its world, seed and controls.
 #[derive(Debug, Clone)]
 pub struct McpBinding {

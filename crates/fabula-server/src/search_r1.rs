@@ -9,10 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::api_error::ApiError;
 use crate::extractors::{ApiJson, ApiPath};
-use crate::native::{
-    HidingName, MAX_QUERIES, MAX_TOP_K, run_query, validate_query, validate_top_k,
-};
 use crate::state::AppState;
+use crate::wire::{MAX_QUERIES, MAX_TOP_K, validate_query, validate_top_k};
 
 /// Search-R1's default `topk` (its `retrieval_topk`, also verl's default).
 pub const DEFAULT_TOPK: usize = 3;
@@ -28,7 +26,7 @@ pub struct RetrieveRequest {
     /// The world to search; needed on `/retrieve` unless the corpus holds exactly one world.
     pub world: Option<u32>,
     /// A fabula extension: snippet hiding, default `"partial"`.
-    pub hiding: Option<HidingName>,
+    pub hiding: Option<Hiding>,
 }
 
 /// A Search-R1 document: the url as id, and `"Title"\nsnippet` as contents.
@@ -96,7 +94,7 @@ async fn run_retrieve(
         None | Some(0) => DEFAULT_TOPK,
         Some(topk) => validate_top_k(topk, "topk", MAX_TOP_K)?,
     };
-    let hiding = request.hiding.map(Hiding::from).unwrap_or_default();
+    let hiding = request.hiding.unwrap_or_default();
     let options = SearchOptions {
         top_k: topk,
         offset: 0,
@@ -106,7 +104,7 @@ async fn run_retrieve(
         .with_world(world_id, move |index| {
             let mut result = Vec::with_capacity(request.queries.len());
             for query in &request.queries {
-                let hits = run_query(index, query, &options)?.hits;
+                let hits = index.search(query, &options)?.hits;
                 result.push(
                     hits.into_iter()
                         .map(|hit| retrieve_hit(hit, request.return_scores))

@@ -9,15 +9,11 @@
 //! `session_not_found`. Each session keeps the last `session_log_limit` log entries (default 1,000)
 //! and counts the ones it forgot; each logged query is clipped to 200 characters.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use fabula_search::Hiding;
+use fabula_search::SearchResults;
 use serde::{Deserialize, Serialize};
 
 use crate::api_error::{ApiError, ErrorCode};
@@ -26,202 +22,16 @@ use crate::controls::{
     truncate_chars,
 };
 use crate::extractors::{ApiJson, ApiPath};
-use crate::native::{
-    BatchItem, ExtractRequest, ExtractResponse, SearchRequest, query_response, run_query,
+use crate::session_store::Session;
+pub use crate::session_store::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_LOG_LIMIT, LogEntry};
+use crate::state::AppState;
+use crate::wire::{
+    BatchItem, ExtractRequest, ExtractResponse, SearchRequest, ValidSearch, query_response,
     search_options, search_response,
 };
-use crate::state::AppState;
 
-/// Sessions kept in memory when the config does not say.
-pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
-/// Log entries kept per session when the config does not say.
-pub const DEFAULT_SESSION_LOG_LIMIT: usize = 1_000;
 /// The most characters of one query kept in a log entry.
 const LOGGED_QUERY_CHARS: usize = 200;
-
-/// One session.
-#[derive(Debug)]
-pub(crate) struct Session {
-    id: String,
-    world: u32,
-    seed: u64,
-    controls: Controls,
-    /// The store's clock reading at the last use, for least-recently-used eviction.
-    last_used: AtomicU64,
-    calls: Mutex<CallLog>,
-}
-
-#[derive(Debug, Default)]
-struct CallLog {
-    n_calls: u64,
-    n_forgotten: u64,
-    entries: VecDeque<LogEntry>,
-}
-
-/// One logged call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LogEntry {
-    /// The call index, from 0, in the order calls arrived.
-    pub call: u64,
-    /// `"search"` or `"extract"`.
-    pub endpoint: &'static str,
-    /// The queries of a search.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub queries: Option<Vec<String>>,
-    /// The url of an extract.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// The HTTP status answered.
-    pub status: u16,
-    /// `"ok"` or the error code answered.
-    pub outcome: &'static str,
-    /// The latency the controls added, in milliseconds (for a timeout, the time waited).
-    pub latency_ms: u64,
-    /// For a search: the results returned, over all queries.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub results: Option<usize>,
-    /// For a search: the results silently left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dropped_results: Option<usize>,
-    /// For a batch search: the indexes of the queries that failed on their own.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_queries: Option<Vec<usize>>,
-    /// For an extract: whether the window was cut by `truncate_extract`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub truncated: Option<bool>,
-}
-
-impl LogEntry {
-    fn new(call: u64, endpoint: &'static str) -> LogEntry {
-        LogEntry {
-            call,
-            endpoint,
-            queries: None,
-            url: None,
-            status: 200,
-            outcome: "ok",
-            latency_ms: 0,
-            results: None,
-            dropped_results: None,
-            failed_queries: None,
-            truncated: None,
-        }
-    }
-}
-
-impl Session {
-    /// Takes the next call index.
-    fn begin_call(&self) -> u64 {
-        let mut calls = lock(&self.calls);
-        let call = calls.n_calls;
-        calls.n_calls += 1;
-        call
-    }
-
-    fn record(&self, entry: LogEntry, log_limit: usize) {
-        let mut calls = lock(&self.calls);
-        calls.entries.push_back(entry);
-        while calls.entries.len() > log_limit {
-            calls.entries.pop_front();
-            calls.n_forgotten += 1;
-        }
-    }
-}
-
-/// All sessions, bounded, evicting the least recently used.
-#[derive(Debug)]
-pub(crate) struct SessionStore {
-    max_sessions: usize,
-    log_limit: usize,
-    inner: Mutex<StoreInner>,
-}
-
-#[derive(Debug, Default)]
-struct StoreInner {
-    n_created: u64,
-    clock: u64,
-    sessions: HashMap<String, Arc<Session>>,
-}
-
-impl SessionStore {
-    pub(crate) fn new(max_sessions: usize, log_limit: usize) -> SessionStore {
-        SessionStore {
-            max_sessions: max_sessions.max(1),
-            log_limit: log_limit.max(1),
-            inner: Mutex::new(StoreInner::default()),
-        }
-    }
-
-    fn create(&self, world: u32, seed: u64, controls: Controls) -> Arc<Session> {
-        let mut inner = lock(&self.inner);
-        while inner.sessions.len() >= self.max_sessions {
-            let oldest = inner
-                .sessions
-                .values()
-                .min_by_key(|session| session.last_used.load(Ordering::Relaxed))
-                .map(|session| session.id.clone());
-            let Some(oldest) = oldest else { break };
-            inner.sessions.remove(&oldest);
-        }
-        let n_created = inner.n_created;
-        inner.n_created += 1;
-        inner.clock += 1;
-        let id = format!(
-            "s{n_created}-{:016x}",
-            splitmix64(seed ^ splitmix64(n_created))
-        );
-        let session = Arc::new(Session {
-            id: id.clone(),
-            world,
-            seed,
-            controls,
-            last_used: AtomicU64::new(inner.clock),
-            calls: Mutex::new(CallLog::default()),
-        });
-        inner.sessions.insert(id, session.clone());
-        session
-    }
-
-    fn get(&self, id: &str) -> Result<Arc<Session>, ApiError> {
-        let mut inner = lock(&self.inner);
-        inner.clock += 1;
-        let clock = inner.clock;
-        match inner.sessions.get(id) {
-            Some(session) => {
-                session.last_used.store(clock, Ordering::Relaxed);
-                Ok(session.clone())
-            }
-            None => Err(ApiError::new(
-                ErrorCode::SessionNotFound,
-                format!("no session with id `{id}` (it may have been evicted)"),
-            )),
-        }
-    }
-
-    fn remove(&self, id: &str) -> bool {
-        lock(&self.inner).sessions.remove(id).is_some()
-    }
-
-    /// The number of sessions kept now.
-    pub(crate) fn len(&self) -> usize {
-        lock(&self.inner).sessions.len()
-    }
-}
-
-/// Locks a mutex, recovering the data if a holder panicked (the data stays consistent because no
-/// critical section here can panic half-way).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// The body of `POST /v1/sessions`.
 #[derive(Debug, Clone, Deserialize)]
@@ -311,7 +121,7 @@ pub(crate) async fn log(
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<Json<SessionLog>, ApiError> {
     let session = state.sessions().get(&session_id)?;
-    let calls = lock(&session.calls);
+    let calls = session.calls();
     let mut entries: Vec<LogEntry> = calls.entries.iter().cloned().collect();
     entries.sort_by_key(|entry| entry.call);
     Ok(Json(SessionLog {
@@ -424,11 +234,7 @@ pub async fn session_search(
     let top_k = controls
         .page_size
         .map_or(valid.top_k, |page_size| page_size.min(valid.top_k));
-    let hiding = controls
-        .hiding
-        .map(Hiding::from)
-        .or(valid.hiding)
-        .unwrap_or_default();
+    let hiding = controls.hiding.or(valid.hiding).unwrap_or_default();
     let options = search_options(&valid, top_k, hiding);
     let failures = if valid.batch {
         batch_failures(controls, session.seed, call, valid.queries.len())
@@ -444,7 +250,7 @@ pub async fn session_search(
                 searched.push(if failed {
                     None
                 } else {
-                    Some(run_query(index, query, &options)?)
+                    Some(index.search(query, &options)?)
                 });
             }
             Ok(searched)
@@ -454,6 +260,28 @@ pub async fn session_search(
         Ok(searched) => searched,
         Err(error) => return finish(state, &session, entry, plan.latency, Err(error)).await,
     };
+    let items = controlled_items(&session, call, &valid, options.offset, searched, &mut entry);
+    let items = state
+        .render_search(session.world, Some(&session.id), hiding, items)
+        .await;
+    let answer = Ok(SessionSearch {
+        batch: valid.batch,
+        items,
+    });
+    finish(state, &session, entry, plan.latency, answer).await
+}
+
+/// Turns a session's search results into answer items under its controls: a query that failed on
+/// its own becomes [`BatchItem::Failed`], and hits are dropped at the drop rate. Notes the counts
+/// in the log entry.
+fn controlled_items(
+    session: &Session,
+    call: u64,
+    valid: &ValidSearch,
+    offset: usize,
+    searched: Vec<Option<SearchResults>>,
+    entry: &mut LogEntry,
+) -> Vec<BatchItem> {
     let mut items = Vec::with_capacity(valid.queries.len());
     let mut n_results = 0;
     let mut n_dropped = 0;
@@ -469,11 +297,11 @@ pub async fn session_search(
             continue;
         };
         n_dropped += drop_hits(
-            controls,
+            &session.controls,
             session.seed,
             call,
             query_idx,
-            options.offset,
+            offset,
             &mut results.hits,
         );
         n_results += results.hits.len();
@@ -484,14 +312,7 @@ pub async fn session_search(
     if valid.batch {
         entry.failed_queries = Some(failed_queries);
     }
-    let items = state
-        .render_search(session.world, Some(&session.id), hiding, items)
-        .await;
-    let answer = Ok(SessionSearch {
-        batch: valid.batch,
-        items,
-    });
-    finish(state, &session, entry, plan.latency, answer).await
+    items
 }
 
 /// `POST /v1/sessions/{sid}/extract`: the native extract under the session's controls.
@@ -522,11 +343,7 @@ pub async fn session_extract(
         return finish(state, &session, entry, delay, Err(error)).await;
     }
     let url = request.url;
-    let hiding = session
-        .controls
-        .hiding
-        .map(Hiding::from)
-        .unwrap_or_default();
+    let hiding = session.controls.hiding.unwrap_or_default();
     let extracted = state
         .with_world(session.world, move |index| {
             Ok(index.extract(&url, start, max_chars)?)

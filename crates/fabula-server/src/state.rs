@@ -1,27 +1,29 @@
-//! The state shared by all requests: the corpus of worlds, each world's index once built, the
-//! sessions, and the API key.
+//! The state shared by all requests: the corpus of worlds (which builds and keeps each world's
+//! index), the sessions, the observation renderer and the API key. Both listeners of
+//! `fabula serve` share one: the trainers' listener takes a clone of the agent-facing one's.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use fabula_search::{Corpus, WorldIndex, WorldInfo};
-use tokio::sync::{OnceCell, Semaphore};
+use fabula_search::{Corpus, Hiding, WorldIndex, WorldInfo};
+use tokio::sync::Semaphore;
 
-use crate::ServeConfig;
 use crate::api_error::{ApiError, ErrorCode};
+use crate::config::ServeConfig;
 use crate::error::Result;
 use crate::lwm::RenderService;
-use crate::sessions::SessionStore;
+use crate::session_store::SessionStore;
+use crate::wire::{BatchItem, ExtractResponse};
 
-/// Everything a request handler needs; cheap to clone.
+/// Everything a request handler needs; cheap to clone (one `Arc`).
 #[derive(Clone)]
 pub struct AppState {
     inner: Arc<Inner>,
 }
 
 struct Inner {
+    /// The worlds; a world's index is built on first use and kept by the corpus.
     corpus: Corpus,
-    /// One cell per entry of `corpus.worlds()`, in the same order, filled on first use.
-    indexes: Vec<OnceCell<Arc<WorldIndex>>>,
     sessions: SessionStore,
     api_key: Option<String>,
     /// Bounds the searches and extracts running at once on blocking threads.
@@ -34,7 +36,7 @@ struct Inner {
 
 impl AppState {
     /// Opens the corpus named by `config.worlds` (its manifest only; indexes are built on first
-    /// use) and makes the state.
+    /// use) and makes the state, loading the world model when `config.lwm` asks for it.
     pub fn open(config: &ServeConfig) -> Result<AppState> {
         let corpus = Corpus::open(&config.worlds)?;
         let renderer = match &config.lwm {
@@ -59,10 +61,8 @@ impl AppState {
         config: &ServeConfig,
         renderer: RenderService,
     ) -> AppState {
-        let indexes = corpus.worlds().iter().map(|_| OnceCell::new()).collect();
         let inner = Inner {
             corpus,
-            indexes,
             sessions: SessionStore::new(config.max_sessions, config.session_log_limit),
             api_key: config.api_key.clone(),
             world_permits: Semaphore::new(config.max_blocking_calls.max(1)),
@@ -101,45 +101,25 @@ impl AppState {
 
     /// Whether a world with this id exists.
     pub fn has_world(&self, world_id: u32) -> bool {
-        self.world_idx(world_id).is_some()
+        self.world_info(world_id).is_some()
     }
 
-    fn world_idx(&self, world_id: u32) -> Option<usize> {
-        self.worlds()
+    /// The manifest entry of one world, when the corpus has it.
+    pub fn world_info(&self, world_id: u32) -> Option<&WorldInfo> {
+        let worlds = self.worlds();
+        let world_idx = worlds
             .binary_search_by_key(&world_id, |info| info.id)
-            .ok()
+            .ok()?;
+        Some(&worlds[world_idx])
     }
 
-    /// The index of one world. The first use builds it on a blocking thread, so the runtime's
-    /// workers keep answering other requests meanwhile; concurrent first uses wait for one build.
-    pub async fn world(&self, world_id: u32) -> Result<Arc<WorldIndex>, ApiError> {
-        let Some(world_idx) = self.world_idx(world_id) else {
-            return Err(ApiError::new(
-                ErrorCode::WorldNotFound,
-                format!("no world with id {world_id}"),
-            ));
-        };
-        let cell = &self.inner.indexes[world_idx];
-        if let Some(index) = cell.get() {
-            return Ok(index.clone());
-        }
-        let index = cell
-            .get_or_try_init(|| {
-                let state = self.clone();
-                async move {
-                    let built =
-                        tokio::task::spawn_blocking(move || state.inner.corpus.world(world_id))
-                            .await
-                            .map_err(|error| ApiError::internal(&error))?;
-                    built.map_err(ApiError::from)
-                }
-            })
-            .await?;
-        Ok(index.clone())
+    fn world_file(&self, world_id: u32) -> Option<PathBuf> {
+        self.world_info(world_id).map(|info| info.file.clone())
     }
 
     /// Runs `work` on one world's index on a blocking thread, at most
-    /// `ServeConfig::max_blocking_calls` at once; the rest wait without holding a thread.
+    /// `ServeConfig::max_blocking_calls` at once; the rest wait without holding a thread. The
+    /// first use of a world builds its index there too; concurrent first uses wait for one build.
     ///
     /// Searching is CPU work of a few hundred microseconds. Measured with the load generator at
     /// 32 connections on a busy two-core machine (20 worlds of 700 pages), moving it off the
@@ -152,15 +132,54 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&WorldIndex) -> Result<T, ApiError> + Send + 'static,
     {
-        let index = self.world(world_id).await?;
+        if !self.has_world(world_id) {
+            return Err(ApiError::new(
+                ErrorCode::WorldNotFound,
+                format!("no world with id {world_id}"),
+            ));
+        }
         let _permit = self
             .inner
             .world_permits
             .acquire()
             .await
             .map_err(|error| ApiError::internal(&error))?;
-        tokio::task::spawn_blocking(move || work(&index))
+        let state = self.clone();
+        let run = move || {
+            let index = state.inner.corpus.world(world_id)?;
+            work(&index)
+        };
+        tokio::task::spawn_blocking(run)
             .await
             .map_err(|error| ApiError::internal(&error))?
+    }
+
+    /// Renders a search's answered queries through the configured renderer (see [`RenderService`]).
+    pub(crate) async fn render_search(
+        &self,
+        world_id: u32,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        items: Vec<BatchItem>,
+    ) -> Vec<BatchItem> {
+        let file = self.world_file(world_id);
+        self.render_service()
+            .render_search(world_id, file, session_id, hiding, items)
+            .await
+    }
+
+    /// Renders an extract window through the configured renderer (see [`RenderService`]).
+    pub(crate) async fn render_extract(
+        &self,
+        world_id: u32,
+        session_id: Option<&str>,
+        hiding: Hiding,
+        start: usize,
+        response: ExtractResponse,
+    ) -> ExtractResponse {
+        let file = self.world_file(world_id);
+        self.render_service()
+            .render_extract(world_id, file, session_id, hiding, start, response)
+            .await
     }
 }

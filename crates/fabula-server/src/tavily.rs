@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::api_error::{ApiError, ErrorCode, TavilyError};
 use crate::extractors::{TavilyJson, TavilyPath};
-use crate::native::{HidingName, MAX_URL_CHARS, run_query, validate_query, validate_url};
 use crate::state::AppState;
+use crate::wire::{MAX_URL_CHARS, validate_query, validate_url};
 
 /// Tavily's default `max_results`.
 pub const DEFAULT_MAX_RESULTS: usize = 5;
@@ -35,7 +35,7 @@ pub struct TavilySearchRequest {
     #[serde(default)]
     pub include_raw_content: Value,
     /// A fabula extension: snippet hiding, default `"partial"`.
-    pub hiding: Option<HidingName>,
+    pub hiding: Option<Hiding>,
 }
 
 /// One Tavily search result.
@@ -89,7 +89,7 @@ pub(crate) async fn search(
             .into());
         }
     };
-    let hiding = request.hiding.map(Hiding::from).unwrap_or_default();
+    let hiding = request.hiding.unwrap_or_default();
     let query = request.query.clone();
     let results = state
         .with_world(world_id, move |index| {
@@ -102,7 +102,7 @@ pub(crate) async fn search(
                 hiding,
             };
             let mut results = Vec::with_capacity(max_results);
-            for hit in run_query(index, &query, &options)?.hits {
+            for hit in index.search(&query, &options)?.hits {
                 let raw_content = if include_raw {
                     Some(index.extract(&hit.url, 0, MAX_RAW_CHARS)?.content)
                 } else {

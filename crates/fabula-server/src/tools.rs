@@ -20,9 +20,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
-use crate::native::{BatchItem, DEFAULT_MAX_CHARS, ExtractRequest, ExtractResponse, SearchRequest};
 use crate::sessions::{session_extract, session_search};
 use crate::state::AppState;
+use crate::wire::{BatchItem, DEFAULT_MAX_CHARS, ExtractRequest, ExtractResponse, SearchRequest};
 
 /// The name of the search tool.
 pub const WEB_SEARCH: &str = "web_search";

@@ -1,16 +1,12 @@
-//! Tasks for fabula worlds: building them, checking them, exporting them and running baselines.
+//! Tasks for fabula worlds: building them and checking them.
 //!
 //! [`build_tasks`] turns a world and its rendered pages into questions with gold answers:
 //! `lookup`, `multi_hop`, `compare`, `aggregate`, `temporal` (short answers) and WideSearch-style
 //! `table` tasks. Each task stores a read-only SQL query over the world's domain tables that
 //! recomputes its answer and a list of evidence pages that state it; [`TaskCheck`] verifies both
 //! from the world file alone. [`FullRenderer`] plugs pages and tasks into dataset generation.
-//!
-//! [`export`] writes a dataset's tasks as fabula JSONL, WideSearch tasks with gold CSVs, or
-//! Search-R1/verl records, and its pages as a retrieval corpus, split by a stable hash of the
-//! world id. [`blind_baseline`] answers without searching, to show tasks are not guessable;
-//! [`run_baseline`] is a rule-based agent over the server's REST API, and
-//! [`check_answerability`] confirms through that API that every gold value can be read.
+//! [`phrasings`] holds the question bank, which the baselines of `fabula-bench` read too;
+//! exports, baselines and the answerability check live in `fabula-bench`.
 //!
 //! # The SQL convention
 //!
@@ -20,29 +16,16 @@
 //! each of which an evidence page must state. For a table answer, each result row is one gold
 //! row with its cells in the gold column order; rows compare as a set.
 
-pub mod agent;
-pub mod answerable;
-pub mod blind;
 mod build;
 pub mod check;
-mod error;
-pub mod export;
-pub mod http;
 pub mod phrasings;
 
 use fabula_world::World;
 use fabula_world::dataset::Renderer;
 use fabula_world::records::{PageRecord, TaskRecord};
 
-pub use agent::{AgentConfig, run_baseline};
-pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
-pub use blind::blind_baseline;
 pub use build::build_tasks;
 pub use check::TaskCheck;
-pub use error::{Error, Result};
-pub use export::{
-    ExportConfig, ExportSummary, Format, Split, export_corpus, export_tasks, load_tasks, split_of,
-};
 pub use phrasings::phrasing_id;
 
 /// The task kinds, as stored in `fabula_tasks.kind`.

@@ -5,24 +5,24 @@
 //! by rename. A run that was killed leaves only finished files under final names; the next run keeps
 //! those whose hashes match the journal or manifest and redoes the rest. Worlds are independent, so
 //! the bytes of each file depend only on (master seed, world id, versions), whatever `jobs` or
-//! `shard` say.
+//! `shard` say. The manifest's types are those of [`fabula_file`], re-exported here.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::{Deserialize, Serialize};
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+
+pub use fabula_file::{MANIFEST, Manifest, ManifestEntry, world_file_name};
 
 use crate::records::{PageRecord, TaskRecord};
 use crate::theme::{self, Theme};
 use crate::{Error, FORMAT_VERSION, GENERATOR_VERSION, Result, World, generate_world, write_world};
 
-/// File name of the manifest inside a dataset directory.
-pub const MANIFEST: &str = "manifest.json";
 const JOURNAL: &str = ".progress.jsonl";
 
 /// Renders the pages and tasks of a world; supplied by the later stages of the pipeline.
@@ -91,34 +91,6 @@ pub struct GenerateConfig {
     pub themes: Vec<String>,
 }
 
-/// One world's entry in the manifest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ManifestEntry {
-    pub id: u32,
-    pub file: String,
-    pub sha256: String,
-    pub theme: String,
-    pub name: String,
-    pub rows: usize,
-    pub tables: usize,
-    pub pages: usize,
-    pub tasks: usize,
-}
-
-/// The manifest of a dataset directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    pub format_version: u32,
-    pub generator_version: String,
-    pub master_seed: u64,
-    pub count: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub themes: Vec<String>,
-    pub worlds: Vec<ManifestEntry>,
-}
-
 /// The outcome of a run.
 #[derive(Debug, Clone)]
 pub struct Summary {
@@ -130,21 +102,14 @@ pub struct Summary {
     pub tasks: usize,
 }
 
-/// The file name of a world.
-pub fn world_file_name(id: u32) -> String {
-    format!("world-{id:05}.sqlite")
-}
-
 /// The full generator version of a dataset: the world generator's and the renderer's.
 pub fn dataset_version(renderer: &dyn Renderer) -> String {
     format!("{GENERATOR_VERSION}/{}", renderer.version())
 }
 
-/// Reads a manifest.
+/// Reads a dataset directory's manifest.
 pub fn read_manifest(dir: &Path) -> Result<Manifest> {
-    let path = dir.join(MANIFEST);
-    let text = fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    serde_json::from_str(&text).map_err(|source| Error::Json { path, source })
+    Ok(fabula_file::read_manifest(dir)?)
 }
 
 /// The SHA-256 of a file, as lower-case hex.
@@ -245,93 +210,26 @@ pub fn generate_dataset(
     theme_filter.sort();
     theme_filter.dedup();
     let version = dataset_version(renderer);
-    fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
-    // Leftover temporary files are from killed runs; they never carry a final name.
-    for entry in fs::read_dir(&cfg.out)
-        .map_err(|e| Error::io(&cfg.out, e))?
-        .flatten()
-    {
-        if entry.file_name().to_string_lossy().ends_with(".tmp") {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
+    prepare_dir(&cfg.out)?;
     let earlier = earlier_entries(cfg, &version, &theme_filter)?;
 
     let ids: Vec<u32> = (0..cfg.count)
         .filter(|id| cfg.shard.is_none_or(|s| id % s.total == s.index))
         .collect();
-    let journal_path = cfg.out.join(JOURNAL);
-    let mut journal = fs::File::create(&journal_path).map_err(|e| Error::io(&journal_path, e))?;
-    writeln!(
-        journal,
-        "{}",
-        journal_header(cfg.master_seed, &version, &theme_filter)
-    )
-    .map_err(|e| Error::io(&journal_path, e))?;
-    // Keep what is still valid, and record it in the fresh journal straight away.
-    let mut results: BTreeMap<u32, ManifestEntry> = BTreeMap::new();
-    for &id in &ids {
-        if let Some(e) = earlier.get(&id) {
-            let path = cfg.out.join(&e.file);
-            if path.exists() && sha256_file(&path)? == e.sha256 {
-                writeln!(
-                    journal,
-                    "{}",
-                    serde_json::to_string(e).expect("serialisable")
-                )
-                .map_err(|err| Error::io(&journal_path, err))?;
-                results.insert(id, e.clone());
-                progress();
-            }
-        }
-    }
+    let header = journal_header(cfg.master_seed, &version, &theme_filter);
+    let journal = Journal::create(cfg.out.join(JOURNAL), &header)?;
+    let mut results = keep_finished(cfg, &ids, &earlier, &journal, progress)?;
     let kept = results.len();
     let todo: Vec<u32> = ids
         .iter()
         .copied()
         .filter(|id| !results.contains_key(id))
         .collect();
-
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new((results, journal));
-    let first_error: Mutex<Option<Error>> = Mutex::new(None);
-    let jobs = cfg.jobs.max(1).min(todo.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                loop {
-                    if first_error.lock().expect("lock").is_some() {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&id) = todo.get(i) else { return };
-                    match build_one(cfg, id, &themes, renderer) {
-                        Ok(entry) => {
-                            let mut guard = done.lock().expect("lock");
-                            let line = serde_json::to_string(&entry).expect("serialisable");
-                            if let Err(e) = writeln!(guard.1, "{line}") {
-                                *first_error.lock().expect("lock") =
-                                    Some(Error::io(&journal_path, e));
-                            }
-                            guard.0.insert(id, entry);
-                            drop(guard);
-                            progress();
-                        }
-                        Err(e) => {
-                            first_error.lock().expect("lock").get_or_insert(e);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = first_error.into_inner().expect("lock") {
-        return Err(e);
+    for entry in build_all(cfg, &todo, &themes, renderer, &journal, progress)? {
+        results.insert(entry.id, entry);
     }
-    let (results, journal) = done.into_inner().expect("lock");
-    drop(journal);
+    let journal_path = journal.close();
 
-    let worlds: Vec<ManifestEntry> = results.into_values().collect();
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         generator_version: version,
@@ -339,7 +237,7 @@ pub fn generate_dataset(
         count: cfg.count,
         shard: cfg.shard.map(|s| s.to_string()),
         themes: theme_filter,
-        worlds,
+        worlds: results.into_values().collect(),
     };
     let summary = Summary {
         worlds: manifest.worlds.len(),
@@ -348,10 +246,117 @@ pub fn generate_dataset(
         pages: manifest.worlds.iter().map(|w| w.pages).sum(),
         tasks: manifest.worlds.iter().map(|w| w.tasks).sum(),
     };
-    let text = serde_json::to_string_pretty(&manifest).expect("serialisable") + "\n";
-    write_atomically(&cfg.out.join(MANIFEST), text.as_bytes())?;
+    write_atomically(&cfg.out.join(MANIFEST), manifest.to_json().as_bytes())?;
     let _ = fs::remove_file(&journal_path);
     Ok(summary)
+}
+
+/// Creates the output directory and removes temporary files left by killed runs; they never
+/// carry a final name.
+fn prepare_dir(out: &Path) -> Result<()> {
+    fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    for entry in fs::read_dir(out).map_err(|e| Error::io(out, e))?.flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".tmp") {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// The progress journal of a run: a header line naming the run, then one manifest entry per
+/// finished world, appended as each finishes.
+struct Journal {
+    path: PathBuf,
+    file: Mutex<fs::File>,
+}
+
+impl Journal {
+    fn create(path: PathBuf, header: &str) -> Result<Journal> {
+        let mut file = fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        writeln!(file, "{header}").map_err(|e| Error::io(&path, e))?;
+        Ok(Journal {
+            path,
+            file: Mutex::new(file),
+        })
+    }
+
+    fn record(&self, entry: &ManifestEntry) -> Result<()> {
+        let line = serde_json::to_string(entry).expect("serialisable");
+        let mut file = self.file.lock().expect("lock");
+        writeln!(file, "{line}").map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Closes the file and returns its path.
+    fn close(self) -> PathBuf {
+        self.path
+    }
+}
+
+/// The worlds of `ids` that an earlier run finished and that are still intact, recorded in the
+/// fresh journal straight away.
+fn keep_finished(
+    cfg: &GenerateConfig,
+    ids: &[u32],
+    earlier: &BTreeMap<u32, ManifestEntry>,
+    journal: &Journal,
+    progress: &(dyn Fn() + Sync),
+) -> Result<BTreeMap<u32, ManifestEntry>> {
+    let mut kept = BTreeMap::new();
+    for id in ids {
+        let Some(e) = earlier.get(id) else { continue };
+        let path = cfg.out.join(&e.file);
+        if path.exists() && sha256_file(&path)? == e.sha256 {
+            journal.record(e)?;
+            kept.insert(*id, e.clone());
+            progress();
+        }
+    }
+    Ok(kept)
+}
+
+/// Builds the worlds of `todo` on `cfg.jobs` threads and journals each as it finishes. After a
+/// failure (or a panic) no further world is started; the error of the lowest failed id is
+/// returned. The entries come back in the order of `todo`.
+fn build_all(
+    cfg: &GenerateConfig,
+    todo: &[u32],
+    themes: &[Theme],
+    renderer: &dyn Renderer,
+    journal: &Journal,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<ManifestEntry>> {
+    let jobs = cfg.jobs.max(1).min(todo.len().max(1));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+    let failed = AtomicBool::new(false);
+    let outcomes: Vec<Option<Result<ManifestEntry>>> = pool.install(|| {
+        todo.par_iter()
+            .map(|&id| {
+                if failed.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let _stop = StopOnPanic(&failed);
+                let outcome = build_one(cfg, id, themes, renderer)
+                    .and_then(|entry| journal.record(&entry).map(|()| entry));
+                match &outcome {
+                    Ok(_) => progress(),
+                    Err(_) => failed.store(true, Ordering::Relaxed),
+                }
+                Some(outcome)
+            })
+            .collect()
+    });
+    outcomes.into_iter().flatten().collect()
+}
+
+/// Raises a flag when dropped by a panicking thread, so that the other workers stop.
+struct StopOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Writes bytes to a temporary sibling, syncs it and renames it over `path`.

@@ -41,10 +41,38 @@ pub enum Error {
     /// A world file lacks something every world file has.
     #[error("{path}: not a fabula world file: {message}")]
     NotAWorld { path: PathBuf, message: String },
+    /// The worker threads could not be started.
+    #[error("cannot start the worker threads: {0}")]
+    Threads(#[from] rayon::ThreadPoolBuildError),
 }
 
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<fabula_file::Error> for Error {
+    /// Keeps the I/O and JSON errors of reading a manifest as they were; a world file that breaks
+    /// the format is not a world.
+    fn from(e: fabula_file::Error) -> Error {
+        match e {
+            fabula_file::Error::Io { path, source } => Error::Io { path, source },
+            fabula_file::Error::Json { path, source } => Error::Json { path, source },
+            fabula_file::Error::Sqlite { source, .. } => Error::Sqlite(source),
+            fabula_file::Error::BadValue {
+                path,
+                table,
+                row,
+                reason,
+            } => Error::NotAWorld {
+                path,
+                message: format!("{table} row {row}: {reason}"),
+            },
+            fabula_file::Error::BadFile { path, reason } => Error::NotAWorld {
+                path,
+                message: reason,
+            },
+        }
+    }
+}
 
 impl Error {
     /// Wraps an I/O error with the path it concerns.

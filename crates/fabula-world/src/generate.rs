@@ -67,6 +67,9 @@ fn pick<'a>(rng: &mut WorldRng, items: &'a [String]) -> &'a str {
     items.choose(rng).map_or("", String::as_str)
 }
 
+/// One attempt at a world: the frame, then each table in creation order, then derived values.
+/// Every step draws from `rng` and `name_rng` in a fixed order, so the same streams give the
+/// same world.
 fn draw(
     master_seed: u64,
     world_id: u32,
@@ -75,38 +78,50 @@ fn draw(
     name_rng: &mut WorldRng,
 ) -> World {
     let mut namer = Namer::new(Language::new(name_rng));
+    let mut world = draw_frame(master_seed, world_id, theme, rng, &mut namer, name_rng);
+    draw_regions(&mut world, theme, rng, &mut namer, name_rng);
+    let settlement_roots = draw_settlements(&mut world, theme, rng, &mut namer, name_rng);
+    draw_people(&mut world, theme, rng, &mut namer, name_rng);
+    let org_roots = draw_organisations(
+        &mut world,
+        theme,
+        rng,
+        &mut namer,
+        name_rng,
+        &settlement_roots,
+    );
+    draw_tenures(&mut world, rng);
+    draw_memberships(&mut world, rng);
+    if world.groups.works {
+        draw_works(&mut world, rng, &mut namer, name_rng, &org_roots);
+    }
+    if world.groups.events {
+        draw_events(&mut world, rng, &mut namer, name_rng, &settlement_roots);
+    }
+    if world.groups.alliances {
+        draw_alliances(&mut world, rng, &mut namer, name_rng);
+    }
+    derive_totals(&mut world);
+    world
+}
+
+/// The world without rows: its calendar, table groups and name.
+fn draw_frame(
+    master_seed: u64,
+    world_id: u32,
+    theme: &Theme,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+) -> World {
     let present = rng.random_range(theme.present_year[0]..=theme.present_year[1]);
     let span = rng.random_range(150..=400);
     let earliest = present - span;
-    let has = |g: &str| theme.groups.iter().any(|x| x == g);
-    // Table shapes vary: 7 tables, 9 with events or alliances, or 10 with both but no works.
-    let groups = match rng.random_range(0..4) {
-        0 => Groups {
-            works: true,
-            events: false,
-            alliances: false,
-        },
-        1 => Groups {
-            works: true,
-            events: has("events"),
-            alliances: false,
-        },
-        2 => Groups {
-            works: true,
-            events: false,
-            alliances: has("alliances"),
-        },
-        _ => Groups {
-            works: false,
-            events: has("events"),
-            alliances: has("alliances"),
-        },
-    };
+    let groups = draw_groups(theme, rng);
     let world_root = namer.root(name_rng);
     let name = fill(pick(rng, &theme.world_names), &world_root);
     namer.reserve(&name);
-
-    let mut world = World {
+    World {
         id: world_id,
         master_seed,
         world_seed: seed::world_seed(master_seed, world_id),
@@ -127,9 +142,44 @@ fn draw(
         participations: Vec::new(),
         alliances: Vec::new(),
         alliance_memberships: Vec::new(),
-    };
+    }
+}
 
-    // Regions and settlements.
+/// Table shapes vary: 7 tables, 9 with events or alliances, or 10 with both but no works. A theme
+/// without a group never gets it.
+fn draw_groups(theme: &Theme, rng: &mut WorldRng) -> Groups {
+    let has = |g: &str| theme.groups.iter().any(|x| x == g);
+    match rng.random_range(0..4) {
+        0 => Groups {
+            works: true,
+            events: false,
+            alliances: false,
+        },
+        1 => Groups {
+            works: true,
+            events: has("events"),
+            alliances: false,
+        },
+        2 => Groups {
+            works: true,
+            events: false,
+            alliances: has("alliances"),
+        },
+        _ => Groups {
+            works: false,
+            events: has("events"),
+            alliances: has("alliances"),
+        },
+    }
+}
+
+fn draw_regions(
+    world: &mut World,
+    theme: &Theme,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+) {
     let n_regions = rng.random_range(3..=7);
     for i in 0..n_regions {
         let name = namer.name(name_rng, &theme.region.names);
@@ -141,6 +191,19 @@ fn draw(
             extras,
         });
     }
+}
+
+/// Settlements, the first founded in the earliest year and one in each region before the rest
+/// spread at random. Returns the name root of each settlement, by position.
+fn draw_settlements(
+    world: &mut World,
+    theme: &Theme,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+) -> Vec<String> {
+    let (earliest, present) = (world.earliest_year, world.present_year);
+    let n_regions = world.regions.len() as i64;
     let n_settlements = rng.random_range(14..=26);
     let pop = theme.settlement.population.expect("validated");
     let mut settlement_roots = Vec::new();
@@ -171,8 +234,19 @@ fn draw(
             extras,
         });
     }
+    settlement_roots
+}
 
-    // People, in families that share a surname: near-namesakes by design.
+/// People, in families that share a surname: near-namesakes by design.
+fn draw_people(
+    world: &mut World,
+    theme: &Theme,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+) {
+    let present = world.present_year;
+    let n_settlements = world.settlements.len() as i64;
     let n_people = rng.random_range(60..=100);
     let n_families = (n_people / 3).max(4);
     let families: Vec<String> = (0..n_families).map(|_| namer.root(name_rng)).collect();
@@ -206,8 +280,20 @@ fn draw(
             occupation,
         });
     }
+}
 
-    // Organisations, each founded by an adult in a settlement that already exists.
+/// Organisations, each founded by an adult in a settlement that already exists. Returns the name
+/// root of each organisation, by position.
+fn draw_organisations(
+    world: &mut World,
+    theme: &Theme,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+    settlement_roots: &[String],
+) -> Vec<String> {
+    let present = world.present_year;
+    let (n_settlements, n_people) = (world.settlements.len() as i64, world.people.len() as i64);
     let n_orgs = rng.random_range(14..=24);
     let mut org_roots = Vec::new();
     while world.organisations.len() < n_orgs {
@@ -220,25 +306,7 @@ fn draw(
             continue;
         }
         let founded = rng.random_range(lo..=hi);
-        // A quarter of organisations are named after a settlement: `Kelvar Rovers` in `Port Kelvar`.
-        let reused = if rng.random_bool(0.25) {
-            let root = settlement_roots[rng.random_range(0..settlement_roots.len())].clone();
-            namer
-                .name_with_root(name_rng, &theme.organisation.names, &root)
-                .map(|n| (n, root))
-        } else {
-            None
-        };
-        let (name, root) = match reused {
-            Some(pair) => pair,
-            None => {
-                let root = namer.root(name_rng);
-                let name = namer
-                    .name_with_root(name_rng, &theme.organisation.names, &root)
-                    .unwrap_or_else(|| namer.name(name_rng, &theme.organisation.names));
-                (name, root)
-            }
-        };
+        let (name, root) = organisation_name(theme, rng, namer, name_rng, settlement_roots);
         org_roots.push(root);
         let category = pick(rng, &theme.organisation.categories).to_string();
         let extras = extras(rng, &theme.organisation);
@@ -254,20 +322,39 @@ fn draw(
             extras,
         });
     }
+    org_roots
+}
 
-    draw_tenures(&mut world, rng);
-    draw_memberships(&mut world, rng);
-    if world.groups.works {
-        draw_works(&mut world, rng, &mut namer, name_rng, &org_roots);
-    }
-    if world.groups.events {
-        draw_events(&mut world, rng, &mut namer, name_rng, &settlement_roots);
-    }
-    if world.groups.alliances {
-        draw_alliances(&mut world, rng, &mut namer, name_rng);
-    }
+/// An organisation's name and its root. A quarter of organisations are named after a settlement:
+/// `Kelvar Rovers` in `Port Kelvar`.
+fn organisation_name(
+    theme: &Theme,
+    rng: &mut WorldRng,
+    namer: &mut Namer,
+    name_rng: &mut WorldRng,
+    settlement_roots: &[String],
+) -> (String, String) {
+    let patterns = &theme.organisation.names;
+    let reused = if rng.random_bool(0.25) {
+        let root = settlement_roots[rng.random_range(0..settlement_roots.len())].clone();
+        namer
+            .name_with_root(name_rng, patterns, &root)
+            .map(|n| (n, root))
+    } else {
+        None
+    };
+    reused.unwrap_or_else(|| {
+        let root = namer.root(name_rng);
+        let name = namer
+            .name_with_root(name_rng, patterns, &root)
+            .unwrap_or_else(|| namer.name(name_rng, patterns));
+        (name, root)
+    })
+}
 
-    // Derived values, computed from their sources.
+/// Derived values, computed from their sources: a region's population is the sum of its
+/// settlements', an organisation's member count the number of its memberships.
+fn derive_totals(world: &mut World) {
     for region in &mut world.regions {
         region.population = world
             .settlements
@@ -283,7 +370,6 @@ fn draw(
             .filter(|m| m.organisation == org.id)
             .count() as i64;
     }
-    world
 }
 
 /// People who can act in a year: alive and at least `min_age` years old.
@@ -474,6 +560,8 @@ fn draw_events(
     }
 }
 
+/// Alliances, each founded in its seat settlement at least five years before the present, then
+/// their memberships.
 fn draw_alliances(
     world: &mut World,
     rng: &mut WorldRng,
@@ -496,7 +584,12 @@ fn draw_alliances(
             seat,
         });
     }
-    // Each organisation belongs to at most one alliance at a time, like a club in one league.
+    draw_alliance_memberships(world, rng);
+}
+
+/// Each organisation belongs to at most one alliance at a time, like a club in one league.
+fn draw_alliance_memberships(world: &mut World, rng: &mut WorldRng) {
+    let present = world.present_year;
     for org_idx in 0..world.organisations.len() {
         let org = world.organisations[org_idx].clone();
         if rng.random_bool(0.3) {
@@ -538,6 +631,95 @@ fn draw_alliances(
                     cursor = e;
                     previous = alliance;
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theme;
+
+    /// Generates a world and compares a one-line summary of it with `expect`.
+    fn check(master_seed: u64, world_id: u32, expect: &str) {
+        let world = generate_world(master_seed, world_id, &theme::all().unwrap());
+        let Groups {
+            works,
+            events,
+            alliances,
+        } = world.groups;
+        let summary = format!(
+            "{} ({}): {} rows, {} tables, works {works}, events {events}, alliances {alliances}",
+            world.name,
+            world.theme.id,
+            world.n_rows(),
+            world.n_tables()
+        );
+        assert_eq!(summary, expect);
+    }
+
+    /// The worlds of the reference datasets (seeds 123 and 7): a change in the order of draws
+    /// shows here first.
+    #[test]
+    fn draws_keep_their_order() {
+        check(
+            123,
+            0,
+            "The City-States of the Diawist (river-cities): 304 rows, 10 tables, works false, events true, alliances true",
+        );
+        check(
+            123,
+            3,
+            "The Flaekry Sporting Union (sports-league): 410 rows, 9 tables, works true, events true, alliances false",
+        );
+        check(
+            7,
+            1,
+            "Ukodoa Colonial Union (star-colony): 324 rows, 10 tables, works false, events true, alliances true",
+        );
+    }
+
+    #[test]
+    fn log_uniform_stays_in_its_range() {
+        let mut rng = seed::rng(1, 1, "test");
+        for (lo, hi) in [(5, 5), (9, 3), (1, 40), (10, 1_000_000), (0, 100)] {
+            for _ in 0..200 {
+                let x = log_uniform(&mut rng, lo, hi);
+                assert!(x == lo || (lo..=hi).contains(&x), "{x} outside {lo}..={hi}");
+            }
+        }
+    }
+
+    #[test]
+    fn totals_are_derived_from_their_sources() {
+        let mut world = generate_world(5, 5, &theme::all().unwrap());
+        for region in &mut world.regions {
+            region.population = -1;
+        }
+        for org in &mut world.organisations {
+            org.member_count = -1;
+        }
+        derive_totals(&mut world);
+        let total: i64 = world.regions.iter().map(|r| r.population).sum();
+        let members: i64 = world.organisations.iter().map(|o| o.member_count).sum();
+        assert_eq!(
+            total,
+            world.settlements.iter().map(|s| s.population).sum::<i64>()
+        );
+        assert_eq!(members, world.memberships.len() as i64);
+    }
+
+    #[test]
+    fn groups_follow_the_theme() {
+        for theme in theme::all().unwrap() {
+            let mut rng = seed::rng(3, 0, &theme.id);
+            for _ in 0..50 {
+                let g = draw_groups(&theme, &mut rng);
+                assert!(!(g.works && g.events && g.alliances), "{}", theme.id);
+                let has = |name: &str| theme.groups.iter().any(|x| x == name);
+                assert!(!g.events || has("events"), "{}", theme.id);
+                assert!(!g.alliances || has("alliances"), "{}", theme.id);
             }
         }
     }

@@ -5,7 +5,10 @@
 //! the world file (`fabula_tables`, `fabula_columns`), so readers such as `fabula check` interpret
 //! any world without the generator's code.
 
-use crate::model::World;
+use crate::model::{
+    Alliance, AllianceMembership, Event, Membership, Organisation, Participation, Person, Region,
+    Settlement, Tenure, Work, World,
+};
 use crate::theme::EntityShape;
 
 /// The role a table plays in every world.
@@ -242,213 +245,266 @@ fn link_table(role: TableRole, name: &str, singular: &str, columns: Vec<ColumnDe
 
 /// Computes the layout of a world from its theme and table groups.
 pub fn layout(world: &World) -> Layout {
-    let t = &world.theme;
-    let (region, settlement, person, org) = (&t.region, &t.settlement, &t.person, &t.organisation);
-    let (rs, ss, ps, os) = (
-        region.key_stem(),
-        settlement.key_stem(),
-        person.key_stem(),
-        org.key_stem(),
-    );
-    let membership_table = format!("{}_members", org.table);
+    let keys = Keys::of(world);
     let mut tables = vec![
-        entity_table(
-            TableRole::Region,
-            region,
-            vec![ColumnDef {
-                derived: Some(format!("sum:{}.population", settlement.table)),
-                ..col("population", SqlType::Integer, "population", "population")
-            }],
-        ),
-        entity_table(
-            TableRole::Settlement,
-            settlement,
-            vec![
-                fk(
-                    format!("{rs}_id"),
-                    "region",
-                    &region.table,
-                    &region.singular,
-                ),
-                col("founded_year", SqlType::Integer, "founded", "founded"),
-                col("population", SqlType::Integer, "population", "population"),
-            ],
-        ),
-        entity_table(
-            TableRole::Person,
-            person,
-            vec![
-                col("birth_year", SqlType::Integer, "birth_year", "born"),
-                nullable(col("death_year", SqlType::Integer, "death_year", "died")),
-                fk(
-                    format!("birth_{ss}_id"),
-                    "birthplace",
-                    &settlement.table,
-                    "birthplace",
-                ),
-                col("occupation", SqlType::Text, "occupation", "occupation"),
-            ],
-        ),
-        entity_table(
-            TableRole::Organisation,
-            org,
-            vec![
-                col("category", SqlType::Text, "category", "category"),
-                fk(
-                    format!("home_{ss}_id"),
-                    "home",
-                    &settlement.table,
-                    &format!("home {}", settlement.singular),
-                ),
-                fk("founder_id", "founder", &person.table, "founder"),
-                col("founded_year", SqlType::Integer, "founded", "founded"),
-                ColumnDef {
-                    derived: Some(format!("count:{membership_table}")),
-                    ..col("member_count", SqlType::Integer, "member_count", "members")
-                },
-            ],
-        ),
+        region_table(world),
+        settlement_table(world, &keys),
+        person_table(world, &keys),
+        organisation_table(world, &keys),
+        membership_table(world, &keys),
+        tenure_table(world, &keys),
     ];
-    tables.push(link_table(
+    if world.groups.works {
+        tables.push(work_table(world, &keys));
+    }
+    if world.groups.events {
+        tables.extend(event_tables(world, &keys));
+    }
+    if world.groups.alliances {
+        tables.extend(alliance_tables(world, &keys));
+    }
+    Layout { tables }
+}
+
+/// The stems of the foreign-key column names that point at the core tables (`isle` in
+/// `isle_id`), and the name of the membership table.
+struct Keys {
+    region: String,
+    settlement: String,
+    person: String,
+    organisation: String,
+    membership_table: String,
+}
+
+impl Keys {
+    fn of(world: &World) -> Keys {
+        let t = &world.theme;
+        Keys {
+            region: t.region.key_stem(),
+            settlement: t.settlement.key_stem(),
+            person: t.person.key_stem(),
+            organisation: t.organisation.key_stem(),
+            membership_table: format!("{}_members", t.organisation.table),
+        }
+    }
+}
+
+/// The `…_id` column that points at the world's organisation table.
+fn organisation_fk(world: &World, keys: &Keys) -> ColumnDef {
+    let org = &world.theme.organisation;
+    fk(
+        format!("{}_id", keys.organisation),
+        "organisation",
+        &org.table,
+        &org.singular,
+    )
+}
+
+fn region_table(world: &World) -> TableDef {
+    let t = &world.theme;
+    entity_table(
+        TableRole::Region,
+        &t.region,
+        vec![ColumnDef {
+            derived: Some(format!("sum:{}.population", t.settlement.table)),
+            ..col("population", SqlType::Integer, "population", "population")
+        }],
+    )
+}
+
+fn settlement_table(world: &World, keys: &Keys) -> TableDef {
+    let t = &world.theme;
+    entity_table(
+        TableRole::Settlement,
+        &t.settlement,
+        vec![
+            fk(
+                format!("{}_id", keys.region),
+                "region",
+                &t.region.table,
+                &t.region.singular,
+            ),
+            col("founded_year", SqlType::Integer, "founded", "founded"),
+            col("population", SqlType::Integer, "population", "population"),
+        ],
+    )
+}
+
+fn person_table(world: &World, keys: &Keys) -> TableDef {
+    let t = &world.theme;
+    entity_table(
+        TableRole::Person,
+        &t.person,
+        vec![
+            col("birth_year", SqlType::Integer, "birth_year", "born"),
+            nullable(col("death_year", SqlType::Integer, "death_year", "died")),
+            fk(
+                format!("birth_{}_id", keys.settlement),
+                "birthplace",
+                &t.settlement.table,
+                "birthplace",
+            ),
+            col("occupation", SqlType::Text, "occupation", "occupation"),
+        ],
+    )
+}
+
+fn organisation_table(world: &World, keys: &Keys) -> TableDef {
+    let t = &world.theme;
+    entity_table(
+        TableRole::Organisation,
+        &t.organisation,
+        vec![
+            col("category", SqlType::Text, "category", "category"),
+            fk(
+                format!("home_{}_id", keys.settlement),
+                "home",
+                &t.settlement.table,
+                &format!("home {}", t.settlement.singular),
+            ),
+            fk("founder_id", "founder", &t.person.table, "founder"),
+            col("founded_year", SqlType::Integer, "founded", "founded"),
+            ColumnDef {
+                derived: Some(format!("count:{}", keys.membership_table)),
+                ..col("member_count", SqlType::Integer, "member_count", "members")
+            },
+        ],
+    )
+}
+
+fn membership_table(world: &World, keys: &Keys) -> TableDef {
+    let person = &world.theme.person;
+    link_table(
         TableRole::Membership,
-        &membership_table,
+        &keys.membership_table,
         "membership",
         vec![
             fk(
-                format!("{ps}_id"),
+                format!("{}_id", keys.person),
                 "person",
                 &person.table,
                 &person.singular,
             ),
-            fk(
-                format!("{os}_id"),
-                "organisation",
-                &org.table,
-                &org.singular,
-            ),
+            organisation_fk(world, keys),
             col("role", SqlType::Text, "member_role", "role"),
             col("joined_year", SqlType::Integer, "joined", "joined"),
         ],
-    ));
-    tables.push(link_table(
+    )
+}
+
+fn tenure_table(world: &World, keys: &Keys) -> TableDef {
+    link_table(
         TableRole::Tenure,
-        &format!("{}_office_holders", os),
+        &format!("{}_office_holders", keys.organisation),
         "tenure",
         vec![
+            organisation_fk(world, keys),
             fk(
-                format!("{os}_id"),
-                "organisation",
-                &org.table,
-                &org.singular,
+                format!("{}_id", keys.person),
+                "person",
+                &world.theme.person.table,
+                "holder",
             ),
-            fk(format!("{ps}_id"), "person", &person.table, "holder"),
             col("seat", SqlType::Text, "seat", "seat"),
             col("start_year", SqlType::Integer, "start_year", "from"),
             nullable(col("end_year", SqlType::Integer, "end_year", "to")),
         ],
-    ));
-    if world.groups.works {
-        let work = &t.work;
-        let year_column = work.year_column.clone().unwrap_or_else(|| "year".into());
-        let verb = work.verb.clone().unwrap_or_default();
-        tables.push(entity_table(
-            TableRole::Work,
-            work,
-            vec![
-                fk(
-                    format!("{os}_id"),
-                    "organisation",
-                    &org.table,
-                    &org.singular,
-                ),
-                col(year_column, SqlType::Integer, "year", &verb),
-            ],
-        ));
-    }
-    if world.groups.events {
-        let event = &t.event;
-        tables.push(entity_table(
-            TableRole::Event,
-            event,
-            vec![
-                col("year", SqlType::Integer, "year", "year"),
-                fk(
-                    format!("host_{ss}_id"),
-                    "host",
-                    &settlement.table,
-                    &format!("host {}", settlement.singular),
-                ),
-            ],
-        ));
-        let result_label = t
-            .participation
-            .result_label
-            .clone()
-            .unwrap_or_else(|| "result".into());
-        tables.push(link_table(
-            TableRole::Participation,
-            &t.participation.table,
-            "participation",
-            vec![
-                fk(
-                    format!("{}_id", event.key_stem()),
-                    "event",
-                    &event.table,
-                    &event.singular,
-                ),
-                fk(
-                    format!("{os}_id"),
-                    "organisation",
-                    &org.table,
-                    &org.singular,
-                ),
-                col(
-                    result_label.replace(' ', "_"),
-                    SqlType::Integer,
-                    "result",
-                    &result_label,
-                ),
-            ],
-        ));
-    }
-    if world.groups.alliances {
-        let alliance = &t.alliance;
-        tables.push(entity_table(
-            TableRole::Alliance,
-            alliance,
-            vec![
-                col("founded_year", SqlType::Integer, "founded", "founded"),
-                fk(
-                    format!("seat_{ss}_id"),
-                    "home",
-                    &settlement.table,
-                    &format!("seat {}", settlement.singular),
-                ),
-            ],
-        ));
-        tables.push(link_table(
-            TableRole::AllianceMembership,
-            &t.alliance_membership.table,
-            "alliance membership",
-            vec![
-                fk(
-                    format!("{}_id", alliance.key_stem()),
-                    "alliance",
-                    &alliance.table,
-                    &alliance.singular,
-                ),
-                fk(
-                    format!("{os}_id"),
-                    "organisation",
-                    &org.table,
-                    &org.singular,
-                ),
-                col("start_year", SqlType::Integer, "start_year", "from"),
-                nullable(col("end_year", SqlType::Integer, "end_year", "to")),
-            ],
-        ));
-    }
-    Layout { tables }
+    )
+}
+
+fn work_table(world: &World, keys: &Keys) -> TableDef {
+    let work = &world.theme.work;
+    let year_column = work.year_column.clone().unwrap_or_else(|| "year".into());
+    let verb = work.verb.clone().unwrap_or_default();
+    entity_table(
+        TableRole::Work,
+        work,
+        vec![
+            organisation_fk(world, keys),
+            col(year_column, SqlType::Integer, "year", &verb),
+        ],
+    )
+}
+
+/// The event table and its participation table.
+fn event_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
+    let t = &world.theme;
+    let event = &t.event;
+    let events = entity_table(
+        TableRole::Event,
+        event,
+        vec![
+            col("year", SqlType::Integer, "year", "year"),
+            fk(
+                format!("host_{}_id", keys.settlement),
+                "host",
+                &t.settlement.table,
+                &format!("host {}", t.settlement.singular),
+            ),
+        ],
+    );
+    let result_label = t
+        .participation
+        .result_label
+        .clone()
+        .unwrap_or_else(|| "result".into());
+    let participations = link_table(
+        TableRole::Participation,
+        &t.participation.table,
+        "participation",
+        vec![
+            fk(
+                format!("{}_id", event.key_stem()),
+                "event",
+                &event.table,
+                &event.singular,
+            ),
+            organisation_fk(world, keys),
+            col(
+                result_label.replace(' ', "_"),
+                SqlType::Integer,
+                "result",
+                &result_label,
+            ),
+        ],
+    );
+    [events, participations]
+}
+
+/// The alliance table and its membership table.
+fn alliance_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
+    let t = &world.theme;
+    let alliance = &t.alliance;
+    let alliances = entity_table(
+        TableRole::Alliance,
+        alliance,
+        vec![
+            col("founded_year", SqlType::Integer, "founded", "founded"),
+            fk(
+                format!("seat_{}_id", keys.settlement),
+                "home",
+                &t.settlement.table,
+                &format!("seat {}", t.settlement.singular),
+            ),
+        ],
+    );
+    let memberships = link_table(
+        TableRole::AllianceMembership,
+        &t.alliance_membership.table,
+        "alliance membership",
+        vec![
+            fk(
+                format!("{}_id", alliance.key_stem()),
+                "alliance",
+                &alliance.table,
+                &alliance.singular,
+            ),
+            organisation_fk(world, keys),
+            col("start_year", SqlType::Integer, "start_year", "from"),
+            nullable(col("end_year", SqlType::Integer, "end_year", "to")),
+        ],
+    );
+    [alliances, memberships]
 }
 
 fn int(v: i64) -> Value {
@@ -471,119 +527,196 @@ fn with_extras(mut row: Vec<Value>, extras: &[i64]) -> Vec<Value> {
 /// The rows of one table as values, in the column order of [`layout`].
 pub fn table_rows(world: &World, role: TableRole) -> Vec<Vec<Value>> {
     match role {
-        TableRole::Region => world
-            .regions
-            .iter()
-            .map(|r| with_extras(vec![int(r.id), text(&r.name), int(r.population)], &r.extras))
-            .collect(),
-        TableRole::Settlement => world
-            .settlements
-            .iter()
-            .map(|s| {
-                let row = vec![
-                    int(s.id),
-                    text(&s.name),
-                    int(s.region),
-                    int(s.founded),
-                    int(s.population),
-                ];
-                with_extras(row, &s.extras)
-            })
-            .collect(),
-        TableRole::Person => world
-            .people
-            .iter()
-            .map(|p| {
-                vec![
-                    int(p.id),
-                    text(&p.name),
-                    int(p.birth_year),
-                    opt(p.death_year),
-                    int(p.birthplace),
-                    text(&p.occupation),
-                ]
-            })
-            .collect(),
-        TableRole::Organisation => world
-            .organisations
-            .iter()
-            .map(|o| {
-                let row = vec![
-                    int(o.id),
-                    text(&o.name),
-                    text(&o.category),
-                    int(o.home),
-                    int(o.founder),
-                    int(o.founded),
-                    int(o.member_count),
-                ];
-                with_extras(row, &o.extras)
-            })
-            .collect(),
-        TableRole::Membership => world
-            .memberships
-            .iter()
-            .map(|m| {
-                vec![
-                    int(m.id),
-                    int(m.person),
-                    int(m.organisation),
-                    text(&m.role),
-                    int(m.joined),
-                ]
-            })
-            .collect(),
-        TableRole::Tenure => world
-            .tenures
+        TableRole::Region => rows(&world.regions, region_row),
+        TableRole::Settlement => rows(&world.settlements, settlement_row),
+        TableRole::Person => rows(&world.people, person_row),
+        TableRole::Organisation => rows(&world.organisations, organisation_row),
+        TableRole::Membership => rows(&world.memberships, membership_row),
+        TableRole::Tenure => rows(&world.tenures, tenure_row),
+        TableRole::Work => rows(&world.works, work_row),
+        TableRole::Event => rows(&world.events, event_row),
+        TableRole::Participation => rows(&world.participations, participation_row),
+        TableRole::Alliance => rows(&world.alliances, alliance_row),
+        TableRole::AllianceMembership => rows(&world.alliance_memberships, alliance_membership_row),
+    }
+}
+
+fn rows<T>(items: &[T], row: fn(&T) -> Vec<Value>) -> Vec<Vec<Value>> {
+    items.iter().map(row).collect()
+}
+
+fn region_row(r: &Region) -> Vec<Value> {
+    with_extras(vec![int(r.id), text(&r.name), int(r.population)], &r.extras)
+}
+
+fn settlement_row(s: &Settlement) -> Vec<Value> {
+    let row = vec![
+        int(s.id),
+        text(&s.name),
+        int(s.region),
+        int(s.founded),
+        int(s.population),
+    ];
+    with_extras(row, &s.extras)
+}
+
+fn person_row(p: &Person) -> Vec<Value> {
+    vec![
+        int(p.id),
+        text(&p.name),
+        int(p.birth_year),
+        opt(p.death_year),
+        int(p.birthplace),
+        text(&p.occupation),
+    ]
+}
+
+fn organisation_row(o: &Organisation) -> Vec<Value> {
+    let row = vec![
+        int(o.id),
+        text(&o.name),
+        text(&o.category),
+        int(o.home),
+        int(o.founder),
+        int(o.founded),
+        int(o.member_count),
+    ];
+    with_extras(row, &o.extras)
+}
+
+fn membership_row(m: &Membership) -> Vec<Value> {
+    vec![
+        int(m.id),
+        int(m.person),
+        int(m.organisation),
+        text(&m.role),
+        int(m.joined),
+    ]
+}
+
+fn tenure_row(t: &Tenure) -> Vec<Value> {
+    vec![
+        int(t.id),
+        int(t.organisation),
+        int(t.person),
+        text(&t.seat),
+        int(t.start),
+        opt(t.end),
+    ]
+}
+
+fn work_row(w: &Work) -> Vec<Value> {
+    with_extras(
+        vec![int(w.id), text(&w.name), int(w.organisation), int(w.year)],
+        &w.extras,
+    )
+}
+
+fn event_row(e: &Event) -> Vec<Value> {
+    vec![int(e.id), text(&e.name), int(e.year), int(e.host)]
+}
+
+fn participation_row(p: &Participation) -> Vec<Value> {
+    vec![int(p.id), int(p.event), int(p.organisation), int(p.result)]
+}
+
+fn alliance_row(a: &Alliance) -> Vec<Value> {
+    vec![int(a.id), text(&a.name), int(a.founded), int(a.seat)]
+}
+
+fn alliance_membership_row(m: &AllianceMembership) -> Vec<Value> {
+    vec![
+        int(m.id),
+        int(m.alliance),
+        int(m.organisation),
+        int(m.start),
+        opt(m.end),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{generate_world, theme};
+
+    /// Lays out a world and compares each table as `role name(column:role, ...)`, one per line.
+    fn check(master_seed: u64, world_id: u32, expect: &str) {
+        let world = generate_world(master_seed, world_id, &theme::all().unwrap());
+        let layout = layout(&world);
+        let lines: Vec<String> = layout
+            .tables
             .iter()
             .map(|t| {
-                vec![
-                    int(t.id),
-                    int(t.organisation),
-                    int(t.person),
-                    text(&t.seat),
-                    int(t.start),
-                    opt(t.end),
-                ]
+                let columns: Vec<String> = t
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        let ColumnDef {
+                            name,
+                            sql_type: _,
+                            role,
+                            nullable,
+                            references,
+                            derived,
+                            label: _,
+                        } = c;
+                        let mut s = format!("{name}:{role}");
+                        if *nullable {
+                            s.push('?');
+                        }
+                        if let Some(target) = references {
+                            s.push_str(&format!("->{target}"));
+                        }
+                        if let Some(rule) = derived {
+                            s.push_str(&format!("={rule}"));
+                        }
+                        s
+                    })
+                    .collect();
+                format!("{} {}({})", t.role.as_str(), t.name, columns.join(", "))
             })
-            .collect(),
-        TableRole::Work => world
-            .works
-            .iter()
-            .map(|w| {
-                with_extras(
-                    vec![int(w.id), text(&w.name), int(w.organisation), int(w.year)],
-                    &w.extras,
-                )
-            })
-            .collect(),
-        TableRole::Event => world
-            .events
-            .iter()
-            .map(|e| vec![int(e.id), text(&e.name), int(e.year), int(e.host)])
-            .collect(),
-        TableRole::Participation => world
-            .participations
-            .iter()
-            .map(|p| vec![int(p.id), int(p.event), int(p.organisation), int(p.result)])
-            .collect(),
-        TableRole::Alliance => world
-            .alliances
-            .iter()
-            .map(|a| vec![int(a.id), text(&a.name), int(a.founded), int(a.seat)])
-            .collect(),
-        TableRole::AllianceMembership => world
-            .alliance_memberships
-            .iter()
-            .map(|m| {
-                vec![
-                    int(m.id),
-                    int(m.alliance),
-                    int(m.organisation),
-                    int(m.start),
-                    opt(m.end),
-                ]
-            })
-            .collect(),
+            .collect();
+        assert_eq!(lines.join("\n"), expect.trim());
+        // Every row has one value per column, in column order.
+        for table in &layout.tables {
+            for row in table_rows(&world, table.role) {
+                assert_eq!(row.len(), table.columns.len(), "{}", table.name);
+            }
+        }
+    }
+
+    #[test]
+    fn layouts_name_every_role() {
+        check(
+            123,
+            0,
+            r"
+region reaches(id:id, name:name, population:population=sum:cities.population, river_length_km:extra)
+settlement cities(id:id, name:name, reach_id:region->reaches, founded_year:founded, population:population, bridges:extra)
+person citizens(id:id, name:name, birth_year:birth_year, death_year:death_year?, birth_city_id:birthplace->cities, occupation:occupation)
+organisation barge_companies(id:id, name:name, category:category, home_city_id:home->cities, founder_id:founder->citizens, founded_year:founded, member_count:member_count=count:barge_companies_members, barges:extra)
+membership barge_companies_members(id:id, citizen_id:person->citizens, barge_company_id:organisation->barge_companies, role:member_role, joined_year:joined)
+tenure barge_company_office_holders(id:id, barge_company_id:organisation->barge_companies, citizen_id:person->citizens, seat:seat, start_year:start_year, end_year:end_year?)
+event fairs(id:id, name:name, year:year, host_city_id:host->cities)
+participation fair_stalls(id:id, fair_id:event->fairs, barge_company_id:organisation->barge_companies, stall_number:result)
+alliance leagues(id:id, name:name, founded_year:founded, seat_city_id:home->cities)
+alliance_membership league_members(id:id, league_id:alliance->leagues, barge_company_id:organisation->barge_companies, start_year:start_year, end_year:end_year?)
+",
+        );
+        check(
+            123,
+            3,
+            r"
+region counties(id:id, name:name, population:population=sum:cities.population, registered_players:extra)
+settlement cities(id:id, name:name, county_id:region->counties, founded_year:founded, population:population, sports_halls:extra)
+person players(id:id, name:name, birth_year:birth_year, death_year:death_year?, birth_city_id:birthplace->cities, occupation:occupation)
+organisation clubs(id:id, name:name, category:category, home_city_id:home->cities, founder_id:founder->players, founded_year:founded, member_count:member_count=count:clubs_members, supporters:extra)
+membership clubs_members(id:id, player_id:person->players, club_id:organisation->clubs, role:member_role, joined_year:joined)
+tenure club_office_holders(id:id, club_id:organisation->clubs, player_id:person->players, seat:seat, start_year:start_year, end_year:end_year?)
+work grounds(id:id, name:name, club_id:organisation->clubs, opened_year:year, capacity:extra)
+event tournaments(id:id, name:name, year:year, host_city_id:host->cities)
+participation tournament_entries(id:id, tournament_id:event->tournaments, club_id:organisation->clubs, final_position:result)
+",
+        );
     }
 }

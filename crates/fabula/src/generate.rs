@@ -157,8 +157,8 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
     }
     if args.answerability {
         let addr = args.addr.as_deref().unwrap_or_default();
-        let config = fabula_tasks::AnswerabilityConfig::default();
-        let report = fabula_tasks::check_answerability(addr, &args.dir, &config)
+        let config = fabula_bench::AnswerabilityConfig::default();
+        let report = fabula_bench::check_answerability(addr, &args.dir, &config)
             .context("checking answerability")?;
         print!("{}", report.to_text());
         if report.fraction() < 1.0 {

@@ -1,6 +1,7 @@
 //! The `fabula` command line: generate, check and inspect fictional worlds, and serve them.
 
 mod generate;
+mod loadgen;
 mod mcp;
 mod serve;
 mod tasks;

@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::generate::{GenerateArgs, run_generate_with};
+use crate::loadgen;
 
 /// Arguments of `fabula serve`.
 #[derive(Debug, Args)]
@@ -122,7 +123,8 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         let shutdown = tokio::sync::watch::channel(false);
         let mut admin_task = None;
         if let (Some(addr), Some(token)) = (args.admin_addr, args.admin_token.as_deref()) {
-            let admin = fabula_admin::bind(&args.worlds, addr, token)
+            // The trainers' listener answers from the same state: one corpus, one renderer.
+            let admin = fabula_admin::bind(server.state().clone(), addr, token)
                 .await
                 .context("opening the admin listener")?;
             eprintln!(
@@ -165,8 +167,8 @@ pub fn run_up(args: &UpArgs) -> anyhow::Result<()> {
 
 /// Runs `fabula bench search` against a running server, as a separate process.
 pub fn run_bench_search(args: &BenchSearchArgs) -> anyhow::Result<()> {
-    let addr = fabula_server::loadgen::parse_addr(&args.addr)?;
-    let config = fabula_server::loadgen::LoadConfig {
+    let addr = loadgen::parse_addr(&args.addr)?;
+    let config = loadgen::LoadConfig {
         addr,
         connections: args.connections.max(1),
         duration: Duration::from_secs_f64(args.duration.max(0.1)),
@@ -176,7 +178,7 @@ pub fn run_bench_search(args: &BenchSearchArgs) -> anyhow::Result<()> {
         api_key: args.api_key.clone(),
         ..Default::default()
     };
-    let report = runtime()?.block_on(fabula_server::loadgen::run(config))?;
+    let report = runtime()?.block_on(loadgen::run(config))?;
     println!("{report}");
     Ok(())
 }

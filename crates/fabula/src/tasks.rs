@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
+use fabula_bench::{AgentConfig, ExportConfig, Format, Split};
 use fabula_score::{EvalReport, PredictionRecord, TaskRecord};
-use fabula_tasks::{AgentConfig, ExportConfig, Format, Split};
 
 /// `fabula tasks ...`.
 #[derive(Debug, Subcommand)]
@@ -104,7 +104,7 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
         split: parse_split(&args.split)?,
         out: args.out.clone(),
     };
-    let summary = fabula_tasks::export_tasks(&config)
+    let summary = fabula_bench::export_tasks(&config)
         .with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;
     eprintln!(
         "exported {} tasks of {} worlds ({} gold files) -> {}",
@@ -119,7 +119,7 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
 /// Runs `fabula corpus export`.
 pub fn run_corpus(command: &CorpusCommand) -> anyhow::Result<()> {
     let CorpusCommand::Export { worlds, out } = command;
-    let summary = fabula_tasks::export_corpus(worlds, out)
+    let summary = fabula_bench::export_corpus(worlds, out)
         .with_context(|| format!("exporting pages of {}", worlds.display()))?;
     eprintln!(
         "exported {} pages of {} worlds -> {}",
@@ -142,15 +142,15 @@ fn print_report(report: &EvalReport, json: bool) -> anyhow::Result<()> {
 /// Runs `fabula eval`.
 pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
     let (tasks, predictions): (Vec<TaskRecord>, Vec<PredictionRecord>) = if args.blind {
-        let train = fabula_tasks::load_tasks(&args.worlds, Split::Train)?;
-        let test = fabula_tasks::load_tasks(&args.worlds, Split::Test)?;
+        let train = fabula_bench::load_tasks(&args.worlds, Split::Train)?;
+        let test = fabula_bench::load_tasks(&args.worlds, Split::Test)?;
         if train.is_empty() || test.is_empty() {
             bail!(
                 "{} has no train or no test worlds; generate more worlds",
                 args.worlds.display()
             );
         }
-        let predictions = fabula_tasks::blind_baseline(&train, &test);
+        let predictions = fabula_bench::blind_baseline(&train, &test);
         eprintln!(
             "blind baseline: {} train tasks, {} test tasks",
             train.len(),
@@ -174,7 +174,7 @@ pub fn run_baseline(args: &BaselineArgs) -> anyhow::Result<()> {
     let tasks = fabula_score::read_tasks(&args.tasks)?;
     let mut config = AgentConfig::default();
     config.client.api_key = args.api_key.clone();
-    let predictions = fabula_tasks::run_baseline(&args.addr, &tasks, &config)
+    let predictions = fabula_bench::run_baseline(&args.addr, &tasks, &config)
         .context("running the baseline agent")?;
     if let Some(out) = &args.out {
         let mut file = std::io::BufWriter::new(

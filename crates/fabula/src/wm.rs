@@ -3,11 +3,9 @@
 //! replayed sessions and report acceptance and speed) and `fabula export lwm-data`
 //! (next-observation training samples).
 //!
-//! Replayed sessions ([`session_turns`]) are deterministic from a seed: each session picks a page
-//! of the world, searches for its title, extracts the top result, searches for a name that page
-//! mentions (or another title) and extracts that search's top result. Observations are the
-//! template renderer's: search results in Qwen-AgentWorld's block format and whole pages as
-//! Markdown.
+//! Replayed sessions come from [`fabula_lwm::replay_session`], deterministic from (seed, world,
+//! session); their observations are the template renderer's: search results in Qwen-AgentWorld's
+//! block format and whole pages as Markdown.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -15,12 +13,11 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use fabula_lwm::{
-    Action, Controls, DeviceChoice, FactKind, LwmTurn, MemoryWorld, PromptConfig, RenderedBy,
-    Renderer,
+    Action, Controls, DeviceChoice, LwmTurn, MemoryWorld, PromptConfig, RenderedBy, Renderer,
 };
 use fabula_search::{Corpus, Hiding, SearchOptions, WorldIndex};
-use fabula_server::lwm::{LwmOptions, load_world_view, lwm_hiding, search_template};
-use fabula_server::native::HitJson;
+use fabula_server::lwm::{LwmOptions, load_world_view, search_template};
+use fabula_server::wire::HitJson;
 
 /// Which renderer writes observations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -31,22 +28,9 @@ pub enum RendererName {
     Lwm,
 }
 
-/// A snippet hiding level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum HidingArg {
-    None,
-    Partial,
-    Strict,
-}
-
-impl From<HidingArg> for Hiding {
-    fn from(hiding: HidingArg) -> Hiding {
-        match hiding {
-            HidingArg::None => Hiding::None,
-            HidingArg::Partial => Hiding::Partial,
-            HidingArg::Strict => Hiding::Strict,
-        }
-    }
+/// Parses a snippet hiding level: `none`, `partial` or `strict`.
+pub fn parse_hiding(text: &str) -> Result<Hiding, String> {
+    Hiding::parse(text).ok_or_else(|| format!("expected none, partial or strict, got `{text}`"))
 }
 
 /// Parses `cpu`, `cuda` or `cuda:N`.
@@ -113,8 +97,8 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Snippet hiding of search results.
-    #[arg(long, value_enum, default_value = "partial")]
-    pub hiding: HidingArg,
+    #[arg(long, value_parser = parse_hiding, default_value = "partial")]
+    pub hiding: Hiding,
 }
 
 /// `fabula wm` subcommands.
@@ -160,8 +144,8 @@ pub struct BenchArgs {
     /// The seed of the replayed sessions.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    #[arg(long, value_enum, default_value = "partial")]
-    pub hiding: HidingArg,
+    #[arg(long, value_parser = parse_hiding, default_value = "partial")]
+    pub hiding: Hiding,
 }
 
 /// `fabula export` subcommands.
@@ -186,8 +170,8 @@ pub struct LwmDataArgs {
     /// The seed of the replayed sessions.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    #[arg(long, value_enum, default_value = "partial")]
-    pub hiding: HidingArg,
+    #[arg(long, value_parser = parse_hiding, default_value = "partial")]
+    pub hiding: Hiding,
 }
 
 /// Runs `fabula render`: prints the observation on stdout and which renderer produced it on
@@ -195,7 +179,7 @@ pub struct LwmDataArgs {
 pub fn run_render(args: &RenderArgs) -> anyhow::Result<()> {
     let index = WorldIndex::open(&args.world)
         .with_context(|| format!("opening {}", args.world.display()))?;
-    let hiding = Hiding::from(args.hiding);
+    let hiding = args.hiding;
     let mut renderer = match args.renderer {
         RendererName::Template => None,
         RendererName::Lwm => Some(args.model.load()?),
@@ -205,7 +189,7 @@ pub fn run_render(args: &RenderArgs) -> anyhow::Result<()> {
         None => None,
     };
     let controls = Controls {
-        hiding: lwm_hiding(hiding),
+        hiding,
         instruction: String::new(),
     };
     let mut session = fabula_lwm::Session::default();
@@ -335,87 +319,41 @@ fn generated_text(seed: u64, count: u32) -> anyhow::Result<Vec<String>> {
     Ok(text)
 }
 
-/// A small deterministic generator (SplitMix64), so replayed sessions need no extra crates.
-struct SplitMix(u64);
+/// The template observations of one world, for replayed sessions.
+struct Templates<'a> {
+    index: &'a WorldIndex,
+    hiding: Hiding,
+}
 
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+impl fabula_lwm::Observe for Templates<'_> {
+    type Error = anyhow::Error;
+
+    fn search(&mut self, query: &str) -> anyhow::Result<String> {
+        search_text(self.index, query, self.hiding)
     }
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+    fn extract(&mut self, url: &str) -> anyhow::Result<String> {
+        self.index
+            .markdown(url)
+            .with_context(|| format!("extracting {url}"))
     }
 }
 
 /// The turns of one replayed session against the template renderer (see the module docs).
-/// Deterministic from `seed`, the world and the session number.
-pub fn session_turns(
+fn session_turns(
     index: &WorldIndex,
     world: &MemoryWorld,
-    seed: u64,
-    world_id: u32,
-    session: usize,
+    key: (u64, u32, usize),
     hiding: Hiding,
 ) -> anyhow::Result<Vec<LwmTurn>> {
-    let mut rng = SplitMix(seed ^ (u64::from(world_id) << 32) ^ session as u64);
-    let pages: Vec<_> = world.pages.values().collect();
-    if pages.is_empty() {
-        return Ok(Vec::new());
-    }
-    let controls = Controls {
-        hiding: lwm_hiding(hiding),
-        instruction: String::new(),
-    };
-    let first = pages[rng.below(pages.len())];
-    let names: Vec<&str> = first
-        .facts
-        .iter()
-        .filter(|fact| matches!(fact.kind, FactKind::Entity | FactKind::Name))
-        .map(|fact| fact.shown.as_str())
-        .collect();
-    let second_query = if names.is_empty() {
-        pages[rng.below(pages.len())].title.clone()
-    } else {
-        names[rng.below(names.len())].to_owned()
-    };
-    let mut turns = Vec::new();
-    for query in [first.title.clone(), second_query] {
-        let observation = search_text(index, &query, hiding)?;
-        let Some(top) = fabula_lwm::parse_search(&observation)
-            .ok()
-            .and_then(|sections| sections.into_iter().flat_map(|s| s.results).next())
-        else {
-            continue;
-        };
-        turns.push(LwmTurn {
-            action: Action::Search {
-                queries: vec![query],
-            },
-            controls: controls.clone(),
-            observation,
-        });
-        let page = index
-            .markdown(&top.url)
-            .with_context(|| format!("extracting {}", top.url))?;
-        turns.push(LwmTurn {
-            action: Action::Extract { url: top.url },
-            controls: controls.clone(),
-            observation: page,
-        });
-    }
-    Ok(turns)
+    fabula_lwm::replay_session(world, &mut Templates { index, hiding }, key, hiding)
 }
 
 /// Runs `fabula export lwm-data`.
 pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
     let corpus =
         Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
-    let hiding = Hiding::from(args.hiding);
+    let hiding = args.hiding;
     let config = PromptConfig::default();
     let mut out = String::new();
     let mut n_samples = 0;
@@ -423,7 +361,7 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         let index = corpus.world(info.id)?;
         let world = load_world_view(&info.file)?;
         for session in 0..args.sessions_per_world {
-            let turns = session_turns(&index, &world, args.seed, info.id, session, hiding)?;
+            let turns = session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
             let samples = fabula_lwm::lwm_samples(&world, &turns, &config)?;
             n_samples += samples.len();
             out.push_str(&fabula_lwm::samples_jsonl(&samples)?);
@@ -447,7 +385,7 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
 pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
     let corpus =
         Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
-    let hiding = Hiding::from(args.hiding);
+    let hiding = args.hiding;
     let started = Instant::now();
     let mut renderer = args.model.load()?;
     let loaded_s = started.elapsed().as_secs_f64();
@@ -457,7 +395,7 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
         let index = corpus.world(info.id)?;
         let world = load_world_view(&info.file)?;
         for session in 0..args.sessions_per_world {
-            let turns = session_turns(&index, &world, args.seed, info.id, session, hiding)?;
+            let turns = session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
             let mut view = fabula_lwm::Session::default();
             for turn in &turns {
                 let observation = match &turn.action {

@@ -2,8 +2,8 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use fabula_file::{Meta, Task, TaskKind, WorldContents};
 use http_body_util::BodyExt;
-use rusqlite::Connection;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -11,25 +11,70 @@ use fabula_admin::{AdminState, admin_app};
 
 const TOKEN: &str = "s3cret";
 
-/// A dataset of one world holding two tasks.
+fn task(id: &str, kind: TaskKind, question: &str, answer: &str, hops: i64) -> Task {
+    Task {
+        id: id.to_owned(),
+        kind,
+        question: question.to_owned(),
+        answer: answer.to_owned(),
+        evidence: r#"["https://a.org/wiki/Kelvar"]"#.to_owned(),
+        hops,
+        sql: "SELECT 1".to_owned(),
+    }
+}
+
+/// A dataset of one world holding two tasks, written through the world file's own writer.
 fn fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let conn = Connection::open(dir.path().join("world-00042.sqlite")).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE fabula_tasks (id TEXT PRIMARY KEY, kind TEXT NOT NULL, question TEXT NOT NULL,
-           answer TEXT NOT NULL, evidence TEXT NOT NULL, hops INTEGER NOT NULL, sql TEXT NOT NULL) STRICT;
-         INSERT INTO fabula_tasks VALUES ('w00042-t000', 'lookup', 'When was Kelvar founded?', '\"1841\"',
-           '[\"https://a.org/wiki/Kelvar\"]', 1, 'SELECT 1841');
-         INSERT INTO fabula_tasks VALUES ('w00042-t001', 'table', 'List the guilds of Kelvar.',
-           '{\"columns\": [\"guild\", \"founded\"], \"key\": [\"guild\"], \"rows\": [[\"Oak Guild\", \"1801\"], [\"Elm Hall\", \"1822\"]]}',
-           '[\"https://a.org/wiki/Kelvar\"]', 2, 'SELECT 1');",
-    )
-    .unwrap();
+    let tasks = [
+        task(
+            "w00042-t000",
+            TaskKind::Lookup,
+            "When was Kelvar founded?",
+            r#""1841""#,
+            1,
+        ),
+        task(
+            "w00042-t001",
+            TaskKind::Table,
+            "List the guilds of Kelvar.",
+            r#"{"columns": ["guild", "founded"], "key": ["guild"], "rows": [["Oak Guild", "1801"], ["Elm Hall", "1822"]]}"#,
+            2,
+        ),
+    ];
+    let meta = Meta {
+        world_id: 42,
+        name: "Test".to_owned(),
+        theme: "guild-economy".to_owned(),
+        theme_label: "guild economy".to_owned(),
+        master_seed: 0,
+        world_seed: 42,
+        generator_version: "test".to_owned(),
+        format_version: fabula_file::FORMAT_VERSION,
+        present_year: 2240,
+        earliest_year: 1800,
+    };
+    let contents = WorldContents {
+        meta: &meta,
+        tables: &[],
+        pages: &[],
+        tasks: &tasks,
+    };
+    fabula_file::write_world(&dir.path().join("world-00042.sqlite"), &contents).unwrap();
     let manifest = json!({"format_version": 1, "generator_version": "test", "master_seed": 0, "count": 43,
         "worlds": [{"id": 42, "file": "world-00042.sqlite", "sha256": "", "theme": "guild-economy", "name": "Test",
                     "rows": 300, "tables": 7, "pages": 300, "tasks": 2}]});
     std::fs::write(dir.path().join("manifest.json"), manifest.to_string()).unwrap();
     dir
+}
+
+/// The admin state over a search server opened on `dir`, as `fabula serve --admin-addr` makes it.
+fn admin_state(dir: &std::path::Path, token: &str) -> fabula_admin::Result<AdminState> {
+    let config = fabula_server::ServeConfig {
+        worlds: dir.to_owned(),
+        ..fabula_server::ServeConfig::default()
+    };
+    AdminState::new(fabula_server::AppState::open(&config).unwrap(), token)
 }
 
 async fn call(
@@ -39,7 +84,7 @@ async fn call(
     token: Option<&str>,
     body: Option<Value>,
 ) -> (StatusCode, Value) {
-    let app = admin_app(AdminState::open(dir, TOKEN).unwrap());
+    let app = admin_app(admin_state(dir, TOKEN).unwrap());
     let mut request = Request::builder()
         .method(method)
         .uri(uri)
@@ -74,7 +119,7 @@ async fn every_route_needs_the_token() {
         .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
-    assert!(AdminState::open(dir.path(), "").is_err());
+    assert!(admin_state(dir.path(), "").is_err());
 }
 
 #[tokio::test]
@@ -204,7 +249,7 @@ async fn the_episode_api_refuses_bad_input_with_stable_codes() {
 async fn an_episode_without_pages_still_scores_its_answer() {
     // The fixture has tasks but no pages: reset and answer need no search at all.
     let dir = fixture();
-    let app = admin_app(AdminState::open(dir.path(), TOKEN).unwrap());
+    let app = admin_app(admin_state(dir.path(), TOKEN).unwrap());
     let send = |method: &str, uri: &str, body: Value| {
         let request = Request::builder()
             .method(method)
@@ -238,4 +283,34 @@ async fn an_episode_without_pages_still_scores_its_answer() {
     .await;
     assert_eq!(state["reward"], json!(1.0));
     assert_eq!(state["step_count"], 1);
+}
+
+#[tokio::test]
+async fn both_listeners_share_one_state() {
+    // An episode's session, made through the admin listener, is the agent-facing server's own.
+    let dir = fixture();
+    let config = fabula_server::ServeConfig {
+        worlds: dir.path().to_owned(),
+        ..fabula_server::ServeConfig::default()
+    };
+    let search = fabula_server::AppState::open(&config).unwrap();
+    let admin = admin_app(AdminState::new(search.clone(), TOKEN).unwrap());
+    let request = Request::builder()
+        .method("POST")
+        .uri("/v1/env/reset")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .body(Body::from(json!({"world": 42, "seed": 7}).to_string()))
+        .unwrap();
+    let response = admin.oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+
+    let request = Request::builder()
+        .uri("/health")
+        .body(Body::empty())
+        .unwrap();
+    let response = fabula_server::app(search).oneshot(request).await.unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let health: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(health["sessions"], 1, "{health}");
 }

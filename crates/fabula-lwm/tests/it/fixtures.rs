@@ -6,7 +6,8 @@ use std::path::Path;
 
 use candle_core::quantized::{GgmlDType, QTensor, gguf_file};
 use candle_core::{Device, Tensor};
-use fabula_lwm::{Fact, FactKind, MemoryWorld, PageView};
+use fabula_file::PageKind;
+use fabula_lwm::{MemoryWorld, Page, PageFact, ValueKind};
 use safetensors::Dtype;
 use safetensors::tensor::TensorView;
 
@@ -14,67 +15,70 @@ pub const KEST: &str = "https://w-test.fab/wiki/Kest";
 pub const MARO: &str = "https://w-test.fab/wiki/Maro_Venn";
 pub const QUAY_NEWS: &str = "https://w-test.fab/news/2031-04-02-kest-opens-tesh-quay";
 
-fn fact(shown: &str, kind: FactKind) -> Fact {
-    Fact {
+fn fact(shown: &str, value_kind: ValueKind) -> PageFact {
+    PageFact {
+        table: "cells".to_string(),
+        row_id: 1,
+        column: shown.to_string(),
         shown: shown.to_string(),
-        kind,
+        value_kind,
     }
 }
 
 /// Three pages of a river city-state: an entity article, a person, a dated news report.
 pub fn world() -> MemoryWorld {
     let mut world = MemoryWorld::new("w-test");
-    world.insert(PageView {
+    world.insert(Page {
         url: KEST.to_string(),
         title: "Kest".to_string(),
-        kind: "entity".to_string(),
-        date: None,
+        kind: PageKind::Entity,
+        published: None,
         body: "# Kest\n\n**Kest** is a river city-state on the Orun delta. It was founded in 1204 \
                by [Maro Venn](https://w-test.fab/wiki/Maro_Venn) and had a population of 12,345 \
                in 1410.\n\n## Infobox\n\n- Founded: 1204\n- Founder: Maro Venn\n\
                - Population: 12,345\n- Harbour: Tesh Quay\n"
             .to_string(),
         facts: vec![
-            fact("Kest", FactKind::Name),
-            fact("river city-state", FactKind::Text),
-            fact("Orun", FactKind::Entity),
-            fact("1204", FactKind::Year),
-            fact("Maro Venn", FactKind::Entity),
-            fact("12,345", FactKind::Number),
-            fact("1410", FactKind::Year),
-            fact("Tesh Quay", FactKind::Entity),
+            fact("Kest", ValueKind::Name),
+            fact("river city-state", ValueKind::Text),
+            fact("Orun", ValueKind::Entity),
+            fact("1204", ValueKind::Year),
+            fact("Maro Venn", ValueKind::Entity),
+            fact("12,345", ValueKind::Number),
+            fact("1410", ValueKind::Year),
+            fact("Tesh Quay", ValueKind::Entity),
         ],
     });
-    world.insert(PageView {
+    world.insert(Page {
         url: MARO.to_string(),
         title: "Maro Venn".to_string(),
-        kind: "entity".to_string(),
-        date: None,
+        kind: PageKind::Entity,
+        published: None,
         body: "# Maro Venn\n\n**Maro Venn** was the founder of Kest. Born in 1170 in Sarn, Venn \
                led the delta clans for 34 years.\n"
             .to_string(),
         facts: vec![
-            fact("Maro Venn", FactKind::Name),
-            fact("Kest", FactKind::Entity),
-            fact("1170", FactKind::Year),
-            fact("Sarn", FactKind::Entity),
-            fact("34", FactKind::Number),
+            fact("Maro Venn", ValueKind::Name),
+            fact("Kest", ValueKind::Entity),
+            fact("1170", ValueKind::Year),
+            fact("Sarn", ValueKind::Entity),
+            fact("34", ValueKind::Number),
         ],
     });
-    world.insert(PageView {
+    world.insert(Page {
         url: QUAY_NEWS.to_string(),
         title: "Kest opens Tesh Quay".to_string(),
-        kind: "news".to_string(),
-        date: Some("2031-04-02".to_string()),
+        kind: PageKind::News,
+        published: Some("2031-04-02".to_string()),
         body: "# Kest opens Tesh Quay\n\nOn April 2, 2031, the city of Kest opened Tesh Quay, a \
                harbour of 38 berths built by Ilsa Dorn.\n"
             .to_string(),
         facts: vec![
-            fact("Kest", FactKind::Entity),
-            fact("Tesh Quay", FactKind::Name),
-            fact("April 2, 2031", FactKind::Date),
-            fact("38", FactKind::Number),
-            fact("Ilsa Dorn", FactKind::Entity),
+            fact("Kest", ValueKind::Entity),
+            fact("Tesh Quay", ValueKind::Name),
+            fact("April 2, 2031", ValueKind::Date),
+            fact("38", ValueKind::Number),
+            fact("Ilsa Dorn", ValueKind::Entity),
         ],
     });
     world

@@ -91,7 +91,10 @@ fn unknown_and_missing_worlds_are_errors() {
     assert!(err.is_user_error());
     assert!(matches!(corpus.info(7), Err(Error::WorldNotFound(7))));
     let err = corpus.world(2).unwrap_err();
-    assert!(matches!(err, Error::Io { .. }), "{err}");
+    assert!(
+        matches!(err, Error::File(fabula_file::Error::Io { .. })),
+        "{err}"
+    );
     assert!(!err.is_user_error());
     // A failed build is not cached: once the file exists the world opens.
     write_world(
@@ -109,13 +112,17 @@ fn unknown_and_missing_worlds_are_errors() {
 #[test]
 fn broken_manifests_are_errors() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(matches!(Corpus::open(dir.path()), Err(Error::Io { .. })));
+    assert!(matches!(
+        Corpus::open(dir.path()),
+        Err(Error::File(fabula_file::Error::Io { .. }))
+    ));
     std::fs::write(dir.path().join("manifest.json"), "{not json").unwrap();
     assert!(matches!(
         Corpus::open(dir.path()),
-        Err(Error::Manifest { .. })
+        Err(Error::File(fabula_file::Error::Json { .. }))
     ));
-    let manifest = r#"{"format_version": 9, "worlds": []}"#;
+    let manifest = r#"{"format_version": 9, "generator_version": "g", "master_seed": 1,
+        "count": 0, "worlds": []}"#;
     std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
     assert!(matches!(
         Corpus::open(dir.path()),
@@ -144,7 +151,10 @@ fn files_without_the_tables_are_errors() {
     write_manifest(dir.path(), &[(0, "world-00000.sqlite", "Empty", 0)]);
     let corpus = Corpus::open(dir.path()).unwrap();
     let err = corpus.world(0).unwrap_err();
-    assert!(matches!(err, Error::Sqlite { .. }), "{err}");
+    assert!(
+        matches!(err, Error::File(fabula_file::Error::Sqlite { .. })),
+        "{err}"
+    );
     assert!(!err.is_user_error());
     // The index never writes to the world file.
     let modified = std::fs::metadata(&path).unwrap().modified().unwrap();

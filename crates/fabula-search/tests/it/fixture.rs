@@ -6,7 +6,9 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, params};
+use fabula_file::{
+    Manifest, ManifestEntry, Meta, Page, PageFact, PageKind, ValueKind, WorldContents,
+};
 
 /// One page to write, with the values it states.
 #[derive(Debug, Clone)]
@@ -41,73 +43,93 @@ impl FixturePage {
     }
 }
 
-/// Writes a world file with exactly the contract's three tables.
+/// The metadata of a fixture world.
+pub fn meta(world_id: u32, name: &str) -> Meta {
+    Meta {
+        world_id,
+        name: name.to_owned(),
+        theme: "river-city-states".to_owned(),
+        theme_label: "river city-states".to_owned(),
+        master_seed: 7,
+        world_seed: u64::from(world_id),
+        generator_version: "test".to_owned(),
+        format_version: fabula_file::FORMAT_VERSION,
+        present_year: 2240,
+        earliest_year: 1000,
+    }
+}
+
+/// Writes a world file through the world file's own writer: metadata and pages, no domain
+/// tables.
 pub fn write_world(path: &Path, world_id: u32, name: &str, pages: &[FixturePage]) {
-    let mut conn = Connection::open(path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE fabula_meta(key TEXT PRIMARY KEY, value TEXT) STRICT;
-         CREATE TABLE fabula_pages(
-             id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, title TEXT NOT NULL,
-             kind TEXT NOT NULL, published TEXT, body TEXT NOT NULL) STRICT;
-         CREATE TABLE fabula_page_facts(
-             page_id INTEGER NOT NULL REFERENCES fabula_pages(id),
-             table_name TEXT NOT NULL, row_id INTEGER NOT NULL, column_name TEXT NOT NULL,
-             shown TEXT NOT NULL, value_kind TEXT NOT NULL,
-             PRIMARY KEY (page_id, table_name, row_id, column_name)) STRICT;",
-    )
-    .unwrap();
-    let tx = conn.transaction().unwrap();
-    tx.execute(
-        "INSERT INTO fabula_meta VALUES ('world_id', ?1), ('name', ?2), ('theme', 'river-city-states')",
-        params![world_id.to_string(), name],
-    )
-    .unwrap();
-    for (page_idx, page) in pages.iter().enumerate() {
-        let page_id = page_idx as i64 + 1;
-        tx.execute(
-            "INSERT INTO fabula_pages VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                page_id,
-                page.url,
-                page.title,
-                page.kind,
-                page.published,
-                page.body
-            ],
-        )
-        .unwrap();
-        for (fact_idx, (shown, kind)) in page.facts.iter().enumerate() {
-            assert!(
-                page.body.contains(shown.as_str()),
-                "{shown} not in {}",
-                page.url
-            );
-            tx.execute(
-                "INSERT INTO fabula_page_facts VALUES (?1, 'cells', ?2, 'value', ?3, ?4)",
-                params![page_id, fact_idx as i64, shown, kind],
-            )
-            .unwrap();
+    let pages: Vec<Page> = pages.iter().map(FixturePage::to_page).collect();
+    let contents = WorldContents {
+        meta: &meta(world_id, name),
+        tables: &[],
+        pages: &pages,
+        tasks: &[],
+    };
+    fabula_file::write_world(path, &contents).unwrap();
+}
+
+impl FixturePage {
+    fn to_page(&self) -> Page {
+        let facts = self
+            .facts
+            .iter()
+            .enumerate()
+            .map(|(fact_idx, (shown, kind))| {
+                assert!(
+                    self.body.contains(shown.as_str()),
+                    "{shown} not in {}",
+                    self.url
+                );
+                PageFact {
+                    table: "cells".to_owned(),
+                    row_id: fact_idx as i64,
+                    column: "value".to_owned(),
+                    shown: shown.clone(),
+                    value_kind: ValueKind::parse(kind).expect("a known value kind"),
+                }
+            })
+            .collect();
+        Page {
+            url: self.url.clone(),
+            title: self.title.clone(),
+            kind: PageKind::parse(self.kind).expect("a known page kind"),
+            published: self.published.clone(),
+            body: self.body.clone(),
+            facts,
         }
     }
-    tx.commit().unwrap();
 }
 
 /// Writes `manifest.json` listing `(id, file, name, pages)` worlds.
 pub fn write_manifest(dir: &Path, worlds: &[(u32, &str, &str, usize)]) {
-    let worlds: Vec<serde_json::Value> = worlds
+    let worlds = worlds
         .iter()
-        .map(|&(id, file, name, pages)| {
-            serde_json::json!({
-                "id": id, "file": file, "sha256": "0".repeat(64), "theme": "river-city-states",
-                "name": name, "rows": 400, "tables": 8, "pages": pages, "tasks": 20,
-            })
+        .map(|&(id, file, name, pages)| ManifestEntry {
+            id,
+            file: file.to_owned(),
+            sha256: "0".repeat(64),
+            theme: "river-city-states".to_owned(),
+            name: name.to_owned(),
+            rows: 400,
+            tables: 8,
+            pages,
+            tasks: 20,
         })
-        .collect();
-    let manifest = serde_json::json!({
-        "format_version": 1, "generator_version": "test", "master_seed": 7,
-        "count": worlds.len(), "worlds": worlds,
-    });
-    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+        .collect::<Vec<_>>();
+    let manifest = Manifest {
+        format_version: fabula_file::FORMAT_VERSION,
+        generator_version: "test".to_owned(),
+        master_seed: 7,
+        count: worlds.len() as u32,
+        shard: None,
+        themes: Vec::new(),
+        worlds,
+    };
+    std::fs::write(dir.join(fabula_file::MANIFEST), manifest.to_json()).unwrap();
 }
 
 /// A small deterministic random number generator (SplitMix64).

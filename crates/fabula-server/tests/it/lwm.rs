@@ -4,7 +4,7 @@
 use axum::body::Body;
 use axum::http::Request;
 use fabula_server::lwm::{LwmOptions, results_from_text, search_template};
-use fabula_server::native::HitJson;
+use fabula_server::wire::HitJson;
 use fabula_server::{AppState, ServeConfig};
 use http_body_util::BodyExt;
 use serde_json::json;

@@ -1,15 +1,43 @@
-//! End to end over a real socket: bind port 0, answer raw HTTP/1.1, run the load generator
-//! briefly, and shut down.
+//! End to end over a real socket: bind port 0, answer a real HTTP client (hyper's), and shut
+//! down.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use fabula_server::loadgen::{self, LoadConfig};
 use fabula_server::{ServeConfig, bind};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::{Method, Request, StatusCode};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
 use crate::support::{fixture_worlds, write_corpus};
+
+type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+/// Sends one request and parses the answer as JSON.
+async fn call(
+    client: &HttpClient,
+    addr: SocketAddr,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let body = body.map_or_else(Bytes::new, |body| Bytes::from(body.to_string()));
+    let request = Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"))
+        .header("content-type", "application/json")
+        .body(Full::new(body))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_over_a_socket_and_shuts_down() {
@@ -28,48 +56,33 @@ async fn serves_over_a_socket_and_shuts_down() {
         let _ = stopped.await;
     }));
 
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream
-        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.unwrap();
-    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
-    assert!(raw.contains("\"status\":\"ok\""), "{raw}");
+    let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
+    let (status, health) = call(&client, addr, Method::GET, "/health", None).await;
+    assert_eq!(status, StatusCode::OK, "{health}");
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["worlds"], 2);
 
-    let report = loadgen::run(LoadConfig {
-        addr,
-        connections: 4,
-        duration: Duration::from_millis(300),
-        seed: 1,
-        ..LoadConfig::default()
-    })
-    .await
-    .unwrap();
-    assert!(report.requests > 0, "{report}");
-    assert_eq!(report.errors, 0, "{report}");
-    assert!(report.p50 <= report.p99 && report.p99 <= report.max);
-    assert_eq!(report.worlds, 2);
-    let shown = report.to_string();
-    assert!(shown.contains("req/s") && shown.contains("p99"), "{shown}");
+    // Concurrent searches over the client's keep-alive connections, both worlds at once.
+    let searches = (0..8).map(|idx| {
+        let client = client.clone();
+        let world = if idx % 2 == 0 { 0 } else { 3 };
+        let path = format!("/v1/worlds/{world}/search");
+        let body = json!({"query": "harbour ferry guild", "top_k": 3});
+        async move { call(&client, addr, Method::POST, &path, Some(body)).await }
+    });
+    for (status, answer) in futures_join_all(searches).await {
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert!(
+            !answer["results"].as_array().unwrap().is_empty(),
+            "{answer}"
+        );
+        assert_eq!(answer["rendered_by"], "template");
+    }
+    let (status, missing) = call(&client, addr, Method::GET, "/v1/worlds/9/nope", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{missing}");
+    assert_eq!(missing["error"]["code"], "not_found");
 
-    let vocabulary = loadgen::run(LoadConfig {
-        addr,
-        connections: 2,
-        duration: Duration::from_millis(100),
-        worlds: vec![3],
-        vocabulary: vec!["ferry".to_owned(), "guild".to_owned()],
-        ..LoadConfig::default()
-    })
-    .await
-    .unwrap();
-    assert!(
-        vocabulary.requests > 0 && vocabulary.errors == 0,
-        "{vocabulary}"
-    );
-    assert_eq!(vocabulary.worlds, 1);
-
+    drop(client);
     stop.send(()).unwrap();
     tokio::time::timeout(Duration::from_secs(10), serving)
         .await
@@ -80,6 +93,20 @@ async fn serves_over_a_socket_and_shuts_down() {
         TcpStream::connect(addr).await.is_err(),
         "the socket is closed after shutdown"
     );
+}
+
+/// Runs the futures concurrently on the runtime and returns their outputs in order.
+async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let tasks: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut outputs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        outputs.push(task.await.unwrap());
+    }
+    outputs
 }
 
 #[tokio::test]
@@ -97,15 +124,4 @@ async fn binding_a_taken_port_fails_cleanly() {
         matches!(error, fabula_server::Error::Bind { .. }),
         "{error:?}"
     );
-}
-
-#[test]
-fn addresses_parse_with_or_without_scheme() {
-    let expected = SocketAddr::from((Ipv4Addr::LOCALHOST, 8080));
-    assert_eq!(loadgen::parse_addr("127.0.0.1:8080").unwrap(), expected);
-    assert_eq!(
-        loadgen::parse_addr("http://127.0.0.1:8080/").unwrap(),
-        expected
-    );
-    assert!(loadgen::parse_addr("nonsense").is_err());
 }

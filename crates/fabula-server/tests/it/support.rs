@@ -6,9 +6,9 @@ use std::path::Path;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
+use fabula_file::{Meta, Page, PageFact, PageKind, Task, TaskKind, ValueKind, WorldContents};
 use fabula_server::{AppState, ServeConfig, app};
 use http_body_util::BodyExt;
-use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tower::ServiceExt;
@@ -207,64 +207,62 @@ pub fn write_corpus(dir: &Path, worlds: &[WorldSpec]) {
     .unwrap();
 }
 
+/// Writes one world through the world file's own writer, with a task whose gold answer no agent
+/// route may reveal.
 fn write_world(path: &Path, world: &WorldSpec) {
-    let conn = Connection::open(path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE fabula_meta(key TEXT PRIMARY KEY, value TEXT) STRICT;
-         CREATE TABLE fabula_pages(
-             id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, title TEXT NOT NULL,
-             kind TEXT NOT NULL, published TEXT, body TEXT NOT NULL
-         ) STRICT;
-         CREATE TABLE fabula_page_facts(
-             page_id INTEGER NOT NULL REFERENCES fabula_pages(id),
-             table_name TEXT NOT NULL, row_id INTEGER NOT NULL, column_name TEXT NOT NULL,
-             shown TEXT NOT NULL, value_kind TEXT NOT NULL,
-             PRIMARY KEY (page_id, table_name, row_id, column_name)
-         ) STRICT;
-         CREATE TABLE fabula_tasks(id INTEGER PRIMARY KEY, question TEXT NOT NULL,
-             answer TEXT NOT NULL) STRICT;",
-    )
-    .unwrap();
-    for (key, value) in [
-        ("world_id", world.id.to_string()),
-        ("name", world.name.to_owned()),
-        ("theme", world.theme.to_owned()),
-        ("generator_version", "test".to_owned()),
-    ] {
-        conn.execute(
-            "INSERT INTO fabula_meta(key, value) VALUES (?1, ?2)",
-            params![key, value],
-        )
-        .unwrap();
-    }
-    for (idx, page) in world.pages.iter().enumerate() {
-        let page_id = idx as i64 + 1;
-        conn.execute(
-            "INSERT INTO fabula_pages(id, url, title, kind, published, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                page_id,
-                page.url,
-                page.title,
-                page.kind,
-                page.published,
-                page.body
-            ],
-        )
-        .unwrap();
-        for (table, row_id, column, shown, value_kind) in &page.facts {
-            conn.execute(
-                "INSERT INTO fabula_page_facts VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![page_id, table, row_id, column, shown, value_kind],
-            )
-            .unwrap();
+    let meta = Meta {
+        world_id: world.id,
+        name: world.name.to_owned(),
+        theme: world.theme.to_owned(),
+        theme_label: world.theme.replace('-', " "),
+        master_seed: 0,
+        world_seed: u64::from(world.id),
+        generator_version: "test".to_owned(),
+        format_version: fabula_file::FORMAT_VERSION,
+        present_year: 2240,
+        earliest_year: 1100,
+    };
+    let pages: Vec<Page> = world.pages.iter().map(PageSpec::to_page).collect();
+    let tasks = [Task {
+        id: format!("w{:05}-t000", world.id),
+        kind: TaskKind::Lookup,
+        question: "Who founded Port Amsel?".to_owned(),
+        answer: "\"GOLD-ANSWER-Oren\"".to_owned(),
+        evidence: "[]".to_owned(),
+        hops: 1,
+        sql: "SELECT 'GOLD-ANSWER-Oren'".to_owned(),
+    }];
+    let contents = WorldContents {
+        meta: &meta,
+        tables: &[],
+        pages: &pages,
+        tasks: &tasks,
+    };
+    fabula_file::write_world(path, &contents).unwrap();
+}
+
+impl PageSpec {
+    fn to_page(&self) -> Page {
+        let facts = self
+            .facts
+            .iter()
+            .map(|&(table, row_id, column, shown, kind)| PageFact {
+                table: table.to_owned(),
+                row_id,
+                column: column.to_owned(),
+                shown: shown.to_owned(),
+                value_kind: ValueKind::parse(kind).expect("a known value kind"),
+            })
+            .collect();
+        Page {
+            url: self.url.clone(),
+            title: self.title.clone(),
+            kind: PageKind::parse(self.kind).expect("a known page kind"),
+            published: self.published.map(str::to_owned),
+            body: self.body.clone(),
+            facts,
         }
     }
-    conn.execute(
-        "INSERT INTO fabula_tasks VALUES (1, 'Who founded Port Amsel?', 'GOLD-ANSWER-Oren')",
-        [],
-    )
-    .unwrap();
 }
 
 /// A router over the fixture worlds; the directory lives as long as the router.

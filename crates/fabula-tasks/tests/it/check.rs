@@ -45,7 +45,8 @@ fn every_stored_query_recomputes_exactly_one_answer() {
     let dir = small_dataset();
     let manifest = fabula_world::dataset::read_manifest(dir).unwrap();
     for entry in &manifest.worlds {
-        let conn = fabula_tasks::export::open_world(&dir.join(&entry.file)).unwrap();
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+        let conn = rusqlite::Connection::open_with_flags(dir.join(&entry.file), flags).unwrap();
         for task in fabula_tasks::check::stored_tasks(&conn).unwrap() {
             let stored: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
             let rows = fabula_tasks::check::run_sql(&conn, &task.sql).unwrap();

@@ -1,0 +1,84 @@
+//! The episodes of the episode API, kept in memory: each episode's session, task, step count and
+//! outcome, the oldest forgotten beyond [`MAX_EPISODES`].
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+/// The most episodes kept; the oldest is forgotten beyond it.
+pub const MAX_EPISODES: usize = 10_000;
+
+/// One episode.
+#[derive(Debug, Clone)]
+pub(crate) struct Episode {
+    pub id: String,
+    pub world: u32,
+    pub seed: u64,
+    pub task_id: Option<String>,
+    pub session: String,
+    pub n_steps: u64,
+    pub done: bool,
+    pub reward: Option<f64>,
+}
+
+impl Episode {
+    /// The episode as `GET /v1/env/state` shows it.
+    pub(crate) fn state(&self) -> Value {
+        json!({
+            "episode_id": self.id,
+            "world": self.world,
+            "seed": self.seed,
+            "task_id": self.task_id,
+            "session": self.session,
+            "step_count": self.n_steps,
+            "done": self.done,
+            "reward": self.reward,
+        })
+    }
+}
+
+/// The episodes held by the admin listener, in creation order.
+#[derive(Debug, Default)]
+pub(crate) struct Episodes {
+    n_created: u64,
+    pub by_id: HashMap<String, Episode>,
+    pub order: VecDeque<String>,
+}
+
+impl Episodes {
+    /// Keeps a new episode on `session` under a fresh id, forgetting the oldest beyond
+    /// [`MAX_EPISODES`]; returns the id.
+    pub(crate) fn insert(
+        &mut self,
+        world: u32,
+        seed: u64,
+        task_id: Option<String>,
+        session: String,
+    ) -> String {
+        let id = format!("e{}-{session}", self.n_created);
+        self.n_created += 1;
+        let episode = Episode {
+            id: id.clone(),
+            world,
+            seed,
+            task_id,
+            session,
+            n_steps: 0,
+            done: false,
+            reward: None,
+        };
+        self.by_id.insert(id.clone(), episode);
+        self.order.push_back(id.clone());
+        while self.order.len() > MAX_EPISODES {
+            if let Some(oldest) = self.order.pop_front() {
+                self.by_id.remove(&oldest);
+            }
+        }
+        id
+    }
+}
+
+/// The episode store shared by the handlers.
+pub(crate) type EpisodeStore = Arc<Mutex<Episodes>>;

@@ -1,0 +1,333 @@
+//! A rule-based baseline search agent that uses only the agent-facing REST API.
+//!
+//! The agent reads the question's named values with [`fabula_tasks::phrasings::match_question`]
+//! (the phrasing bank is public, as a question parser would be), then follows its template's plan
+//! from `templates/tasks/questions.toml`, parsed into steps by the `plan` module: search an
+//! entity's name and open the page titled so, read or follow infobox rows, scan an organisation's
+//! tables for the row whose years enclose a date, open every entity a page lists and compare what
+//! they say. Templates without a plan are answered with an empty string. It never sees gold
+//! answers, evidence or SQL.
+
+mod plan;
+mod read;
+
+use fabula_score::{PredictionRecord, TaskRecord};
+use fabula_tasks::phrasings::{QuestionMatch, match_question};
+use serde_json::Value;
+
+use crate::http::{ClientConfig, HttpClient};
+use crate::{Error, Result};
+use plan::{Extreme, Label, Side, Step};
+use read::Read;
+
+/// How the baseline agent searches and reads.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub client: ClientConfig,
+    /// Results asked for per search.
+    pub top_k: usize,
+    /// Characters per extract window.
+    pub max_chars: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> AgentConfig {
+        AgentConfig {
+            client: ClientConfig::default(),
+            top_k: 10,
+            max_chars: 100_000,
+        }
+    }
+}
+
+/// Runs the baseline agent on every task against the server at `addr` (`host:port`) and returns
+/// one prediction per task, in task order. Only a broken connection is an error.
+pub fn run_baseline(
+    addr: &str,
+    tasks: &[TaskRecord],
+    config: &AgentConfig,
+) -> Result<Vec<PredictionRecord>> {
+    let client = HttpClient::new(addr, config.client.clone());
+    tasks
+        .iter()
+        .map(|task| {
+            Ok(PredictionRecord {
+                task_id: task.id.clone(),
+                answer: Value::String(answer_task(&client, config, task)?),
+            })
+        })
+        .collect()
+}
+
+/// Answers one task; a step that finds nothing or a server error status ends the attempt with
+/// no answer.
+fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> Result<String> {
+    let Some(question) = match_question(&task.question) else {
+        return Ok(String::new());
+    };
+    let Ok(world) = task.world.parse::<u32>() else {
+        return Ok(String::new());
+    };
+    let steps = plan::plan(&question.kind, &question.template);
+    if steps.is_empty() {
+        return Ok(String::new());
+    }
+    let mut run = Run {
+        client,
+        config,
+        world,
+        question,
+        page: None,
+        reads: Vec::new(),
+        answer: None,
+    };
+    for step in steps {
+        match run.step(step) {
+            Ok(true) => {}
+            Ok(false) | Err(Error::Status { .. }) => return Ok(String::new()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(run.answer.unwrap_or_default())
+}
+
+/// One open page.
+struct Page {
+    title: String,
+    content: String,
+}
+
+/// What one run of a plan has read.
+struct Run<'a> {
+    client: &'a HttpClient,
+    config: &'a AgentConfig,
+    world: u32,
+    question: QuestionMatch,
+    page: Option<Page>,
+    reads: Vec<Read>,
+    answer: Option<String>,
+}
+
+impl Run<'_> {
+    /// Runs one step; `Ok(false)` stops the plan without an answer.
+    fn step(&mut self, step: &Step) -> Result<bool> {
+        match step {
+            Step::Open { slot } => match self.question.slot(slot).map(str::to_owned) {
+                Some(name) => self.open_name(&name),
+                None => Ok(false),
+            },
+            Step::OpenTitle { title } => self.open_name(&self.fill_slots(title)),
+            Step::Follow(label) => {
+                let url = self.infobox_cell(label).and_then(|c| read::link_url(&c));
+                self.open_found(url)
+            }
+            Step::Read(label) => Ok(self.read(label)),
+            Step::Pick(extreme) => Ok(self.answer_with(read::pick(&self.reads, *extreme))),
+            Step::People => self.open_found(self.content().and_then(read::people_url)),
+            Step::Winner => self.open_found(self.content().and_then(read::winner_url)),
+            Step::During { year, filter } => Ok(self.during(year, filter.as_deref())),
+            Step::Column {
+                name,
+                extreme,
+                filter,
+            } => Ok(self.column(name, *extreme, filter.as_deref())),
+            Step::Each(labels) => self.each(labels),
+            Step::Rows { side, column } => Ok(self.rows(*side, column)),
+            Step::Table { header } => Ok(self.table(header)),
+            Step::SumBefore { year } => Ok(self.sum_before(year)),
+        }
+    }
+
+    /// The open page's Markdown.
+    fn content(&self) -> Option<&str> {
+        self.page.as_ref().map(|p| p.content.as_str())
+    }
+
+    /// The open page's title, empty when none is open.
+    fn subject(&self) -> String {
+        self.page
+            .as_ref()
+            .map(|p| p.title.clone())
+            .unwrap_or_default()
+    }
+
+    /// A slot of the question read as a number.
+    fn number_slot(&self, slot: &str) -> Option<i64> {
+        self.question.slot(slot).and_then(read::number)
+    }
+
+    /// Sets the answer; whether there is one.
+    fn answer_with(&mut self, answer: Option<String>) -> bool {
+        self.answer = answer;
+        self.answer.is_some()
+    }
+
+    fn open_url(&mut self, url: &str) -> Result<()> {
+        let (title, content) = self
+            .client
+            .extract_all(self.world, url, self.config.max_chars)?;
+        self.page = Some(Page { title, content });
+        Ok(())
+    }
+
+    /// Opens a url when one was found.
+    fn open_found(&mut self, url: Option<String>) -> Result<bool> {
+        let Some(url) = url else { return Ok(false) };
+        self.open_url(&url)?;
+        Ok(true)
+    }
+
+    /// Searches a name and opens the hit titled exactly so, else the top hit.
+    fn open_name(&mut self, name: &str) -> Result<bool> {
+        let hits = self.client.search(self.world, name, self.config.top_k)?;
+        let hit = hits.iter().find(|h| h.title == name).or(hits.first());
+        self.open_found(hit.map(|h| h.url.clone()))
+    }
+
+    /// Fills `{slot}` placeholders from the question. A plural noun slot the phrasing lacks
+    /// (`{settlements_noun}`) is made from its singular (`{settlement_noun}`).
+    fn fill_slots(&self, text: &str) -> String {
+        let mut filled = text.to_owned();
+        for (name, value) in &self.question.slots {
+            filled = filled.replace(&format!("{{{name}}}"), value);
+            if let Some(stem) = name.strip_suffix("_noun") {
+                filled = filled.replace(&format!("{{{stem}s_noun}}"), &plural(value));
+            }
+        }
+        filled
+    }
+
+    /// The open page's infobox cell for a label, its slots filled.
+    fn infobox_cell(&self, label: &Label) -> Option<String> {
+        let text = self.fill_slots(&label.text).to_lowercase();
+        read::infobox_cell(self.content()?, &text, label.prefix)
+    }
+
+    fn read(&mut self, label: &Label) -> bool {
+        let Some(cell) = self.infobox_cell(label) else {
+            return false;
+        };
+        let value = read::cell_value(&cell);
+        self.reads.push(Read {
+            subject: self.subject(),
+            values: vec![value.clone()],
+        });
+        self.answer = Some(value);
+        true
+    }
+
+    fn during(&mut self, year: &str, filter: Option<&str>) -> bool {
+        let Some(year) = self.number_slot(year) else {
+            return false;
+        };
+        let filter = filter.and_then(|f| self.question.slot(f));
+        let answer = self.content().and_then(|c| read::during(c, year, filter));
+        self.answer_with(answer)
+    }
+
+    fn column(&mut self, name: &str, extreme: Extreme, filter: Option<&str>) -> bool {
+        let filter = filter.and_then(|f| self.question.slot(f));
+        let answer = self
+            .content()
+            .and_then(|c| read::column_extreme(c, name, extreme, filter));
+        self.answer_with(answer)
+    }
+
+    /// Reads the rows around the question's year; whether anything has been read so far.
+    fn rows(&mut self, side: Side, column: &str) -> bool {
+        let Some(year) = self.number_slot("year") else {
+            return false;
+        };
+        let Some(content) = self.content() else {
+            return false;
+        };
+        let reads = read::rows_around(content, column, side, year);
+        self.reads.extend(reads);
+        !self.reads.is_empty()
+    }
+
+    /// Opens every entity the page lists and reads the labels on each; whether anything has
+    /// been read so far.
+    fn each(&mut self, labels: &[Label]) -> Result<bool> {
+        let Some(content) = self.content() else {
+            return Ok(false);
+        };
+        for url in read::listed_urls(content) {
+            self.open_url(&url)?;
+            let values = labels
+                .iter()
+                .map(|l| {
+                    self.infobox_cell(l)
+                        .map(|c| read::cell_value(&c))
+                        .unwrap_or_default()
+                })
+                .collect();
+            self.reads.push(Read {
+                subject: self.subject(),
+                values,
+            });
+        }
+        Ok(!self.reads.is_empty())
+    }
+
+    fn table(&mut self, header: &[String]) -> bool {
+        let header: Vec<String> = header
+            .iter()
+            .map(|h| upper_first(&self.fill_slots(h)))
+            .collect();
+        if self.reads.is_empty() || header.iter().any(|h| h.contains('{')) {
+            return false;
+        }
+        self.answer = Some(read::answer_table(&header, &self.reads));
+        true
+    }
+
+    fn sum_before(&mut self, year: &str) -> bool {
+        let Some(year) = self.number_slot(year) else {
+            return false;
+        };
+        self.answer = Some(read::sum_before(&self.reads, year).to_string());
+        true
+    }
+}
+
+/// Upper-cases the first character, as table headers are written.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// The English plural of a theme noun: "colony" becomes "colonies", "reach" becomes "reaches".
+fn plural(noun: &str) -> String {
+    let consonant_y = noun.ends_with('y')
+        && !noun.ends_with("ay")
+        && !noun.ends_with("ey")
+        && !noun.ends_with("oy");
+    if consonant_y {
+        format!("{}ies", &noun[..noun.len() - 1])
+    } else if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(noun: &str, expect: &str) {
+        assert_eq!(plural(noun), expect);
+    }
+
+    #[test]
+    fn plurals_of_theme_nouns() {
+        check("colony", "colonies");
+        check("reach", "reaches");
+        check("campus town", "campus towns");
+        check("day", "days");
+        check("box", "boxes");
+    }
+}

@@ -1,0 +1,280 @@
+//! The baseline agent's plans: the `agent` steps of `templates/tasks/questions.toml`, parsed once
+//! into [`Step`]s. The file's header describes each step in words; [`Step::parse`] is the one
+//! place that reads them, and a plan that does not parse is a bug in the file (a test parses
+//! every plan).
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The smallest or the largest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extreme {
+    Min,
+    Max,
+}
+
+/// Before or after a year.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Before,
+    After,
+}
+
+/// An infobox row label: text with `{slot}` placeholders that the question fills, matched
+/// case-insensitively as a whole or, when written with a final `*`, as a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Label {
+    pub text: String,
+    pub prefix: bool,
+}
+
+impl Label {
+    fn parse(raw: &str) -> Label {
+        match raw.strip_suffix('*') {
+            Some(text) => Label {
+                text: text.to_owned(),
+                prefix: true,
+            },
+            None => Label {
+                text: raw.to_owned(),
+                prefix: false,
+            },
+        }
+    }
+}
+
+/// One step of a plan. Slot arguments name a value of the question (`person`, `year`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// `open SLOT`: search the slot's value and open the page titled so.
+    Open { slot: String },
+    /// `open_title TEXT`: search TEXT (slots filled) and open the page titled so.
+    OpenTitle { title: String },
+    /// `follow LABEL`: open the link in an infobox row.
+    Follow(Label),
+    /// `read LABEL`: read an infobox row; it is the answer and one read value.
+    Read(Label),
+    /// `pick min|max`: answer the subject whose first read value is the extreme.
+    Pick(Extreme),
+    /// `people`: open the organisation's people page.
+    People,
+    /// `winner`: open the entity placed first.
+    Winner,
+    /// `during SLOT [FILTER]`: answer the first link of the table row whose from-to years
+    /// enclose the slot's year (and that holds FILTER's value).
+    During {
+        year: String,
+        filter: Option<String>,
+    },
+    /// `column NAME min|max [FILTER]`: answer the first cell of the row with the extreme NAME
+    /// value (among the rows that hold FILTER's value).
+    Column {
+        name: String,
+        extreme: Extreme,
+        filter: Option<String>,
+    },
+    /// `each LABEL..`: open every entity the page's tables list and read the labels on each.
+    /// Labels are separated by `|` when one holds spaces, else by spaces.
+    Each(Vec<Label>),
+    /// `rows before|after NAME`: read the table rows whose NAME value lies before or after the
+    /// question's year.
+    Rows { side: Side, column: String },
+    /// `table HEADER|HEADER..`: answer the reads as a Markdown table (slots filled).
+    Table { header: Vec<String> },
+    /// `sum before SLOT`: answer the sum of the second values read where the first lies before
+    /// the slot's year.
+    SumBefore { year: String },
+}
+
+impl Step {
+    /// Parses one step as the phrasing file writes it.
+    pub(crate) fn parse(text: &str) -> Result<Step, String> {
+        let (verb, arg) = text.split_once(' ').unwrap_or((text, ""));
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        let step = match (verb, words.as_slice()) {
+            ("open", [slot]) => Step::Open {
+                slot: (*slot).to_owned(),
+            },
+            ("open_title", [_, ..]) => Step::OpenTitle {
+                title: arg.to_owned(),
+            },
+            ("follow", [_, ..]) => Step::Follow(Label::parse(arg)),
+            ("read", [_, ..]) => Step::Read(Label::parse(arg)),
+            ("pick", [extreme]) => Step::Pick(parse_extreme(extreme)?),
+            ("people", []) => Step::People,
+            ("winner", []) => Step::Winner,
+            ("during", [year, rest @ ..]) if rest.len() <= 1 => Step::During {
+                year: (*year).to_owned(),
+                filter: rest.first().map(|f| (*f).to_owned()),
+            },
+            ("column", [name, extreme, rest @ ..]) if rest.len() <= 1 => Step::Column {
+                name: (*name).to_owned(),
+                extreme: parse_extreme(extreme)?,
+                filter: rest.first().map(|f| (*f).to_owned()),
+            },
+            ("each", [_, ..]) => Step::Each(each_labels(arg)),
+            ("rows", [side, column]) => Step::Rows {
+                side: parse_side(side)?,
+                column: (*column).to_owned(),
+            },
+            ("table", [_, ..]) => Step::Table {
+                header: arg.split('|').map(|h| h.trim().to_owned()).collect(),
+            },
+            ("sum", ["before", year]) => Step::SumBefore {
+                year: (*year).to_owned(),
+            },
+            _ => return Err(format!("unknown agent step `{text}`")),
+        };
+        Ok(step)
+    }
+}
+
+fn parse_extreme(word: &str) -> Result<Extreme, String> {
+    match word {
+        "min" => Ok(Extreme::Min),
+        "max" => Ok(Extreme::Max),
+        _ => Err(format!("`{word}` is neither min nor max")),
+    }
+}
+
+fn parse_side(word: &str) -> Result<Side, String> {
+    match word {
+        "before" => Ok(Side::Before),
+        "after" => Ok(Side::After),
+        _ => Err(format!("`{word}` is neither before nor after")),
+    }
+}
+
+/// The labels of an `each` step: split on `|` when there is one, else on spaces.
+fn each_labels(arg: &str) -> Vec<Label> {
+    if arg.contains('|') {
+        arg.split('|').map(|l| Label::parse(l.trim())).collect()
+    } else {
+        arg.split_whitespace().map(Label::parse).collect()
+    }
+}
+
+/// Parses a whole plan; the error names the first step that does not parse.
+pub(crate) fn parse_plan(steps: &[String]) -> Result<Vec<Step>, String> {
+    steps.iter().map(|s| Step::parse(s)).collect()
+}
+
+/// The plan of every template, by kind and template name, parsed once. Panics when a plan of the
+/// phrasing file does not parse, which a unit test rules out.
+fn plans() -> &'static BTreeMap<(String, String), Vec<Step>> {
+    static PLANS: OnceLock<BTreeMap<(String, String), Vec<Step>>> = OnceLock::new();
+    PLANS.get_or_init(|| {
+        let mut plans = BTreeMap::new();
+        for (kind, by_name) in fabula_tasks::phrasings::templates() {
+            for (name, template) in by_name {
+                let plan = parse_plan(&template.agent)
+                    .unwrap_or_else(|e| panic!("questions.toml [{kind}.{name}]: {e}"));
+                plans.insert((kind.clone(), name.clone()), plan);
+            }
+        }
+        plans
+    })
+}
+
+/// The plan of the template `kind.name`; empty when the template has none.
+pub(crate) fn plan(kind: &str, name: &str) -> &'static [Step] {
+    plans()
+        .get(&(kind.to_owned(), name.to_owned()))
+        .map_or(&[], Vec::as_slice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks that a step parses to `expect` (its `Debug` text) or fails.
+    fn check(text: &str, expect: &str) {
+        let got = match Step::parse(text) {
+            Ok(step) => format!("{step:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(got, expect, "{text}");
+    }
+
+    #[test]
+    fn steps_parse_into_their_parts() {
+        check("open person", r#"Open { slot: "person" }"#);
+        check(
+            "open_title List of {settlements_noun}",
+            r#"OpenTitle { title: "List of {settlements_noun}" }"#,
+        );
+        check(
+            "read Born",
+            r#"Read(Label { text: "Born", prefix: false })"#,
+        );
+        check(
+            "follow Home*",
+            r#"Follow(Label { text: "Home", prefix: true })"#,
+        );
+        check(
+            "read {region_noun}",
+            r#"Read(Label { text: "{region_noun}", prefix: false })"#,
+        );
+        check("pick min", "Pick(Min)");
+        check("people", "People");
+        check("winner", "Winner");
+        check("during year", r#"During { year: "year", filter: None }"#);
+        check(
+            "during year seat",
+            r#"During { year: "year", filter: Some("seat") }"#,
+        );
+        check(
+            "column Founded min category",
+            r#"Column { name: "Founded", extreme: Min, filter: Some("category") }"#,
+        );
+        check(
+            "column Population max",
+            r#"Column { name: "Population", extreme: Max, filter: None }"#,
+        );
+        check(
+            "each Founded Population",
+            r#"Each([Label { text: "Founded", prefix: false }, Label { text: "Population", prefix: false }])"#,
+        );
+        check(
+            "each Orbital period (days)|Host*",
+            r#"Each([Label { text: "Orbital period (days)", prefix: false }, Label { text: "Host", prefix: true }])"#,
+        );
+        check(
+            "rows before Founded",
+            r#"Rows { side: Before, column: "Founded" }"#,
+        );
+        check(
+            "table {settlement_noun}|Founded",
+            r#"Table { header: ["{settlement_noun}", "Founded"] }"#,
+        );
+        check("sum before year", r#"SumBefore { year: "year" }"#);
+    }
+
+    #[test]
+    fn malformed_steps_are_errors() {
+        check("pick", "error: unknown agent step `pick`");
+        check("pick most", "error: `most` is neither min nor max");
+        check(
+            "rows during Founded",
+            "error: `during` is neither before nor after",
+        );
+        check("open", "error: unknown agent step `open`");
+        check("open a b", "error: unknown agent step `open a b`");
+        check(
+            "sum after year",
+            "error: unknown agent step `sum after year`",
+        );
+        check("fly away", "error: unknown agent step `fly away`");
+    }
+
+    #[test]
+    fn every_plan_of_the_phrasing_file_parses() {
+        let n_steps: usize = plans().values().map(Vec::len).sum();
+        assert!(n_steps >= 60, "{n_steps} steps");
+        assert!(plan("lookup", "no_such_template").is_empty());
+        assert_eq!(
+            plan("lookup", "person_birth_year"),
+            parse_plan(&["open person".into(), "read Born".into()]).unwrap()
+        );
+    }
+}

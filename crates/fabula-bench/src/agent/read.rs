@@ -1,0 +1,346 @@
+//! What the baseline agent reads off a page's Markdown: infobox rows, links and cell values, and
+//! the answers of the steps that scan a page's tables. These are plain functions of the page text
+//! (and of what was read before), so they are tested here without a server. Tables and links are
+//! parsed by `fabula_score::markdown`, the parser that also reads agents' answer tables.
+
+use std::collections::BTreeSet;
+
+use fabula_score::markdown::{PipeTable, link, pipe_tables};
+
+use super::plan::{Extreme, Side};
+
+/// Values read on one page: the page's subject and the values, in the order asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Read {
+    pub subject: String,
+    pub values: Vec<String>,
+}
+
+/// Whether a table is an infobox: two columns, the second header cell empty.
+fn is_infobox(table: &PipeTable) -> bool {
+    table.header.len() == 2 && table.header[1].is_empty()
+}
+
+/// The rows of a page's infobox (its first infobox table), as (label, cell).
+pub(crate) fn infobox(markdown: &str) -> Vec<(String, String)> {
+    let Some(table) = pipe_tables(markdown).into_iter().find(is_infobox) else {
+        return Vec::new();
+    };
+    let pairs = table
+        .rows
+        .into_iter()
+        .filter_map(|row| <[String; 2]>::try_from(row).ok());
+    pairs.map(|[label, cell]| (label, cell)).collect()
+}
+
+/// The infobox cell whose label equals `label` (lower-cased), or starts with it when `prefix`.
+pub(crate) fn infobox_cell(markdown: &str, label: &str, prefix: bool) -> Option<String> {
+    infobox(markdown).into_iter().find_map(|(key, cell)| {
+        let key = key.to_lowercase();
+        let hit = if prefix {
+            key.starts_with(label)
+        } else {
+            key == label
+        };
+        hit.then_some(cell)
+    })
+}
+
+/// The target of a cell that is one Markdown link.
+pub(crate) fn link_url(cell: &str) -> Option<String> {
+    link(cell).map(|(_, url)| url.to_owned())
+}
+
+/// A cell's text: a link's text, else the cell; thousands separators dropped from numbers.
+pub(crate) fn cell_value(cell: &str) -> String {
+    let text = link(cell).map_or_else(|| cell.trim(), |(text, _)| text);
+    let plain = text.replace(',', "");
+    if !plain.is_empty() && plain.chars().all(|c| c.is_ascii_digit()) {
+        plain
+    } else {
+        text.to_owned()
+    }
+}
+
+/// An integer, with thousands separators allowed.
+pub(crate) fn number(text: &str) -> Option<i64> {
+    text.replace(',', "").trim().parse().ok()
+}
+
+/// The target of the first inline link whose text starts with "People of".
+pub(crate) fn people_url(markdown: &str) -> Option<String> {
+    let parts = markdown.split("](");
+    parts
+        .clone()
+        .zip(parts.skip(1))
+        .find_map(|(before, after)| {
+            let text = before.rsplit('[').next()?;
+            let url = after.split(')').next().unwrap_or_default();
+            text.starts_with("People of").then(|| url.to_owned())
+        })
+}
+
+/// The link of the entity placed first: the second cell of the first two-cell row whose first
+/// cell is `1`.
+pub(crate) fn winner_url(markdown: &str) -> Option<String> {
+    let rows = pipe_tables(markdown).into_iter().flat_map(|t| t.rows);
+    rows.filter(|row| row.len() == 2 && row[0] == "1")
+        .find_map(|row| link_url(&row[1]))
+}
+
+/// The entities a page's tables (not its infobox) list: the link of each row's first cell, each
+/// url once, in page order.
+pub(crate) fn listed_urls(markdown: &str) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let tables = pipe_tables(markdown).into_iter().filter(|t| !is_infobox(t));
+    let first_cells = tables
+        .flat_map(|t| t.rows)
+        .filter_map(|row| row.into_iter().next());
+    first_cells
+        .filter_map(|cell| link_url(&cell))
+        .filter(|url| seen.insert(url.clone()))
+        .collect()
+}
+
+/// The text of the first link of the first row whose `From`-`To` years enclose `year` (an
+/// open `To` encloses every later year) and that holds `filter` as a cell, when given.
+pub(crate) fn during(markdown: &str, year: i64, filter: Option<&str>) -> Option<String> {
+    for table in pipe_tables(markdown) {
+        let col = |name: &str| table.header.iter().position(|h| h == name);
+        let (Some(from), Some(to)) = (col("From"), col("To")) else {
+            continue;
+        };
+        for row in &table.rows {
+            let start = row.get(from).and_then(|c| number(c));
+            let end = row.get(to).map(|c| number(c).unwrap_or(i64::MAX));
+            let (Some(start), Some(end)) = (start, end) else {
+                continue;
+            };
+            if !(start..=end).contains(&year) || !holds(row, filter) {
+                continue;
+            }
+            if let Some((text, _)) = row.iter().find_map(|c| link(c)) {
+                return Some(text.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Whether a row holds `filter` as a whole cell; every row does when there is no filter.
+fn holds(row: &[String], filter: Option<&str>) -> bool {
+    filter.is_none_or(|f| row.iter().any(|c| c == f))
+}
+
+/// The first cell's value of the row with the smallest or largest value in column `name`
+/// (the first such row), among the rows that hold `filter`.
+pub(crate) fn column_extreme(
+    markdown: &str,
+    name: &str,
+    extreme: Extreme,
+    filter: Option<&str>,
+) -> Option<String> {
+    let mut best: Option<(i64, String)> = None;
+    for table in pipe_tables(markdown) {
+        let Some(col) = table.header.iter().position(|h| h == name) else {
+            continue;
+        };
+        for row in table.rows.iter().filter(|row| holds(row, filter)) {
+            let (Some(value), Some(first)) = (row.get(col).and_then(|c| number(c)), row.first())
+            else {
+                continue;
+            };
+            let better = best.as_ref().is_none_or(|(b, _)| match extreme {
+                Extreme::Min => value < *b,
+                Extreme::Max => value > *b,
+            });
+            if better {
+                best = Some((value, cell_value(first)));
+            }
+        }
+    }
+    best.map(|(_, name)| name)
+}
+
+/// The rows of the page's tables whose `column` value lies before or after `year`: each row's
+/// first cell is the subject, its other cells, in order, the values.
+pub(crate) fn rows_around(markdown: &str, column: &str, side: Side, year: i64) -> Vec<Read> {
+    let mut reads = Vec::new();
+    for table in pipe_tables(markdown) {
+        let Some(col) = table.header.iter().position(|h| h == column) else {
+            continue;
+        };
+        for row in &table.rows {
+            let Some(value) = row.get(col).and_then(|c| number(c)) else {
+                continue;
+            };
+            let keep = match side {
+                Side::Before => value < year,
+                Side::After => value > year,
+            };
+            if keep && let Some((first, rest)) = row.split_first() {
+                reads.push(Read {
+                    subject: cell_value(first),
+                    values: rest.iter().map(|c| cell_value(c)).collect(),
+                });
+            }
+        }
+    }
+    reads
+}
+
+/// The subject whose first value is the smallest (the first such) or largest (the last such).
+pub(crate) fn pick(reads: &[Read], extreme: Extreme) -> Option<String> {
+    let numbered = reads
+        .iter()
+        .filter_map(|r| Some((number(r.values.first()?)?, &r.subject)));
+    let best = match extreme {
+        Extreme::Min => numbered.min_by_key(|(n, _)| *n),
+        Extreme::Max => numbered.max_by_key(|(n, _)| *n),
+    };
+    best.map(|(_, subject)| subject.clone())
+}
+
+/// The sum of the second values of the reads whose first value lies before `year`.
+pub(crate) fn sum_before(reads: &[Read], year: i64) -> i64 {
+    let before = reads.iter().filter(|r| {
+        let first = r.values.first().and_then(|f| number(f));
+        first.is_some_and(|f| f < year)
+    });
+    before.filter_map(|r| number(r.values.get(1)?)).sum()
+}
+
+/// A Markdown table of the reads: one row per subject, the subject first.
+pub(crate) fn answer_table(header: &[String], reads: &[Read]) -> String {
+    let mut table = format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for read in reads {
+        let cells: Vec<&str> = std::iter::once(read.subject.as_str())
+            .chain(read.values.iter().map(String::as_str))
+            .collect();
+        table.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "# Vess Hall\n\nVess Hall is a guild. See [People of Vess Hall](https://w/wiki/People_of_Vess_Hall).\n\n\
+| Vess Hall | |\n|---|---|\n| Founder | [Amo Tal](https://w/wiki/Amo_Tal) |\n| Members | 1,204 |\n| Home town | [Orrwick](https://w/wiki/Orrwick) |\n\n\
+## Office holders\n\n| Seat | Holder | From | To |\n|---|---|---|---|\n\
+| Warden | [Ila Orr](https://w/wiki/Ila_Orr) | 1700 | 1712 |\n| Keeper | [Kel Orr](https://w/wiki/Kel_Orr) | 1705 | |\n\
+| Warden | [Amo Tal](https://w/wiki/Amo_Tal) | 1713 | 1720 |\n\n\
+## Members\n\n| Member | Founded | Population |\n|---|---|---|\n\
+| [Kest](https://w/wiki/Kest) | 1650 | 12,000 |\n| [Orrwick](https://w/wiki/Orrwick) | 1702 | 800 |\n| [Lind](https://w/wiki/Lind) | 1650 | 3,100 |\n\n\
+## Results\n\n| Place | Guild |\n|---|---|\n| 2 | [Lind](https://w/wiki/Lind) |\n| 1 | [Kest](https://w/wiki/Kest) |\n";
+
+    fn reads(rows: &[(&str, &[&str])]) -> Vec<Read> {
+        let read = |(subject, values): &(&str, &[&str])| Read {
+            subject: subject.to_string(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        };
+        rows.iter().map(read).collect()
+    }
+
+    /// Checks one reading of [`PAGE`] (or of the reads it gives), shown as text.
+    fn check(got: impl std::fmt::Debug, expect: &str) {
+        assert_eq!(format!("{got:?}"), expect);
+    }
+
+    #[test]
+    fn infobox_rows_links_and_values() {
+        check(
+            infobox(PAGE).first(),
+            r#"Some(("Founder", "[Amo Tal](https://w/wiki/Amo_Tal)"))"#,
+        );
+        check(infobox_cell(PAGE, "members", false), r#"Some("1,204")"#);
+        check(
+            infobox_cell(PAGE, "home", true),
+            r#"Some("[Orrwick](https://w/wiki/Orrwick)")"#,
+        );
+        check(infobox_cell(PAGE, "home", false), "None");
+        check(infobox("| A | B |\n|---|---|\n| x | y |"), "[]");
+        check(cell_value("1,204"), r#""1204""#);
+        check(
+            cell_value(" [Amo Tal](https://w/wiki/Amo_Tal) "),
+            r#""Amo Tal""#,
+        );
+        check(cell_value("Kel, Upper"), r#""Kel, Upper""#);
+        check(
+            link_url("[Amo Tal](https://w/wiki/Amo_Tal)"),
+            r#"Some("https://w/wiki/Amo_Tal")"#,
+        );
+        check(number(" 12,345 "), "Some(12345)");
+        check(number("c. 1700"), "None");
+    }
+
+    #[test]
+    fn pages_to_open() {
+        check(
+            people_url(PAGE),
+            r#"Some("https://w/wiki/People_of_Vess_Hall")"#,
+        );
+        check(people_url("No people here."), "None");
+        check(winner_url(PAGE), r#"Some("https://w/wiki/Kest")"#);
+        check(
+            listed_urls(PAGE),
+            r#"["https://w/wiki/Kest", "https://w/wiki/Orrwick", "https://w/wiki/Lind"]"#,
+        );
+    }
+
+    #[test]
+    fn answers_from_tables() {
+        check(during(PAGE, 1706, None), r#"Some("Ila Orr")"#);
+        check(during(PAGE, 1706, Some("Keeper")), r#"Some("Kel Orr")"#);
+        check(during(PAGE, 1800, None), r#"Some("Kel Orr")"#);
+        check(during(PAGE, 1600, None), "None");
+        check(
+            column_extreme(PAGE, "Founded", Extreme::Min, None),
+            r#"Some("Kest")"#,
+        );
+        check(
+            column_extreme(PAGE, "Population", Extreme::Max, None),
+            r#"Some("Kest")"#,
+        );
+        check(
+            column_extreme(PAGE, "Population", Extreme::Min, Some("1650")),
+            r#"Some("Lind")"#,
+        );
+        check(column_extreme(PAGE, "Area", Extreme::Min, None), "None");
+        check(
+            rows_around(PAGE, "Founded", Side::Before, 1700),
+            r#"[Read { subject: "Kest", values: ["1650", "12000"] }, Read { subject: "Lind", values: ["1650", "3100"] }]"#,
+        );
+        check(
+            rows_around(PAGE, "Founded", Side::After, 1700),
+            r#"[Read { subject: "Orrwick", values: ["1702", "800"] }]"#,
+        );
+    }
+
+    #[test]
+    fn answers_from_reads() {
+        let read = reads(&[
+            ("Kest", &["1650", "12000"]),
+            ("Orrwick", &["1702", "800"]),
+            ("Lind", &["1650", "3100"]),
+        ]);
+        check(pick(&read, Extreme::Min), r#"Some("Kest")"#);
+        check(pick(&read, Extreme::Max), r#"Some("Orrwick")"#);
+        check(
+            pick(&reads(&[("Ties", &["1"]), ("Last", &["1"])]), Extreme::Max),
+            r#"Some("Last")"#,
+        );
+        check(pick(&reads(&[("None", &["n/a"])]), Extreme::Min), "None");
+        check(sum_before(&read, 1700), "15100");
+        check(sum_before(&read, 1600), "0");
+        check(
+            answer_table(&["Town".into(), "Founded".into()], &read[..2]),
+            r#""| Town | Founded |\n|---|---|\n| Kest | 1650 | 12000 |\n| Orrwick | 1702 | 800 |\n""#,
+        );
+    }
+}

@@ -1,0 +1,511 @@
+//! Exporting a dataset's tasks and pages: splits, task formats and the retrieval corpus.
+//!
+//! Worlds fall into `train`, `dev` and `test` by a stable hash of their id (80/10/10), so a
+//! world keeps its split whatever else the dataset holds. Tasks export as fabula JSONL (what
+//! `fabula_score::read_tasks` reads), as WideSearch tasks with one gold CSV per table task in
+//! `widesearch_gold/` beside the JSONL, or as Search-R1/verl records; pages export as a JSONL
+//! corpus for offline retrievers. The record builders are public so their shapes can be tested
+//! and reused on their own.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use fabula_file::{Task, WorldFile};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::{Error, Result};
+
+/// A part of a dataset, chosen by world id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Split {
+    Train,
+    Dev,
+    Test,
+    /// Every world.
+    All,
+}
+
+impl Split {
+    /// The split's name: `train`, `dev`, `test` or `all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Train => "train",
+            Split::Dev => "dev",
+            Split::Test => "test",
+            Split::All => "all",
+        }
+    }
+
+    /// Whether a world belongs to this split.
+    pub fn contains(self, world_id: u32) -> bool {
+        self == Split::All || split_of(world_id) == self
+    }
+}
+
+impl std::str::FromStr for Split {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Split> {
+        match s {
+            "train" => Ok(Split::Train),
+            "dev" => Ok(Split::Dev),
+            "test" => Ok(Split::Test),
+            "all" => Ok(Split::All),
+            _ => Err(Error::BadInput(format!(
+                "unknown split `{s}` (known: train, dev, test, all)"
+            ))),
+        }
+    }
+}
+
+/// The split of a world: the first 8 bytes of SHA-256(`fabula-split-v1` and the id) modulo
+/// 100, below 80 for `train`, below 90 for `dev`, else `test`.
+pub fn split_of(world_id: u32) -> Split {
+    let mut hasher = Sha256::new();
+    hasher.update(b"fabula-split-v1\0");
+    hasher.update(world_id.to_le_bytes());
+    let digest = hasher.finalize();
+    let bucket = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) % 100;
+    match bucket {
+        0..80 => Split::Train,
+        80..90 => Split::Dev,
+        _ => Split::Test,
+    }
+}
+
+/// A task file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// fabula's own JSONL, read by `fabula_score::read_tasks`.
+    Jsonl,
+    /// WideSearch task JSONL plus `widesearch_gold/{instance_id}.csv` (table tasks only).
+    WideSearch,
+    /// Search-R1/verl records.
+    SearchR1,
+}
+
+impl std::str::FromStr for Format {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Format> {
+        match s {
+            "jsonl" => Ok(Format::Jsonl),
+            "widesearch" => Ok(Format::WideSearch),
+            "searchr1" => Ok(Format::SearchR1),
+            _ => Err(Error::BadInput(format!(
+                "unknown format `{s}` (known: jsonl, widesearch, searchr1)"
+            ))),
+        }
+    }
+}
+
+/// What to export.
+#[derive(Debug, Clone)]
+pub struct ExportConfig {
+    /// The dataset directory (with `manifest.json`).
+    pub worlds: PathBuf,
+    pub format: Format,
+    pub split: Split,
+    /// The JSONL file to write; WideSearch gold CSVs go to `widesearch_gold/` beside it.
+    pub out: PathBuf,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportSummary {
+    pub worlds: usize,
+    /// Records written to the JSONL file.
+    pub records: usize,
+    /// Gold CSV files written (WideSearch only).
+    pub gold_files: usize,
+}
+
+/// The tasks of one world file, with its world id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldTasks {
+    pub world: u32,
+    pub tasks: Vec<Task>,
+}
+
+/// Reads the tasks of every world of a dataset directory in a split, in world id order.
+pub fn read_dataset_tasks(dir: &Path, split: Split) -> Result<Vec<WorldTasks>> {
+    let manifest = fabula_file::read_manifest(dir)?;
+    let mut out = Vec::new();
+    for entry in manifest.worlds.iter().filter(|e| split.contains(e.id)) {
+        let file = WorldFile::open(&dir.join(&entry.file))?;
+        out.push(WorldTasks {
+            world: entry.id,
+            tasks: file.tasks()?,
+        });
+    }
+    Ok(out)
+}
+
+/// Parses a task's stored JSON (its answer or evidence).
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(task: &Task, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|source| Error::TaskJson {
+        task: task.id.clone(),
+        source,
+    })
+}
+
+/// A task as fabula-score reads it.
+pub fn score_record(world: u32, task: &Task) -> Result<fabula_score::TaskRecord> {
+    Ok(fabula_score::TaskRecord {
+        world: world.to_string(),
+        id: task.id.clone(),
+        kind: task.kind,
+        question: task.question.clone(),
+        answer: parse_json(task, &task.answer)?,
+        evidence: parse_json(task, &task.evidence)?,
+        hops: Value::from(task.hops),
+    })
+}
+
+/// Loads the tasks of a split in fabula-score's shape, for baselines and evaluation.
+pub fn load_tasks(dir: &Path, split: Split) -> Result<Vec<fabula_score::TaskRecord>> {
+    let mut out = Vec::new();
+    for world in read_dataset_tasks(dir, split)? {
+        for task in &world.tasks {
+            out.push(score_record(world.world, task)?);
+        }
+    }
+    Ok(out)
+}
+
+/// One line of fabula JSONL: `world` (the numeric id), `id`, `kind`, `question`, `answer`,
+/// `evidence` (real JSON) and `hops`.
+pub fn jsonl_record(world: u32, task: &Task) -> Result<Value> {
+    Ok(json!({
+        "world": world,
+        "id": task.id,
+        "kind": task.kind,
+        "question": task.question,
+        "answer": parse_json::<Value>(task, &task.answer)?,
+        "evidence": parse_json::<Value>(task, &task.evidence)?,
+        "hops": task.hops,
+    }))
+}
+
+/// WideSearch's column-name normalisation: trimmed, lower-case, without spaces.
+pub fn widesearch_column(name: &str) -> String {
+    name.trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// A table answer's parts: columns, key columns, metric per column and rows.
+struct TableAnswer {
+    columns: Vec<String>,
+    key: Vec<String>,
+    metrics: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// The parts of a table answer, or `None` when the answer is not a table (a JSON object).
+fn table_answer(answer: &Value) -> Option<TableAnswer> {
+    let Value::Object(table) = answer else {
+        return None;
+    };
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().map(cell_string).collect())
+            .unwrap_or_default()
+    };
+    let columns = strings(table.get("columns"));
+    let key = strings(table.get("key"));
+    let metrics = columns
+        .iter()
+        .map(|c| {
+            table
+                .get("metrics")
+                .and_then(|m| m.get(c))
+                .and_then(Value::as_str)
+                .unwrap_or("exact")
+                .to_string()
+        })
+        .collect();
+    let rows = table
+        .get("rows")
+        .and_then(Value::as_array)
+        .map(|rows| rows.iter().map(|r| strings(Some(r))).collect())
+        .unwrap_or_default();
+    Some(TableAnswer {
+        columns,
+        key,
+        metrics,
+        rows,
+    })
+}
+
+fn cell_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Quotes one CSV field when it holds a comma, a quote, a line break or outer spaces.
+pub fn csv_field(text: &str) -> String {
+    let needs = text.contains([',', '"', '\n', '\r']) || text.trim() != text;
+    if needs {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// A CSV document: a header and rows, lines ended by `\n`.
+pub fn to_csv(columns: &[String], rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for line in std::iter::once(columns).chain(rows.iter().map(Vec::as_slice)) {
+        let fields: Vec<String> = line.iter().map(|c| csv_field(c)).collect();
+        let _ = writeln!(out, "{}", fields.join(","));
+    }
+    out
+}
+
+/// A WideSearch task and its gold CSV, or `None` for a short-answer task. The instance id is
+/// the task id; column names are WideSearch-normalised in both the evaluation and the CSV.
+pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
+    let Some(table) = table_answer(&parse_json(task, &task.answer)?) else {
+        return Ok(None);
+    };
+    let columns: Vec<String> = table.columns.iter().map(|c| widesearch_column(c)).collect();
+    let mut pipeline = serde_json::Map::new();
+    for (column, metric) in columns.iter().zip(&table.metrics) {
+        let step = match metric.as_str() {
+            "number" => {
+                json!({"preprocess": ["extract_number"], "metric": ["number_near"], "criterion": 0.0})
+            }
+            "date" => json!({"preprocess": ["norm_date"], "metric": ["date_near"]}),
+            "url" => json!({"metric": ["url_match"]}),
+            "in" => json!({"preprocess": ["norm_str"], "metric": ["in_match"]}),
+            _ => json!({"preprocess": ["norm_str"], "metric": ["exact_match"]}),
+        };
+        pipeline.insert(column.clone(), step);
+    }
+    let evaluation = json!({
+        "unique_columns": table.key.iter().map(|k| widesearch_column(k)).collect::<Vec<_>>(),
+        "required": columns,
+        "eval_pipeline": pipeline,
+    });
+    let query = format!(
+        "{}\n\nGive the answer as one Markdown table in a ```markdown code block, with exactly these columns: {}. \
+         Write one row per item, numbers as plain digits.",
+        task.question,
+        table.columns.join(", ")
+    );
+    let record = json!({
+        "instance_id": task.id,
+        "query": query,
+        "language": "en",
+        "evaluation": evaluation.to_string(),
+    });
+    Ok(Some((record, to_csv(&columns, &table.rows))))
+}
+
+/// The instructions a Search-R1-style prompt puts before the question.
+const SEARCHR1_INSTRUCTIONS: &str = "Answer the question below. Think step by step inside <think> and </think> \
+whenever you receive new information. When you need facts you do not have, search for them by writing \
+<search> your query </search>; the results come back between <information> and </information>. Search as \
+often as you need. When you know the answer, write it inside <answer> and </answer> with no explanation, \
+for example <answer> Port Vessa </answer>.";
+
+/// A Search-R1/verl record. `ground_truth.target` lists the accepted strings (a table's gold is
+/// its Markdown table); `ground_truth.answer` holds the gold JSON for fabula-score.
+pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> Result<Value> {
+    let answer = parse_json(task, &task.answer)?;
+    let target = searchr1_target(&answer);
+    Ok(json!({
+        "data_source": "fabula",
+        "prompt": [{"role": "user", "content": format!("{SEARCHR1_INSTRUCTIONS} Question: {}\n", task.question)}],
+        "ability": "fact-reasoning",
+        "reward_model": {"style": "rule", "ground_truth": {"target": target, "answer": answer}},
+        "extra_info": {"split": split.as_str(), "index": index, "world": world, "task_id": task.id, "kind": task.kind},
+    }))
+}
+
+/// The strings a Search-R1 reward accepts: a string answer, each item of a list, or a table's
+/// Markdown table.
+fn searchr1_target(answer: &Value) -> Vec<String> {
+    match answer {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items.iter().map(cell_string).collect(),
+        _ => match table_answer(answer) {
+            Some(t) => vec![markdown_table(&t.columns, &t.rows)],
+            None => Vec::new(),
+        },
+    }
+}
+
+fn markdown_table(columns: &[String], rows: &[Vec<String>]) -> String {
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        columns.join(" | "),
+        "---|".repeat(columns.len())
+    );
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out
+}
+
+/// One corpus line: `id` (`wNNNNN-pNNNNN`), `world`, `url`, `title` and `contents` (the
+/// quoted title, a line break and the page's Markdown, as Search-R1 corpora write documents).
+pub fn corpus_record(world: u32, page_id: i64, url: &str, title: &str, body: &str) -> Value {
+    json!({
+        "id": format!("w{world:05}-p{page_id:05}"),
+        "world": world,
+        "url": url,
+        "title": title,
+        "contents": format!("\"{title}\"\n{body}"),
+    })
+}
+
+fn create_parent(path: &Path) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    Ok(())
+}
+
+fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
+    create_parent(path)?;
+    let file = fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    for line in lines {
+        writeln!(out, "{line}").map_err(|e| Error::io(path, e))?;
+    }
+    out.flush().map_err(|e| Error::io(path, e))
+}
+
+/// Exports the tasks of a split in one format.
+pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
+    let worlds = read_dataset_tasks(&config.worlds, config.split)?;
+    let mut summary = ExportSummary {
+        worlds: worlds.len(),
+        ..ExportSummary::default()
+    };
+    let mut lines = Vec::new();
+    let gold_dir = config
+        .out
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("widesearch_gold");
+    let mut gold = Vec::new();
+    for world in &worlds {
+        for task in &world.tasks {
+            let record = match config.format {
+                Format::Jsonl => jsonl_record(world.world, task)?,
+                Format::SearchR1 => searchr1_record(world.world, task, config.split, lines.len())?,
+                Format::WideSearch => match widesearch_record(task)? {
+                    Some((record, csv)) => {
+                        gold.push((gold_dir.join(format!("{}.csv", task.id)), csv));
+                        record
+                    }
+                    None => continue,
+                },
+            };
+            lines.push(record.to_string());
+        }
+    }
+    write_lines(&config.out, &lines)?;
+    if !gold.is_empty() {
+        fs::create_dir_all(&gold_dir).map_err(|e| Error::io(&gold_dir, e))?;
+    }
+    for (path, csv) in &gold {
+        fs::write(path, csv).map_err(|e| Error::io(path, e))?;
+    }
+    summary.records = lines.len();
+    summary.gold_files = gold.len();
+    Ok(summary)
+}
+
+/// What a corpus export wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CorpusSummary {
+    pub worlds: usize,
+    pub pages: usize,
+}
+
+/// Exports every page of every world of a dataset as corpus JSONL.
+pub fn export_corpus(worlds: &Path, out: &Path) -> Result<CorpusSummary> {
+    let manifest = fabula_file::read_manifest(worlds)?;
+    create_parent(out)?;
+    let file = fs::File::create(out).map_err(|e| Error::io(out, e))?;
+    let mut writer = std::io::BufWriter::new(file);
+    let mut summary = CorpusSummary::default();
+    for entry in &manifest.worlds {
+        let world = WorldFile::open(&worlds.join(&entry.file))?;
+        for stored in world.pages()? {
+            let page = &stored.page;
+            let record = corpus_record(entry.id, stored.id, &page.url, &page.title, &page.body);
+            writeln!(writer, "{record}").map_err(|e| Error::io(out, e))?;
+            summary.pages += 1;
+        }
+        summary.worlds += 1;
+    }
+    writer.flush().map_err(|e| Error::io(out, e))?;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use fabula_file::TaskKind;
+
+    use super::*;
+
+    /// Checks how one stored answer is shaped for export: its Search-R1 targets and, when it is
+    /// a table, its WideSearch gold CSV.
+    fn check(answer: &str, targets: &[&str], csv: Option<&str>) {
+        let task = Task {
+            id: "w00001-t001".into(),
+            kind: TaskKind::Lookup,
+            question: "Which?".into(),
+            answer: answer.into(),
+            evidence: "[]".into(),
+            hops: 1,
+            sql: "SELECT 1".into(),
+        };
+        let value: Value = serde_json::from_str(answer).unwrap();
+        assert_eq!(searchr1_target(&value), targets, "{answer}");
+        let gold = widesearch_record(&task).unwrap().map(|(_, csv)| csv);
+        assert_eq!(gold.as_deref(), csv, "{answer}");
+    }
+
+    #[test]
+    fn answers_shape_into_targets_and_gold_csvs() {
+        check(r#""Orrwick""#, &["Orrwick"], None);
+        check(r#"["Vess", "Kel"]"#, &["Vess", "Kel"], None);
+        check("12", &[], None);
+        check(
+            r#"{"columns": ["Name", "Founded"], "key": ["Name"], "rows": [["Vess, Upper", "1702"], ["Kel", null]]}"#,
+            &["| Name | Founded |\n|---|---|\n| Vess, Upper | 1702 |\n| Kel |  |\n"],
+            Some("name,founded\n\"Vess, Upper\",1702\nKel,\n"),
+        );
+    }
+
+    #[test]
+    fn csv_quotes_only_when_needed() {
+        assert_eq!(csv_field("Vess"), "Vess");
+        assert_eq!(csv_field("Vess, Upper"), "\"Vess, Upper\"");
+        assert_eq!(csv_field(" Vess"), "\" Vess\"");
+        assert_eq!(csv_field("the \"Old\" Hall"), "\"the \"\"Old\"\" Hall\"");
+        assert_eq!(widesearch_column(" Home market Town "), "homemarkettown");
+    }
+
+    #[test]
+    fn splits_parse_and_are_stable() {
+        assert_eq!("dev".parse::<Split>().unwrap(), Split::Dev);
+        assert!("valid".parse::<Split>().is_err());
+        assert_eq!(split_of(7), split_of(7));
+        assert!(Split::All.contains(7));
+    }
+}

@@ -1,0 +1,29 @@
+//! Benchmark tools for a generated fabula dataset: everything that uses a dataset from outside.
+//!
+//! [`export`] writes a dataset's tasks as fabula JSONL, WideSearch tasks with gold CSVs, or
+//! Search-R1/verl records, and its pages as a retrieval corpus, split by a stable hash of the
+//! world id ([`split_of`]); [`load_tasks`] reads a split's tasks in fabula-score's shape.
+//! [`blind_baseline`] answers without searching, to show tasks are not guessable;
+//! [`run_baseline`] is a rule-based agent over the server's REST API, and
+//! [`check_answerability`] confirms through that API that every gold value can be read. [`http`]
+//! is the small JSON client both use.
+//!
+//! World files are read only through `fabula_file::WorldFile`; the task rules the answerability
+//! check shares with `fabula check` (which values a task requires, when a text states one) come
+//! from `fabula_tasks::check`, and the phrasing bank from `fabula_tasks::phrasings`.
+
+pub mod agent;
+pub mod answerable;
+pub mod blind;
+mod error;
+pub mod export;
+pub mod http;
+
+pub use agent::{AgentConfig, run_baseline};
+pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
+pub use blind::blind_baseline;
+pub use error::{Error, Result};
+pub use export::{
+    CorpusSummary, ExportConfig, ExportSummary, Format, Split, export_corpus, export_tasks,
+    load_tasks, split_of,
+};

@@ -1,0 +1,7 @@
+//! Integration tests of fabula-bench: one binary, one module per concern.
+
+mod agent;
+mod blind;
+mod common;
+mod export;
+mod stub;

@@ -1,0 +1,156 @@
+//! The roles of domain tables and columns, as `fabula_tables.role` and `fabula_columns.role`
+//! store them.
+//!
+//! Table and column names come from a world's theme (`islands.area_km2`), while roles are the same
+//! in every world, so readers such as `fabula check` interpret any world through its roles.
+
+use crate::kinds::named_enum;
+
+named_enum! {
+    /// The role a domain table plays in every world, in the order tables are created (parents
+    /// before children, so foreign keys hold at each insert).
+    TableRole {
+        Region = "region",
+        Settlement = "settlement",
+        Person = "person",
+        Organisation = "organisation",
+        Membership = "membership",
+        Tenure = "tenure",
+        Work = "work",
+        Event = "event",
+        Participation = "participation",
+        Alliance = "alliance",
+        AllianceMembership = "alliance_membership",
+    }
+}
+
+impl TableRole {
+    /// Whether rows of this role are named entities (as opposed to links between them).
+    pub fn is_entity(self) -> bool {
+        matches!(
+            self,
+            TableRole::Region
+                | TableRole::Settlement
+                | TableRole::Person
+                | TableRole::Organisation
+                | TableRole::Work
+                | TableRole::Event
+                | TableRole::Alliance
+        )
+    }
+}
+
+named_enum! {
+    /// What a column means in every theme.
+    ColumnRole {
+        /// The integer primary key.
+        Id = "id",
+        /// The entity's unique name.
+        Name = "name",
+        /// A theme-specific number (`area_km2`, `track_km`).
+        Extra = "extra",
+        Population = "population",
+        /// A reference to the region a settlement lies in.
+        Region = "region",
+        /// The year an entity was founded.
+        Founded = "founded",
+        BirthYear = "birth_year",
+        DeathYear = "death_year",
+        /// A reference to the settlement a person was born in.
+        Birthplace = "birthplace",
+        Occupation = "occupation",
+        Category = "category",
+        /// A reference to the settlement an organisation or alliance is based in.
+        Home = "home",
+        /// A reference to the person who founded an organisation.
+        Founder = "founder",
+        /// A derived count of memberships.
+        MemberCount = "member_count",
+        /// A reference to a person from a link table.
+        Person = "person",
+        /// A reference to an organisation from a link table.
+        Organisation = "organisation",
+        MemberRole = "member_role",
+        /// The year a membership began.
+        Joined = "joined",
+        /// The title of an office.
+        Seat = "seat",
+        StartYear = "start_year",
+        EndYear = "end_year",
+        /// The year of a work or an event.
+        Year = "year",
+        /// A reference to the settlement that hosted an event.
+        Host = "host",
+        /// A reference to an event from a participation.
+        Event = "event",
+        /// A participant's placing.
+        Result = "result",
+        /// A reference to an alliance from an alliance membership.
+        Alliance = "alliance",
+    }
+}
+
+/// The SQL type of a domain column; every domain table is STRICT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlType {
+    Integer,
+    Text,
+}
+
+impl SqlType {
+    /// The type name in `CREATE TABLE` and `fabula_columns.sql_type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SqlType::Integer => "INTEGER",
+            SqlType::Text => "TEXT",
+        }
+    }
+
+    /// Parses a stored type name.
+    pub fn parse(text: &str) -> Option<SqlType> {
+        match text {
+            "INTEGER" => Some(SqlType::Integer),
+            "TEXT" => Some(SqlType::Text),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_round_trip() {
+        for role in TableRole::ALL {
+            assert_eq!(TableRole::parse(role.as_str()), Some(role));
+        }
+        for role in ColumnRole::ALL {
+            assert_eq!(ColumnRole::parse(role.as_str()), Some(role));
+        }
+        assert_eq!(ColumnRole::parse("founded_year"), None);
+        assert_eq!(SqlType::parse("INTEGER"), Some(SqlType::Integer));
+        assert_eq!(SqlType::parse("REAL"), None);
+    }
+
+    #[test]
+    fn link_tables_are_not_entities() {
+        let entities: Vec<&str> = TableRole::ALL
+            .iter()
+            .filter(|r| r.is_entity())
+            .map(|r| r.as_str())
+            .collect();
+        assert_eq!(
+            entities,
+            [
+                "region",
+                "settlement",
+                "person",
+                "organisation",
+                "work",
+                "event",
+                "alliance"
+            ]
+        );
+    }
+}

@@ -1,0 +1,619 @@
+//! The driver that turns a task family into candidates and a candidate into a draft.
+//!
+//! One function per shape of [`Shape`]; each reads its answer and the cells stating it from
+//! the world ([`Db`](super::db::Db)) and writes the SQL query that recomputes it. A draft is
+//! `None` when its answer would not be unique. The random draws (pairs for comparisons, the
+//! year of a temporal question, the cut of a sum or a table) happen in a fixed order, so a world
+//! always gets the same tasks.
+
+use std::cmp::Reverse;
+
+use rand::RngExt;
+use rand::seq::SliceRandom;
+
+use fabula_world::schema::{SqlType, TableRole};
+
+use super::db::{Cell, Query, lit};
+use super::family::{
+    Compare, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape, SumBefore, Table,
+    Term, Winner,
+};
+use super::{Answer, Builder, Draft};
+
+/// What a candidate is about: one id, or two for comparisons.
+pub(super) type Candidate = [i64; 2];
+
+/// The smallest and largest table, in rows.
+const TABLE_ROWS: (usize, usize) = (5, 40);
+
+/// A draft's content: the slot values of its question, its answer, the cells the answer rests
+/// on and the query that recomputes it.
+pub(super) struct Body {
+    pub(super) slots: Vec<(&'static str, String)>,
+    pub(super) answer: Answer,
+    pub(super) cells: Vec<Cell>,
+    pub(super) sql: String,
+}
+
+impl Builder<'_> {
+    /// Every candidate of a family in this world.
+    pub(super) fn candidates(&mut self, family: &Family) -> Vec<Candidate> {
+        let db = &self.db;
+        let ids = |role| db.ids(role).into_iter().map(|id| [id, 0]).collect();
+        match family.shape {
+            Shape::Follow(f) => db
+                .ids(f.subject)
+                .into_iter()
+                .filter(|&id| db.follow(f.subject, id, &f.path).is_some())
+                .map(|id| [id, 0])
+                .collect(),
+            Shape::Winner(f) => ids(f.subject.target),
+            Shape::Compare(f) => self.pairs(f.role, f.pairs),
+            Shape::Extreme(Extreme { group, .. })
+            | Shape::SumBefore(SumBefore { group, .. })
+            | Shape::Table(Table {
+                rows: Rows::Group(group),
+                ..
+            }) => self.group_candidates(group),
+            Shape::Table(f) if !db.has_table(f.role) => Vec::new(),
+            Shape::Table(_) => vec![[0, 0]],
+            Shape::Term(f) => ids(f.link),
+        }
+    }
+
+    /// Turns a candidate into a draft, or `None` when its answer would not be unique.
+    pub(super) fn draft(&mut self, family: &'static Family, cand: Candidate) -> Option<Draft> {
+        let [x, y] = cand;
+        let body = match &family.shape {
+            Shape::Follow(f) => self.follow(f, x),
+            Shape::Winner(f) => self.winner(f, x),
+            Shape::Compare(f) => self.compare(f, x, y),
+            Shape::Extreme(f) => self.extreme(f, x),
+            Shape::SumBefore(f) => self.sum_before(f, x),
+            Shape::Term(f) => self.term(f, x),
+            Shape::Table(f) => self.table(f, x),
+        }?;
+        Some(Draft { family, body })
+    }
+
+    /// The candidates of a group: one per row of the parent table or per listed value, or the
+    /// whole world.
+    fn group_candidates(&self, group: Group) -> Vec<Candidate> {
+        let n = match group {
+            Group::World => return vec![[0, 0]],
+            Group::Parent { hop, .. } => self.db.ids(hop.target).len(),
+            Group::Value { column } => self.theme_values(column).len(),
+        };
+        (1..=n as i64).map(|id| [id, 0]).collect()
+    }
+
+    /// The values the theme lists for a text column.
+    fn theme_values(&self, column: &str) -> &[String] {
+        let theme = &self.world.theme;
+        match column {
+            "category" => &theme.organisation.categories,
+            "occupation" => &theme.person.occupations,
+            _ => &[],
+        }
+    }
+
+    /// The rows of group candidate `x`, in id order, and the slot that names the group.
+    fn members(
+        &self,
+        role: TableRole,
+        group: Group,
+        x: i64,
+    ) -> Option<(Vec<i64>, (&'static str, String))> {
+        let db = &self.db;
+        let ids = db.ids(role).into_iter();
+        Some(match group {
+            Group::World => (ids.collect(), ("world", self.world.name.clone())),
+            Group::Parent { hop, slot } => (
+                ids.filter(|&id| db.int(role, id, hop.column) == Some(x))
+                    .collect(),
+                (slot, db.name(hop.target, x)),
+            ),
+            Group::Value { column } => {
+                let value = self
+                    .theme_values(column)
+                    .get(usize::try_from(x - 1).ok()?)?;
+                let members = ids
+                    .filter(|&id| db.text(role, id, column).as_ref() == Some(value))
+                    .collect();
+                (members, (column, value.clone()))
+            }
+        })
+    }
+
+    /// Comparison candidates: random pairs of distinct rows.
+    fn pairs(&mut self, role: TableRole, pairs: Pairs) -> Vec<Candidate> {
+        let n = self.db.ids(role).len();
+        match pairs {
+            Pairs::Any => self.random_pairs(n, |_, _| true),
+            Pairs::NamesakesFirst => {
+                // People of one family share a surname.
+                let surnames: Vec<String> = (1..=n as i64)
+                    .map(|id| {
+                        let name = self.db.name(role, id);
+                        name.rsplit(' ').next().unwrap_or_default().to_string()
+                    })
+                    .collect();
+                let surname = |id: i64| &surnames[usize::try_from(id - 1).unwrap_or_default()];
+                let mut same = self.random_pairs(n, |a, b| surname(a) == surname(b));
+                same.extend(self.random_pairs(n, |_, _| true).into_iter().take(4));
+                same
+            }
+        }
+    }
+
+    /// Up to 24 random pairs of distinct ids that satisfy `keep`, each in random order.
+    fn random_pairs(&mut self, n: usize, keep: impl Fn(i64, i64) -> bool) -> Vec<Candidate> {
+        let mut all: Vec<Candidate> = Vec::new();
+        for a in 1..=n as i64 {
+            for b in a + 1..=n as i64 {
+                if keep(a, b) {
+                    all.push([a, b]);
+                }
+            }
+        }
+        all.shuffle(&mut self.rng);
+        all.truncate(24);
+        for pair in &mut all {
+            if self.rng.random_bool(0.5) {
+                pair.swap(0, 1);
+            }
+        }
+        all
+    }
+
+    /// Reads the value at the end of the path from row `x`.
+    fn follow(&self, f: &Follow, x: i64) -> Option<Body> {
+        let db = &self.db;
+        let (answer, cells) = db.follow(f.subject, x, &f.path)?;
+        let mut query = Query::new(db, f.subject);
+        query.join_path(f.subject, &f.path);
+        let name = db.name(f.subject, x);
+        let sql = format!(
+            "SELECT {} {} WHERE {} = {}",
+            query.col(f.path.end(f.subject), f.path.column),
+            query.from(),
+            query.col(f.subject, "name"),
+            lit(&name)
+        );
+        Some(Body {
+            slots: vec![(f.slot, name)],
+            answer: Answer::Text(answer),
+            cells,
+            sql,
+        })
+    }
+
+    /// Follows the path from the one winning link row of row `x`.
+    fn winner(&self, f: &Winner, x: i64) -> Option<Body> {
+        let db = &self.db;
+        let winners: Vec<i64> = db
+            .ids(f.link)
+            .into_iter()
+            .filter(|&q| db.int(f.link, q, f.subject.column) == Some(x))
+            .filter(|&q| db.int(f.link, q, f.result) == Some(1))
+            .collect();
+        let [winner] = winners[..] else {
+            return None;
+        };
+        let (answer, mut cells) = db.follow(f.link, winner, &f.path)?;
+        cells.push(db.cell(f.link, winner, f.result));
+        let mut query = Query::new(db, f.link);
+        query.join(f.link, f.subject);
+        query.join_path(f.link, &f.path);
+        let name = db.name(f.subject.target, x);
+        let sql = format!(
+            "SELECT {} {} WHERE {} = {} AND {} = 1",
+            query.col(f.path.end(f.link), f.path.column),
+            query.from(),
+            query.col(f.subject.target, "name"),
+            lit(&name),
+            query.col(f.link, f.result),
+        );
+        Some(Body {
+            slots: vec![(f.slot, name)],
+            answer: Answer::Text(answer),
+            cells,
+            sql,
+        })
+    }
+
+    /// Names the row of `x` and `y` with the smaller (larger) value; `None` on a tie.
+    fn compare(&self, f: &Compare, x: i64, y: i64) -> Option<Body> {
+        let db = &self.db;
+        let (va, vb) = (db.int(f.role, x, f.column)?, db.int(f.role, y, f.column)?);
+        if va == vb {
+            return None;
+        }
+        let winner = if (va < vb) == (f.order == Order::Smallest) {
+            x
+        } else {
+            y
+        };
+        let (a, b) = (db.name(f.role, x), db.name(f.role, y));
+        let query = Query::new(db, f.role);
+        let sql = format!(
+            "{} WHERE {} IN ({}, {})",
+            first_value(&query, f.role, f.column, f.order),
+            query.col(f.role, "name"),
+            lit(&a),
+            lit(&b)
+        );
+        let cells = vec![
+            db.cell(f.role, x, "name"),
+            db.cell(f.role, x, f.column),
+            db.cell(f.role, y, "name"),
+            db.cell(f.role, y, f.column),
+        ];
+        Some(Body {
+            answer: Answer::Text(db.name(f.role, winner)),
+            slots: vec![("a", a), ("b", b)],
+            cells,
+            sql,
+        })
+    }
+
+    /// Names the row of group `x` with the smallest (largest) value; `None` on a tie.
+    fn extreme(&self, f: &Extreme, x: i64) -> Option<Body> {
+        let db = &self.db;
+        let (mut members, slot) = self.members(f.role, f.group, x)?;
+        let key = |id: i64| db.int(f.role, id, f.column);
+        match f.order {
+            Order::Smallest => members.sort_by_key(|&id| key(id)),
+            Order::Largest => members.sort_by_key(|&id| Reverse(key(id))),
+        }
+        if members.len() < 2 || key(members[0]) == key(members[1]) {
+            return None;
+        }
+        let mut query = Query::new(db, f.role);
+        group_join(&mut query, f.role, f.group);
+        let condition = group_condition(&query, f.role, f.group, &slot.1);
+        let sql = format!(
+            "{}{}",
+            first_value(&query, f.role, f.column, f.order),
+            where_clause(condition.as_slice())
+        );
+        let mut cells = Vec::new();
+        for &id in &members {
+            let columns = ["name", f.column].into_iter().chain(group_column(f.group));
+            cells.extend(columns.map(|c| db.cell(f.role, id, c)));
+        }
+        Some(Body {
+            answer: Answer::Text(db.name(f.role, members[0])),
+            slots: vec![slot],
+            cells,
+            sql,
+        })
+    }
+
+    /// Adds up the values of the oldest rows of group `x`, cut at a random year.
+    fn sum_before(&mut self, f: &SumBefore, x: i64) -> Option<Body> {
+        let (mut members, slot) = self.members(f.role, f.group, x)?;
+        if members.len() < 2 {
+            return None;
+        }
+        let db = &self.db;
+        let year_of = |id: i64| db.int(f.role, id, f.year).unwrap_or_default();
+        members.sort_by_key(|&id| year_of(id));
+        // Keep the k oldest, k >= 2, where a year separates them from the rest.
+        let n = members.len();
+        let ks: Vec<usize> = (2..=n)
+            .filter(|&k| k == n || year_of(members[k - 1]) < year_of(members[k]))
+            .collect();
+        let k = *ks.get(self.rng.random_range(0..ks.len().max(1)))?;
+        let year = year_of(members[k - 1]) + 1;
+        members.truncate(k);
+        let total: i64 = members
+            .iter()
+            .map(|&id| db.int(f.role, id, f.column).unwrap_or_default())
+            .sum();
+        let mut query = Query::new(db, f.role);
+        group_join(&mut query, f.role, f.group);
+        let (name, c, y) = (
+            query.col(f.role, "name"),
+            query.col(f.role, f.column),
+            query.col(f.role, f.year),
+        );
+        let mut conditions: Vec<String> = group_condition(&query, f.role, f.group, &slot.1)
+            .into_iter()
+            .collect();
+        conditions.push(format!("{y} < {year}"));
+        let sql = format!(
+            "SELECT SUM({c}) OVER () AS answer, {name}, {c}, {y} {}{}",
+            query.from(),
+            where_clause(&conditions)
+        );
+        let mut cells = Vec::new();
+        for &id in &members {
+            let columns = ["name", f.column].into_iter().chain(group_column(f.group));
+            cells.extend(columns.chain([f.year]).map(|c| db.cell(f.role, id, c)));
+        }
+        Some(Body {
+            answer: Answer::Text(total.to_string()),
+            slots: vec![slot, ("year", year.to_string())],
+            cells,
+            sql,
+        })
+    }
+
+    /// A year strictly inside a term (never its first or last year, never after the present).
+    fn inside_year(&mut self, start: i64, end: Option<i64>) -> Option<i64> {
+        let last = end.map_or(self.world.present_year, |e| e - 1);
+        (start < last).then(|| self.rng.random_range(start + 1..=last))
+    }
+
+    /// Names what term `x` points at in a random year inside it; `None` when a twin term
+    /// covers that year too.
+    fn term(&mut self, f: &Term, x: i64) -> Option<Body> {
+        let start = self.db.int(f.link, x, "start_year")?;
+        let end = self.db.int(f.link, x, "end_year");
+        let year = self.inside_year(start, end)?;
+        if self.has_twin(f, x, year) {
+            return None;
+        }
+        let db = &self.db;
+        let owner_name = db.name(f.subject.target, db.int(f.link, x, f.subject.column)?);
+        let mut query = Query::new(db, f.link);
+        query.join(f.link, f.subject);
+        query.join(f.link, f.answer);
+        let mut conditions = vec![format!(
+            "{} = {}",
+            query.col(f.subject.target, "name"),
+            lit(&owner_name)
+        )];
+        let mut slots = Vec::new();
+        let mut cells = vec![db.cell(f.link, x, f.answer.column)];
+        for &key in f.keys {
+            let value = db.text(f.link, x, key).unwrap_or_default();
+            conditions.push(format!("{} = {}", query.col(f.link, key), lit(&value)));
+            cells.push(db.cell(f.link, x, key));
+            slots.push((key, value));
+        }
+        let (s, e) = (
+            query.col(f.link, "start_year"),
+            query.col(f.link, "end_year"),
+        );
+        conditions.push(format!("{s} <= {year}"));
+        conditions.push(format!("({e} IS NULL OR {e} >= {year})"));
+        cells.push(db.cell(f.link, x, "start_year"));
+        if end.is_some() {
+            cells.push(db.cell(f.link, x, "end_year"));
+        }
+        slots.extend([(f.slot, owner_name), ("year", year.to_string())]);
+        let answer = db.name(f.answer.target, db.int(f.link, x, f.answer.column)?);
+        let sql = format!(
+            "SELECT {} {}{}",
+            query.col(f.answer.target, "name"),
+            query.from(),
+            where_clause(&conditions)
+        );
+        Some(Body {
+            slots,
+            answer: Answer::Text(answer),
+            cells,
+            sql,
+        })
+    }
+
+    /// Whether another term of the same subject, alike in the keys, also covers `year`.
+    fn has_twin(&self, f: &Term, x: i64, year: i64) -> bool {
+        let db = &self.db;
+        let alike = |q: i64, column: &str| db.text(f.link, q, column) == db.text(f.link, x, column);
+        let covers = |q: i64| {
+            db.int(f.link, q, "start_year").is_some_and(|s| s <= year)
+                && db.int(f.link, q, "end_year").is_none_or(|e| e >= year)
+        };
+        db.ids(f.link).into_iter().any(|q| {
+            q != x && alike(q, f.subject.column) && f.keys.iter().all(|k| alike(q, k)) && covers(q)
+        })
+    }
+
+    /// Picks how many of `years` (sorted) to keep so that a year separates the kept ones from
+    /// the rest: a count in the table row range, or `None`.
+    fn cut(&mut self, years: &[i64]) -> Option<usize> {
+        let (lo, hi) = TABLE_ROWS;
+        let ks: Vec<usize> = (lo..=hi.min(years.len()))
+            .filter(|&k| k == years.len() || years[k - 1] != years[k])
+            .collect();
+        if ks.is_empty() {
+            return None;
+        }
+        Some(ks[self.rng.random_range(0..ks.len())])
+    }
+
+    /// The rows a table lists, in id order, and the slot its rows turn on: the group, or the
+    /// year of a cut.
+    fn listing(&mut self, f: &Table, x: i64) -> Option<(Vec<i64>, (&'static str, String))> {
+        let (column, after) = match f.rows {
+            Rows::Group(group) => {
+                let (members, slot) = self.members(f.role, group, x)?;
+                let (lo, hi) = TABLE_ROWS;
+                return (lo..=hi)
+                    .contains(&members.len())
+                    .then_some((members, slot));
+            }
+            Rows::Before(column) => (column, false),
+            Rows::After(column) => (column, true),
+        };
+        let db = &self.db;
+        let year_of = |id: i64| db.int(f.role, id, column).unwrap_or_default();
+        let mut members = db.ids(f.role);
+        if after {
+            members.sort_by_key(|&id| Reverse(year_of(id)));
+        } else {
+            members.sort_by_key(|&id| year_of(id));
+        }
+        let years: Vec<i64> = members.iter().map(|&id| year_of(id)).collect();
+        let k = self.cut(&years)?;
+        let year = match (after, years.get(k)) {
+            (false, _) => years[k - 1] + 1,
+            (true, Some(&next)) => next,
+            (true, None) => years[k - 1] - 1,
+        };
+        members.truncate(k);
+        Some((members, ("year", year.to_string())))
+    }
+
+    /// Lists the rows of the table, one column per path, sorted by name.
+    fn table(&mut self, f: &Table, x: i64) -> Option<Body> {
+        if !f
+            .columns
+            .iter()
+            .all(|p| self.db.has(p.end(f.role), p.column))
+        {
+            return None;
+        }
+        let (mut members, slot) = self.listing(f, x)?;
+        let db = &self.db;
+        members.sort_by_cached_key(|&id| db.name(f.role, id));
+        let mut rows = Vec::new();
+        let mut cells = Vec::new();
+        for &id in &members {
+            let mut row = Vec::new();
+            for path in f.columns {
+                let (value, stated) = db.follow(f.role, id, path)?;
+                row.push(value);
+                cells.extend(stated);
+            }
+            rows.push(row);
+        }
+        let (columns, metrics) = f.columns.iter().map(|p| self.header(f.role, p)).unzip();
+        let mut known = vec![slot.clone(), ("world", self.world.name.clone())];
+        if db.has(f.role, "extra") {
+            known.push(("extra", db.column(f.role, "extra").label.clone()));
+        }
+        let slots = f
+            .slots
+            .iter()
+            .map(|&name| {
+                let found = known.iter().find(|(n, _)| *n == name);
+                (name, found.map(|(_, v)| v.clone()).unwrap_or_default())
+            })
+            .collect();
+        Some(Body {
+            slots,
+            answer: Answer::Table {
+                columns,
+                metrics,
+                rows,
+            },
+            cells,
+            sql: self.table_sql(f, &slot.1),
+        })
+    }
+
+    /// The query of a table task; `value` is the group's name or the year of the cut.
+    fn table_sql(&self, f: &Table, value: &str) -> String {
+        let mut query = Query::new(&self.db, f.role);
+        for path in f.columns {
+            query.join_path(f.role, path);
+        }
+        let condition = match f.rows {
+            Rows::Group(group) => {
+                group_join(&mut query, f.role, group);
+                group_condition(&query, f.role, group, value).unwrap_or_default()
+            }
+            Rows::Before(column) => format!("{} < {value}", query.col(f.role, column)),
+            Rows::After(column) => format!("{} > {value}", query.col(f.role, column)),
+        };
+        let select: Vec<String> = f
+            .columns
+            .iter()
+            .map(|p| query.col(p.end(f.role), p.column))
+            .collect();
+        format!(
+            "SELECT {} {} WHERE {condition} ORDER BY {}",
+            select.join(", "),
+            query.from(),
+            query.col(f.role, "name")
+        )
+    }
+
+    /// The header and metric of a table column: the row's own name is headed by the table's
+    /// singular, any other value by the label of the cell that states it.
+    fn header(&self, role: TableRole, path: &Path) -> (String, &'static str) {
+        let db = &self.db;
+        if path.is_own_name() {
+            return (cap(&db.table(role).singular), "exact");
+        }
+        let end = path.end(role);
+        let (labelled, column) = match path.hops.split_last() {
+            Some((last, before)) if path.column == "name" => {
+                (before.last().map_or(role, |h| h.target), last.column)
+            }
+            _ => (end, path.column),
+        };
+        let label = cap(&db.column(labelled, column).label);
+        let number =
+            path.column != "name" && db.column(end, path.column).sql_type == SqlType::Integer;
+        (label, if number { "number" } else { "exact" })
+    }
+}
+
+/// `SELECT FIRST_VALUE(name) OVER (ORDER BY column) AS answer, name, column FROM ...`.
+fn first_value(query: &Query<'_>, role: TableRole, column: &str, order: Order) -> String {
+    let (n, c) = (query.col(role, "name"), query.col(role, column));
+    let desc = match order {
+        Order::Smallest => "",
+        Order::Largest => " DESC",
+    };
+    format!(
+        "SELECT FIRST_VALUE({n}) OVER (ORDER BY {c}{desc}) AS answer, {n}, {c} {}",
+        query.from()
+    )
+}
+
+/// Joins the table that names a group, if it needs one.
+fn group_join(query: &mut Query<'_>, role: TableRole, group: Group) {
+    if let Group::Parent { hop, .. } = group {
+        query.join(role, hop);
+    }
+}
+
+/// The condition that selects a group's rows, given the group's name.
+fn group_condition(
+    query: &Query<'_>,
+    role: TableRole,
+    group: Group,
+    value: &str,
+) -> Option<String> {
+    match group {
+        Group::World => None,
+        Group::Parent { hop, .. } => Some(format!(
+            "{} = {}",
+            query.col(hop.target, "name"),
+            lit(value)
+        )),
+        Group::Value { column } => Some(format!("{} = {}", query.col(role, column), lit(value))),
+    }
+}
+
+/// The column of a member that places it in its group.
+fn group_column(group: Group) -> Option<&'static str> {
+    match group {
+        Group::World => None,
+        Group::Parent { hop, .. } => Some(hop.column),
+        Group::Value { column } => Some(column),
+    }
+}
+
+/// ` WHERE a AND b`, or nothing without conditions.
+fn where_clause(conditions: &[String]) -> String {
+    if conditions.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", conditions.join(" AND "))
+    }
+}
+
+fn cap(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,223 @@
+//! The page rules of `fabula check`: the number of pages, their kinds and dates, coverage of
+//! every domain cell by some page, and provenance that holds (each fact names a real cell, shows
+//! its value, and the page's text contains what it shows).
+//!
+//! Pages and facts are read through [`WorldFile`]; the cells they are checked against are read
+//! with SQL from the domain tables.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use fabula_file::{PageFact, WorldFile};
+use rusqlite::Connection;
+use rusqlite::types::Value as SqlValue;
+
+use super::{Checked, Violation, foreign_keys, q};
+
+/// Pages: their count and dates, coverage of every domain cell, and provenance that holds.
+pub(super) fn check_pages(
+    w: &Checked<'_>,
+    file: &WorldFile,
+    present: i64,
+    tables: &[String],
+    out: &mut Vec<Violation>,
+) {
+    let Some(bodies) = check_page_list(w, file, present, out) else {
+        return;
+    };
+    let facts = match file.page_facts() {
+        Ok(facts) => facts,
+        Err(e) => {
+            out.push(w.violation("fabula_page_facts", None, "format", &e.to_string()));
+            return;
+        }
+    };
+    let cells = Cells::read(w.conn, tables);
+    check_coverage(w, &facts, &cells, out);
+    check_provenance(w, &facts, &cells, &bodies, out);
+}
+
+/// The number of pages, their kinds and their dates. Returns each page's body by id, or `None`
+/// when the pages cannot be read.
+fn check_page_list(
+    w: &Checked<'_>,
+    file: &WorldFile,
+    present: i64,
+    out: &mut Vec<Violation>,
+) -> Option<BTreeMap<i64, String>> {
+    let pages = match file.pages() {
+        Ok(pages) => pages,
+        // The only value of `fabula_pages` the reader refuses is a kind it does not know.
+        Err(fabula_file::Error::BadValue {
+            table: "fabula_pages",
+            row,
+            reason,
+            ..
+        }) => {
+            out.push(w.violation("fabula_pages", row.parse().ok(), "pages.kind", &reason));
+            return None;
+        }
+        Err(e) => {
+            out.push(w.violation("fabula_pages", None, "format", &e.to_string()));
+            return None;
+        }
+    };
+    if !(300..=2000).contains(&pages.len()) {
+        let detail = format!("{} pages, want 300 to 2,000", pages.len());
+        out.push(w.violation("fabula_pages", None, "pages.count", &detail));
+    }
+    for stored in &pages {
+        let Some(date) = &stored.page.published else {
+            continue;
+        };
+        if parse_iso_date(date).is_none_or(|year| year > present) {
+            let detail = format!("`{date}` is not an ISO date up to present_year");
+            out.push(w.violation("fabula_pages", Some(stored.id), "pages.date", &detail));
+        }
+    }
+    Some(pages.into_iter().map(|s| (s.id, s.page.body)).collect())
+}
+
+/// The year of a valid `YYYY-MM-DD` date.
+fn parse_iso_date(date: &str) -> Option<i64> {
+    let parts: Vec<&str> = date.split('-').collect();
+    let [y, m, d] = parts.as_slice() else {
+        return None;
+    };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let (year, month, day): (i64, u32, u32) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some(year)
+}
+
+/// A domain cell's address: table, row id and column.
+type Cell = (String, i64, String);
+
+/// Every cell of the domain tables, and the parent table of each foreign-key column.
+struct Cells {
+    values: BTreeMap<Cell, SqlValue>,
+    /// (table, column) -> the table the column points at.
+    references: BTreeMap<(String, String), String>,
+}
+
+impl Cells {
+    /// Reads every readable table; a table whose foreign keys or rows cannot be read is skipped.
+    fn read(conn: &Connection, tables: &[String]) -> Cells {
+        let mut cells = Cells {
+            values: BTreeMap::new(),
+            references: BTreeMap::new(),
+        };
+        for t in tables {
+            let Ok(fks) = foreign_keys(conn, t) else {
+                continue;
+            };
+            for (from, parent) in fks {
+                cells.references.insert((t.clone(), from), parent);
+            }
+            cells.read_rows(conn, t);
+        }
+        cells
+    }
+
+    fn read_rows(&mut self, conn: &Connection, table: &str) {
+        let Ok(mut stmt) = conn.prepare(&format!("SELECT * FROM {} ORDER BY id", q(table))) else {
+            return;
+        };
+        let names: Vec<String> = stmt
+            .column_names()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let Ok(mut rows) = stmt.query([]) else {
+            return;
+        };
+        while let Ok(Some(row)) = rows.next() {
+            let id: i64 = row.get("id").unwrap_or_default();
+            for (i, name) in names.iter().enumerate() {
+                let value: SqlValue = row.get(i).unwrap_or(SqlValue::Null);
+                self.values
+                    .insert((table.to_string(), id, name.clone()), value);
+            }
+        }
+    }
+
+    /// The texts a page may show for a cell: a referenced row's name, a number with or without
+    /// thousands separators, or the text itself.
+    fn accepted(&self, table: &str, column: &str, value: &SqlValue) -> Vec<String> {
+        let parent = self
+            .references
+            .get(&(table.to_string(), column.to_string()));
+        match (value, parent) {
+            (SqlValue::Integer(id), Some(parent)) => {
+                match self.values.get(&(parent.clone(), *id, "name".to_string())) {
+                    Some(SqlValue::Text(name)) => vec![name.clone()],
+                    _ => Vec::new(),
+                }
+            }
+            (SqlValue::Integer(n), None) => {
+                vec![n.to_string(), crate::records::group_thousands(*n)]
+            }
+            (SqlValue::Text(t), _) => vec![t.clone()],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Coverage: every non-key, non-null cell of every domain table is stated on some page.
+fn check_coverage(
+    w: &Checked<'_>,
+    facts: &[(i64, PageFact)],
+    cells: &Cells,
+    out: &mut Vec<Violation>,
+) {
+    let stated: BTreeSet<Cell> = facts
+        .iter()
+        .map(|(_, f)| (f.table.clone(), f.row_id, f.column.clone()))
+        .collect();
+    for (cell, value) in &cells.values {
+        let (table, row, column) = cell;
+        if column == "id" || matches!(value, SqlValue::Null) {
+            continue;
+        }
+        if !stated.contains(cell) {
+            let detail = format!("`{column}` is stated on no page");
+            out.push(w.violation(table, Some(*row), "pages.coverage", &detail));
+        }
+    }
+}
+
+/// Provenance: each fact names a real cell, shows one of the texts the cell allows, and the page
+/// text contains what it shows.
+fn check_provenance(
+    w: &Checked<'_>,
+    facts: &[(i64, PageFact)],
+    cells: &Cells,
+    bodies: &BTreeMap<i64, String>,
+    out: &mut Vec<Violation>,
+) {
+    for (page, fact) in facts {
+        let PageFact {
+            table,
+            row_id,
+            column,
+            shown,
+            value_kind: _,
+        } = fact;
+        let row = Some(*row_id);
+        let Some(value) = cells.values.get(&(table.clone(), *row_id, column.clone())) else {
+            let detail = format!("page {page} cites missing cell `{column}`");
+            out.push(w.violation(table, row, "pages.provenance", &detail));
+            continue;
+        };
+        let accepted = cells.accepted(table, column, value);
+        let body = bodies.get(page).map_or("", String::as_str);
+        if !accepted.contains(shown) {
+            let detail =
+                format!("page {page} shows `{shown}` for `{column}`, the cell holds {accepted:?}");
+            out.push(w.violation(table, row, "pages.provenance", &detail));
+        } else if !body.contains(shown.as_str()) {
+            let detail = format!("page {page} does not contain `{shown}` for `{column}`");
+            out.push(w.violation(table, row, "pages.provenance", &detail));
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Tests of the check rules: each case writes a clean world file, damages it with SQL, and lists
+//! the rules `check_world` reports.
+
+use std::collections::BTreeMap;
+
+use rusqlite::Connection;
+
+use super::*;
+use crate::records::{Fact, PageRecord, ValueKind};
+use crate::schema::{self, Layout, Value};
+use crate::{World, generate_world, theme, write_world};
+
+/// Which optional tables the damaged world has.
+#[derive(Debug, Clone, Copy)]
+enum Fixture {
+    /// Works, no events, no alliances.
+    Works,
+    /// Events and alliances, no works.
+    EventsAndAlliances,
+}
+
+/// The first world of seed 1 with the fixture's tables.
+fn fixture_world(fixture: Fixture) -> World {
+    let themes = theme::all().unwrap();
+    (0..)
+        .map(|id| generate_world(1, id, &themes))
+        .find(|w| match fixture {
+            Fixture::Works => w.groups.works && !w.groups.events && !w.groups.alliances,
+            Fixture::EventsAndAlliances => !w.groups.works && w.groups.events && w.groups.alliances,
+        })
+        .unwrap()
+}
+
+/// One page per domain row that states each of its cells, as a renderer would.
+fn pages_of(world: &World, layout: &Layout) -> Vec<PageRecord> {
+    let mut names: BTreeMap<(&str, i64), String> = BTreeMap::new();
+    let rows: Vec<Vec<Vec<Value>>> = layout
+        .tables
+        .iter()
+        .map(|t| schema::table_rows(world, t.role))
+        .collect();
+    for (table, rows) in layout.tables.iter().zip(&rows) {
+        let Some(at) = table.columns.iter().position(|c| c.role == "name") else {
+            continue;
+        };
+        for row in rows {
+            if let (Value::Int(id), Value::Text(name)) = (&row[0], &row[at]) {
+                names.insert((table.name.as_str(), *id), name.clone());
+            }
+        }
+    }
+    let mut pages = Vec::new();
+    for (table, rows) in layout.tables.iter().zip(&rows) {
+        for row in rows {
+            let Value::Int(id) = row[0] else {
+                panic!("ids are integers")
+            };
+            let facts: Vec<Fact> = table
+                .columns
+                .iter()
+                .zip(row)
+                .filter(|(c, _)| c.role != "id")
+                .filter_map(|(c, value)| {
+                    let (shown, value_kind) = match (value, &c.references) {
+                        (Value::Int(n), Some(parent)) => {
+                            (names[&(parent.as_str(), *n)].clone(), ValueKind::Entity)
+                        }
+                        (Value::Int(n), None) => (n.to_string(), ValueKind::Number),
+                        (Value::Text(s), _) => (s.clone(), ValueKind::Text),
+                        (Value::Null, _) => return None,
+                    };
+                    Some(Fact {
+                        table: table.name.clone(),
+                        row_id: id,
+                        column: c.name.clone(),
+                        shown,
+                        value_kind,
+                    })
+                })
+                .collect();
+            let body: Vec<&str> = facts.iter().map(|f| f.shown.as_str()).collect();
+            pages.push(PageRecord {
+                url: format!("/{}/{id}", table.name),
+                title: format!("{} {id}", table.singular),
+                kind: "entity".into(),
+                published: None,
+                body: body.join("\n"),
+                facts,
+            });
+        }
+    }
+    pages
+}
+
+/// Replaces `{role}` with the table of a role and `{role.column_role}` with the column of a role
+/// in it.
+fn resolve(template: &str, layout: &Layout) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let end = start + rest[start..].find('}').unwrap();
+        out.push_str(&rest[..start]);
+        let name = &rest[start + 1..end];
+        let (role, column) = match name.split_once('.') {
+            Some((role, column)) => (role, Some(column)),
+            None => (name, None),
+        };
+        let role = schema::TableRole::parse(role).unwrap_or_else(|| panic!("no role {role}"));
+        let table = layout.table(role);
+        out.push_str(match column {
+            Some(column) => &table.column(column).name,
+            None => &table.name,
+        });
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Writes the fixture's world, runs `damage` on it (SQL with `{role}` and `{role.column}`
+/// names), and compares the rules `check_world` reports, sorted and space-separated.
+fn check(fixture: Fixture, damage: &str, expect: &str) {
+    let world = fixture_world(fixture);
+    let layout = schema::layout(&world);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("world-00000.sqlite");
+    write_world(&path, &world, &pages_of(&world, &layout), &[]).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    conn.execute_batch(&resolve(damage, &layout)).unwrap();
+    drop(conn);
+
+    let mut out = Vec::new();
+    check_world(&WorldFile::open(&path).unwrap(), &mut out);
+    let rules: BTreeSet<&str> = out.iter().map(|v| v.rule.as_str()).collect();
+    let rules: Vec<&str> = rules.into_iter().collect();
+    let listed: Vec<String> = out.iter().take(20).map(ToString::to_string).collect();
+    assert_eq!(rules.join(" "), expect, "{damage}\n{}", listed.join("\n"));
+}
+
+#[test]
+fn a_clean_world_passes() {
+    check(Fixture::Works, "", "");
+    check(Fixture::EventsAndAlliances, "", "");
+}
+
+#[test]
+fn metadata_and_integrity() {
+    check(
+        Fixture::Works,
+        "DELETE FROM fabula_meta WHERE key = 'world_seed'",
+        "meta",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE fabula_meta SET value = '' WHERE key = 'theme'",
+        "meta",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {settlement} SET {settlement.region} = 9999 WHERE id = 1",
+        "derived foreign_key pages.provenance",
+    );
+}
+
+#[test]
+fn bounds_strictness_and_shape() {
+    check(
+        Fixture::Works,
+        "CREATE TABLE junk (id INTEGER PRIMARY KEY)",
+        "strict",
+    );
+    check(
+        Fixture::Works,
+        "CREATE TABLE junk (id INTEGER PRIMARY KEY) STRICT;
+         INSERT INTO junk WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+         SELECT i FROM n",
+        "bounds.rows",
+    );
+    check(
+        Fixture::Works,
+        "CREATE TABLE junk_0 (id INTEGER PRIMARY KEY) STRICT;
+         CREATE TABLE junk_1 (id INTEGER PRIMARY KEY) STRICT;
+         CREATE TABLE junk_2 (id INTEGER PRIMARY KEY) STRICT;
+         CREATE TABLE junk_3 (id INTEGER PRIMARY KEY) STRICT",
+        "bounds.tables",
+    );
+}
+
+#[test]
+fn names() {
+    check(
+        Fixture::Works,
+        "UPDATE {person} SET name = (SELECT name FROM {settlement} WHERE id = 1) WHERE id = 1",
+        "name.unique pages.provenance",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {settlement} SET name = 'Oslo' WHERE id = 2",
+        "name.blocklist pages.provenance",
+    );
+}
+
+#[test]
+fn ranges_and_derived_values() {
+    check(
+        Fixture::Works,
+        "UPDATE {person} SET {person.birth_year} = 99999 WHERE id = 2",
+        "pages.provenance time.future time.membership time.order time.tenure",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {settlement} SET {settlement.founded} = -5000 WHERE id = 3",
+        "pages.provenance range.year",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {region} SET {region.population} = {region.population} + 1 WHERE id = 1",
+        "derived pages.provenance",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {organisation} SET {organisation.member_count} = 0 WHERE id = 1",
+        "derived pages.provenance",
+    );
+    check(
+        Fixture::EventsAndAlliances,
+        "UPDATE {participation} SET {participation.result} = 0 WHERE id = 1",
+        "pages.provenance range.result",
+    );
+}
+
+#[test]
+fn time_order() {
+    check(
+        Fixture::Works,
+        "UPDATE {organisation} SET {organisation.founded} =
+           (SELECT p.{person.birth_year} + 3 FROM {person} p
+            WHERE p.id = {organisation}.{organisation.founder}) WHERE id = 1",
+        "pages.provenance time.founder",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {work} SET {work.year} = {work.year} - 1000 WHERE id = 1",
+        "pages.provenance time.work",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {tenure} SET {tenure.end_year} = {tenure.start_year} - 1 WHERE id = 1",
+        "pages.provenance time.order",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {membership} SET {membership.joined} = 0 WHERE id = 1",
+        "pages.provenance range.year time.membership",
+    );
+    check(
+        Fixture::EventsAndAlliances,
+        "UPDATE {event} SET {event.year} = {event.year} - 1000 WHERE id = 1",
+        "pages.provenance time.event time.participation",
+    );
+    check(
+        Fixture::EventsAndAlliances,
+        "UPDATE {alliance_membership} SET {alliance_membership.end_year} =
+           {alliance_membership.start_year} - 1
+         WHERE id = (SELECT min(id) FROM {alliance_membership}
+                     WHERE {alliance_membership.end_year} IS NOT NULL)",
+        "pages.provenance time.alliance_membership",
+    );
+}
+
+#[test]
+fn overlapping_terms() {
+    check(
+        Fixture::Works,
+        "INSERT INTO {tenure} SELECT 100001, {tenure.organisation}, {tenure.person}, {tenure.seat},
+           {tenure.start_year}, {tenure.end_year} FROM {tenure} WHERE id = 1",
+        "pages.coverage time.overlap",
+    );
+}
+
+#[test]
+fn pages() {
+    check(
+        Fixture::Works,
+        "UPDATE fabula_pages SET kind = 'blog' WHERE id = 1",
+        "pages.kind",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE fabula_pages SET published = '9999-01-01' WHERE id = 1;
+         UPDATE fabula_pages SET published = '1 May' WHERE id = 2",
+        "pages.date",
+    );
+    check(
+        Fixture::Works,
+        "DELETE FROM fabula_page_facts WHERE page_id = 1",
+        "pages.coverage",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE fabula_page_facts SET shown = '987,654' WHERE rowid = 1",
+        "pages.provenance",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE fabula_pages SET body = '' WHERE id = 1",
+        "pages.provenance",
+    );
+    check(
+        Fixture::Works,
+        "DELETE FROM fabula_page_facts WHERE page_id > 200; DELETE FROM fabula_pages WHERE id > 200",
+        "pages.count pages.coverage",
+    );
+}
+
+#[test]
+fn an_unreadable_file_is_a_format_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("world-00000.sqlite");
+    std::fs::write(&path, b"not a database").unwrap();
+    let mut out = Vec::new();
+    assert_eq!(check_world(&WorldFile::open(&path).unwrap(), &mut out), 0);
+    let rules: Vec<&str> = out.iter().map(|v| v.rule.as_str()).collect();
+    assert_eq!(rules, ["format"], "{out:?}");
+}
+
+#[test]
+fn page_kinds_are_the_file_formats() {
+    let kinds: Vec<&str> = fabula_file::PageKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(PAGE_KINDS, kinds);
+}
+
+#[test]
+fn parallel_map_keeps_the_input_order() {
+    let items: Vec<u32> = (0..100).collect();
+    for jobs in [0, 1, 3] {
+        let doubled = parallel_map(&items, jobs, |&i| i * 2);
+        assert_eq!(doubled, (0..100).map(|i| i * 2).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn a_directory_is_checked_against_its_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dataset::GenerateConfig {
+        count: 3,
+        master_seed: 2,
+        out: dir.path().to_path_buf(),
+        jobs: 2,
+        shard: None,
+        force: false,
+        themes: Vec::new(),
+    };
+    dataset::generate_dataset(&cfg, &dataset::NoPages, &|| {}).unwrap();
+    std::fs::remove_file(dir.path().join("world-00001.sqlite")).unwrap();
+    let conn = Connection::open(dir.path().join("world-00002.sqlite")).unwrap();
+    conn.execute_batch("UPDATE fabula_meta SET value = 'x' WHERE key = 'name'")
+        .unwrap();
+    drop(conn);
+    let report = check_dir(dir.path(), 2, &[]).unwrap();
+    assert_eq!(report.worlds, 3);
+    let rules: Vec<String> = report.by_rule().into_keys().collect();
+    // Bare worlds have no pages, so the page rules fire for every world still there.
+    assert_eq!(
+        rules.join(" "),
+        "manifest.hash manifest.missing pages.count pages.coverage"
+    );
+    let missing: Vec<&str> = report
+        .violations
+        .iter()
+        .filter(|v| v.rule.starts_with("manifest."))
+        .map(|v| v.world.as_str())
+        .collect();
+    assert_eq!(missing, ["world-00001.sqlite", "world-00002.sqlite"]);
+}
