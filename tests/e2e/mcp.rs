@@ -2,7 +2,7 @@
 //! (`/mcp/{world}` in `fabula serve`), spoken as raw JSON-RPC, the OpenAPI document, and a full
 //! OpenEnv-style episode on the admin listener.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! For every task of a dataset, [`check_answerability`] opens each evidence page through
 //! `POST /v1/worlds/{id}/extract`, following `next_start` window by window, and confirms that
 //! each gold value (for aggregates, each value the answer is computed from; see
-//! [`fabula_tasks::check::required_values`]) appears in what the agent receives. The target is
+//! [`fabula_tasks::answer::required_values`]) appears in what the agent receives. The target is
 //! 100%.
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use fabula_file::{Task, WorldFile};
-use fabula_tasks::check::{required_values, text_states};
+use fabula_tasks::answer::{required_values, text_states};
 use serde_json::Value;
 
 use crate::export::parse_json;
@@ -151,7 +151,7 @@ impl WorldCheck<'_> {
                 Err(e) => failures.push(format!("cannot open {url}: {e}")),
             }
         }
-        for value in required_values(task.kind.as_str(), &answer, rows) {
+        for value in required_values(task.kind, &answer, rows) {
             report.values += 1;
             if texts.iter().any(|t| text_states(t, &value)) {
                 report.found += 1;

@@ -444,7 +444,7 @@ pub fn export_corpus(worlds: &Path, out: &Path) -> Result<CorpusSummary> {
     let mut summary = CorpusSummary::default();
     for entry in &manifest.worlds {
         let world = WorldFile::open(&worlds.join(&entry.file))?;
-        for stored in world.pages()? {
+        for stored in world.pages_without_facts()? {
             let page = &stored.page;
             let record = corpus_record(entry.id, stored.id, &page.url, &page.title, &page.body);
             writeln!(writer, "{record}").map_err(|e| Error::io(out, e))?;

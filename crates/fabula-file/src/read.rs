@@ -188,6 +188,16 @@ impl WorldFile {
     /// Every page with its facts, in id order.
     pub fn pages(&self) -> Result<Vec<StoredPage>> {
         let mut facts = self.facts_by_page()?;
+        let mut pages = self.pages_without_facts()?;
+        for stored in &mut pages {
+            stored.page.facts = facts.remove(&stored.id).unwrap_or_default();
+        }
+        Ok(pages)
+    }
+
+    /// Every page in id order, with its `facts` left empty: for readers that need only the
+    /// pages themselves, or that read [`WorldFile::page_facts`] on their own.
+    pub fn pages_without_facts(&self) -> Result<Vec<StoredPage>> {
         let mut stmt = self
             .conn
             .prepare("SELECT id, url, title, kind, published, body FROM fabula_pages ORDER BY id")
@@ -195,9 +205,7 @@ impl WorldFile {
         let mut rows = stmt.query([]).map_err(self.sqlite())?;
         let mut pages = Vec::new();
         while let Some(row) = rows.next().map_err(self.sqlite())? {
-            let mut stored = self.page_row(row)?;
-            stored.page.facts = facts.remove(&stored.id).unwrap_or_default();
-            pages.push(stored);
+            pages.push(self.page_row(row)?);
         }
         Ok(pages)
     }

@@ -4,9 +4,8 @@
 use rand::RngExt;
 use serde::Serialize;
 
+use fabula_file::{ColumnRole, Page, PageKind, TableRole};
 use fabula_world::model::{AllianceMembership, Event, Membership, Organisation, Tenure, Work};
-use fabula_world::records::PageRecord;
-use fabula_world::schema::TableRole;
 
 use crate::draft::{Ctx, Draft, fmt_date};
 use crate::phrases::say;
@@ -34,7 +33,7 @@ struct HistoryPage<'a> {
     sections: Vec<HistorySection>,
 }
 
-fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> PageRecord {
+fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> Page {
     let title = d.title.clone();
     let date = d.published.clone().unwrap_or_default();
     let body = templates::render(
@@ -52,7 +51,7 @@ fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> PageRecord {
 fn news_draft(ctx: &mut Ctx, year: i64, title: String) -> Draft {
     let date = ctx.date_in(year);
     let url = ctx.sites.news_url(&date, &title);
-    Draft::new(url, title, "news", Some(date))
+    Draft::new(url, title, PageKind::News, Some(date))
 }
 
 /// Whether a relation with these bounds holds at the end of `year`.
@@ -61,7 +60,7 @@ pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
 }
 
 /// Renders the news articles and the yearbooks.
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
+pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
     let w = ctx.world;
     for org in &w.organisations {
         pages.push(founding_news(ctx, org));
@@ -97,19 +96,26 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     }
 }
 
-fn founding_news(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+fn founding_news(ctx: &mut Ctx, org: &Organisation) -> Page {
     let w = ctx.world;
     let kind = &w.theme.organisation.singular;
     let (p, o) = (TableRole::Person, TableRole::Organisation);
     let title = format!("New {kind} {} founded", org.name);
     let mut d = news_draft(ctx, org.founded, title).about(o, org.id);
-    d.year(ctx, o, org.id, "founded", org.founded);
+    d.year(ctx, o, org.id, ColumnRole::Founded, org.founded);
     let subject = ctx.link(o, org.id);
-    let place = d.reference(ctx, o, org.id, "home", TableRole::Settlement, org.home);
-    let founder = d.reference(ctx, o, org.id, "founder", p, org.founder);
-    let category = d.text(ctx, o, org.id, "category", &org.category);
+    let place = d.reference(
+        ctx,
+        o,
+        org.id,
+        ColumnRole::Home,
+        TableRole::Settlement,
+        org.home,
+    );
+    let founder = d.reference(ctx, o, org.id, ColumnRole::Founder, p, org.founder);
+    let category = d.text(ctx, o, org.id, ColumnRole::Category, &org.category);
     let f = w.person(org.founder);
-    let occupation = d.text(ctx, p, f.id, "occupation", &f.occupation);
+    let occupation = d.text(ctx, p, f.id, ColumnRole::Occupation, &f.occupation);
     let paragraphs = vec![
         say(
             ctx.rng,
@@ -126,14 +132,21 @@ fn founding_news(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
     news(ctx, d, paragraphs)
 }
 
-fn work_news(ctx: &mut Ctx, work: &Work) -> PageRecord {
+fn work_news(ctx: &mut Ctx, work: &Work) -> Page {
     let theme = &ctx.world.theme;
     let (wr, o) = (TableRole::Work, TableRole::Organisation);
     let verb = theme.work.verb.clone().unwrap_or_default();
     let title = format!("{} {verb}", work.name);
     let mut d = news_draft(ctx, work.year, title).about(wr, work.id);
-    d.year(ctx, wr, work.id, "year", work.year);
-    let org = d.reference(ctx, wr, work.id, "organisation", o, work.organisation);
+    d.year(ctx, wr, work.id, ColumnRole::Year, work.year);
+    let org = d.reference(
+        ctx,
+        wr,
+        work.id,
+        ColumnRole::Organisation,
+        o,
+        work.organisation,
+    );
     let subject = ctx.link(wr, work.id);
     let mut paragraphs = vec![say(
         ctx.rng,
@@ -152,7 +165,7 @@ fn work_news(ctx: &mut Ctx, work: &Work) -> PageRecord {
     news(ctx, d, paragraphs)
 }
 
-fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> PageRecord {
+fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> Page {
     let w = ctx.world;
     let (tr, p, o) = (
         TableRole::Tenure,
@@ -162,14 +175,21 @@ fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> PageRecord {
     let org_name = &w.organisation(t.organisation).name;
     let title = format!("{org_name} names a new {}", t.seat);
     let mut d = news_draft(ctx, t.start, title).about(o, t.organisation);
-    d.year(ctx, tr, t.id, "start_year", t.start);
-    let person = d.reference(ctx, tr, t.id, "person", p, t.person);
-    let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
-    let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
+    d.year(ctx, tr, t.id, ColumnRole::StartYear, t.start);
+    let person = d.reference(ctx, tr, t.id, ColumnRole::Person, p, t.person);
+    let org = d.reference(ctx, tr, t.id, ColumnRole::Organisation, o, t.organisation);
+    let seat = d.text(ctx, tr, t.id, ColumnRole::Seat, &t.seat);
     let holder = w.person(t.person);
-    let born = d.year(ctx, p, holder.id, "birth_year", holder.birth_year);
+    let born = d.year(ctx, p, holder.id, ColumnRole::BirthYear, holder.birth_year);
     let s = TableRole::Settlement;
-    let place = d.reference(ctx, p, holder.id, "birthplace", s, holder.birthplace);
+    let place = d.reference(
+        ctx,
+        p,
+        holder.id,
+        ColumnRole::Birthplace,
+        s,
+        holder.birthplace,
+    );
     let paragraphs = vec![
         say(
             ctx.rng,
@@ -181,13 +201,20 @@ fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> PageRecord {
     news(ctx, d, paragraphs)
 }
 
-fn event_news(ctx: &mut Ctx, event: &Event) -> PageRecord {
+fn event_news(ctx: &mut Ctx, event: &Event) -> Page {
     let w = ctx.world;
     let er = TableRole::Event;
     let title = format!("{} draws the crowds", event.name);
     let mut d = news_draft(ctx, event.year, title).about(er, event.id);
-    d.year(ctx, er, event.id, "year", event.year);
-    let place = d.reference(ctx, er, event.id, "host", TableRole::Settlement, event.host);
+    d.year(ctx, er, event.id, ColumnRole::Year, event.year);
+    let place = d.reference(
+        ctx,
+        er,
+        event.id,
+        ColumnRole::Host,
+        TableRole::Settlement,
+        event.host,
+    );
     let subject = ctx.link(er, event.id);
     let mut paragraphs = vec![say(
         ctx.rng,
@@ -200,23 +227,37 @@ fn event_news(ctx: &mut Ctx, event: &Event) -> PageRecord {
         .find(|x| x.event == event.id && x.result == 1);
     if let Some(winner) = winner {
         let pr = TableRole::Participation;
-        d.reference(ctx, pr, winner.id, "event", er, event.id);
+        d.reference(ctx, pr, winner.id, ColumnRole::Event, er, event.id);
         let o = TableRole::Organisation;
-        let org = d.reference(ctx, pr, winner.id, "organisation", o, winner.organisation);
+        let org = d.reference(
+            ctx,
+            pr,
+            winner.id,
+            ColumnRole::Organisation,
+            o,
+            winner.organisation,
+        );
         paragraphs.push(format!("{org} finished first."));
     }
     news(ctx, d, paragraphs)
 }
 
-fn alliance_news(ctx: &mut Ctx, m: &AllianceMembership) -> PageRecord {
+fn alliance_news(ctx: &mut Ctx, m: &AllianceMembership) -> Page {
     let w = ctx.world;
     let (mr, o) = (TableRole::AllianceMembership, TableRole::Organisation);
     let org_name = &w.organisation(m.organisation).name;
     let title = format!("{org_name} joins a {}", w.theme.alliance.singular);
     let mut d = news_draft(ctx, m.start, title).about(o, m.organisation);
-    d.year(ctx, mr, m.id, "start_year", m.start);
-    let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-    let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
+    d.year(ctx, mr, m.id, ColumnRole::StartYear, m.start);
+    let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
+    let alliance = d.reference(
+        ctx,
+        mr,
+        m.id,
+        ColumnRole::Alliance,
+        TableRole::Alliance,
+        m.alliance,
+    );
     let paragraphs = vec![say(
         ctx.rng,
         "news_alliance",
@@ -225,7 +266,7 @@ fn alliance_news(ctx: &mut Ctx, m: &AllianceMembership) -> PageRecord {
     news(ctx, d, paragraphs)
 }
 
-fn membership_news(ctx: &mut Ctx, m: &Membership) -> PageRecord {
+fn membership_news(ctx: &mut Ctx, m: &Membership) -> Page {
     let (mr, p, o) = (
         TableRole::Membership,
         TableRole::Person,
@@ -234,11 +275,11 @@ fn membership_news(ctx: &mut Ctx, m: &Membership) -> PageRecord {
     let member = ctx.world.person(m.person);
     let title = format!("{} joins as {}", member.name, m.role);
     let mut d = news_draft(ctx, m.joined, title).about(p, m.person);
-    d.year(ctx, mr, m.id, "joined", m.joined);
-    let person = d.reference(ctx, mr, m.id, "person", p, m.person);
-    let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-    let role = d.text(ctx, mr, m.id, "member_role", &m.role);
-    let occupation = d.text(ctx, p, m.person, "occupation", &member.occupation);
+    d.year(ctx, mr, m.id, ColumnRole::Joined, m.joined);
+    let person = d.reference(ctx, mr, m.id, ColumnRole::Person, p, m.person);
+    let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
+    let role = d.text(ctx, mr, m.id, ColumnRole::MemberRole, &m.role);
+    let occupation = d.text(ctx, p, m.person, ColumnRole::Occupation, &member.occupation);
     let paragraphs = vec![format!(
         "{person}, a {occupation}, has joined {org} as {role}."
     )];
@@ -246,12 +287,12 @@ fn membership_news(ctx: &mut Ctx, m: &Membership) -> PageRecord {
 }
 
 /// The yearbook of `year`: who held which seat, who belonged to which alliance, what was founded.
-fn yearbook(ctx: &mut Ctx, year: i64) -> PageRecord {
+fn yearbook(ctx: &mut Ctx, year: i64) -> Page {
     let w = ctx.world;
     let title = format!("{} yearbook {year}", w.name);
     let url = ctx.sites.archive_url(year);
     let date = fmt_date(year, 12, 31);
-    let mut d = Draft::new(url, title.clone(), "history", Some(date.clone()));
+    let mut d = Draft::new(url, title.clone(), PageKind::History, Some(date.clone()));
     let mut sections = Vec::new();
     let lines = office_holder_lines(&mut d, ctx, year);
     push_section(&mut sections, "Office holders".into(), lines);
@@ -295,9 +336,9 @@ fn office_holder_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
         .iter()
         .filter(|t| holds_at_end_of(year, t.start, t.end))
         .map(|t| {
-            let seat = d.text(ctx, tr, t.id, "seat", &t.seat);
-            let org = d.reference(ctx, tr, t.id, "organisation", o, t.organisation);
-            let person = d.reference(ctx, tr, t.id, "person", p, t.person);
+            let seat = d.text(ctx, tr, t.id, ColumnRole::Seat, &t.seat);
+            let org = d.reference(ctx, tr, t.id, ColumnRole::Organisation, o, t.organisation);
+            let person = d.reference(ctx, tr, t.id, ColumnRole::Person, p, t.person);
             format!("{seat} of {org}: {person}")
         })
         .collect()
@@ -311,8 +352,15 @@ fn alliance_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
         .iter()
         .filter(|m| holds_at_end_of(year, m.start, m.end))
         .map(|m| {
-            let org = d.reference(ctx, mr, m.id, "organisation", o, m.organisation);
-            let alliance = d.reference(ctx, mr, m.id, "alliance", TableRole::Alliance, m.alliance);
+            let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
+            let alliance = d.reference(
+                ctx,
+                mr,
+                m.id,
+                ColumnRole::Alliance,
+                TableRole::Alliance,
+                m.alliance,
+            );
             format!("{org} belonged to {alliance}")
         })
         .collect()
@@ -326,7 +374,7 @@ fn founded_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
         .iter()
         .filter(|x| x.founded == year)
         .map(|org| {
-            d.year(ctx, o, org.id, "founded", org.founded);
+            d.year(ctx, o, org.id, ColumnRole::Founded, org.founded);
             format!("{} was founded", ctx.link(o, org.id))
         })
         .collect()
@@ -334,15 +382,15 @@ fn founded_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use fabula_world::records::PageRecord;
-    use fabula_world::schema::{self, TableRole, Value};
+    use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
+    use fabula_world::schema;
     use fabula_world::{World, generate_world, theme};
 
     use crate::draft::with_ctx;
 
     use TableRole::*;
 
-    fn render_world(seed: u64, world_id: u32) -> (World, Vec<PageRecord>, String) {
+    fn render_world(seed: u64, world_id: u32) -> (World, Vec<Page>, String) {
         let world = generate_world(seed, world_id, &theme::all().unwrap());
         let (pages, news_name) = with_ctx(&world, |ctx| {
             let mut pages = Vec::new();
@@ -356,7 +404,7 @@ mod tests {
     /// has exactly one news article, which states the row's `year_role` cell and is published
     /// in that year under the news site's dateline, and that every page shows the text of every
     /// fact it records.
-    fn check(seed: u64, world_id: u32, role: TableRole, year_role: &str) {
+    fn check(seed: u64, world_id: u32, role: TableRole, year_role: ColumnRole) {
         let (world, pages, news_name) = render_world(seed, world_id);
         let layout = schema::layout(&world);
         let table = layout.table(role);
@@ -384,7 +432,7 @@ mod tests {
             };
             let news: Vec<_> = pages
                 .iter()
-                .filter(|p| p.kind == "news")
+                .filter(|p| p.kind == PageKind::News)
                 .filter(|p| {
                     p.facts.iter().any(|f| {
                         (&f.table, f.row_id, &f.column) == (&table.name, *id, &year_column.name)
@@ -411,39 +459,42 @@ mod tests {
 
     #[test]
     fn every_organisation_has_founding_news() {
-        check(1, 0, Organisation, "founded");
+        check(1, 0, Organisation, ColumnRole::Founded);
     }
 
     #[test]
     fn every_work_has_launch_news() {
-        check(1, 2, Work, "year");
+        check(1, 2, Work, ColumnRole::Year);
     }
 
     #[test]
     fn every_tenure_has_appointment_news() {
-        check(1, 3, Tenure, "start_year");
+        check(1, 3, Tenure, ColumnRole::StartYear);
     }
 
     #[test]
     fn every_event_has_news() {
-        check(2, 0, Event, "year");
+        check(2, 0, Event, ColumnRole::Year);
     }
 
     #[test]
     fn every_alliance_membership_has_news() {
-        check(3, 2, AllianceMembership, "start_year");
+        check(3, 2, AllianceMembership, ColumnRole::StartYear);
     }
 
     #[test]
     fn every_membership_of_a_small_world_has_news() {
-        check(2, 2, Membership, "joined");
+        check(2, 2, Membership, ColumnRole::Joined);
     }
 
     #[test]
     fn yearbooks_state_every_seat_held_at_their_date() {
         let (world, pages, _) = render_world(3, 4);
         let tenure_table = schema::layout(&world).table(Tenure).name.clone();
-        let yearbooks: Vec<_> = pages.iter().filter(|p| p.kind == "history").collect();
+        let yearbooks: Vec<_> = pages
+            .iter()
+            .filter(|p| p.kind == PageKind::History)
+            .collect();
         assert!(yearbooks.len() >= 3, "{} yearbooks", yearbooks.len());
         for page in yearbooks {
             let date = page.published.as_deref().expect("yearbooks are dated");

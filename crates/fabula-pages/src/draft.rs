@@ -2,9 +2,9 @@
 
 use rand::RngExt;
 
+use fabula_file::{ColumnRole, Page, PageFact, PageKind, TableRole, ValueKind};
 use fabula_world::World;
-use fabula_world::records::{Fact, PageRecord, ValueKind};
-use fabula_world::schema::{self, Layout, TableRole};
+use fabula_world::schema::{self, Layout};
 use fabula_world::seed::{self, WorldRng};
 
 use crate::sites::Sites;
@@ -31,9 +31,17 @@ pub fn with_ctx<R>(world: &World, f: impl FnOnce(&mut Ctx) -> R) -> R {
     f(&mut ctx)
 }
 
-/// Formats a count or amount: thousands separated by commas.
+/// Formats a count or amount with its thousands grouped by commas: `12345` becomes `12,345`.
 pub fn fmt_count(n: i64) -> String {
-    fabula_world::records::group_thousands(n)
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
 }
 
 /// Formats a year: plain digits, never separated.
@@ -80,7 +88,7 @@ impl Ctx<'_> {
     }
 
     /// The SQL column name of a column role.
-    pub fn column(&self, role: TableRole, column_role: &str) -> &str {
+    pub fn column(&self, role: TableRole, column_role: ColumnRole) -> &str {
         &self.layout.table(role).column(column_role).name
     }
 }
@@ -88,19 +96,19 @@ impl Ctx<'_> {
 /// One cell of a table row that states the cells of one domain row, for [`Draft::row`].
 pub enum Cell<'a> {
     /// A reference to the page subject: recorded as a fact, not shown (the page is about it).
-    Subject(&'static str),
+    Subject(ColumnRole),
     /// The row's own name: recorded as a fact, not shown (a [`Cell::Link`] shows it).
     Name,
     /// A link to the row's own entity article.
     Link,
     /// A reference to another entity, shown as a link.
-    Reference(&'static str, TableRole, i64),
+    Reference(ColumnRole, TableRole, i64),
     /// A word or phrase.
-    Text(&'static str, &'a str),
+    Text(ColumnRole, &'a str),
     /// A year.
-    Year(&'static str, i64),
+    Year(ColumnRole, i64),
     /// A count or amount.
-    Count(&'static str, i64),
+    Count(ColumnRole, i64),
     /// The `end_year` of a relation, or `present` while it holds.
     End(Option<i64>),
     /// Fixed text that states nothing.
@@ -111,9 +119,9 @@ pub enum Cell<'a> {
 pub struct Draft {
     pub url: String,
     pub title: String,
-    pub kind: &'static str,
+    pub kind: PageKind,
     pub published: Option<String>,
-    pub facts: Vec<Fact>,
+    pub facts: Vec<PageFact>,
     /// The entity the page is about, whose name is never a related-entity fact.
     pub subject: Option<(TableRole, i64)>,
 }
@@ -122,7 +130,7 @@ impl Draft {
     pub fn new(
         url: String,
         title: impl Into<String>,
-        kind: &'static str,
+        kind: PageKind,
         published: Option<String>,
     ) -> Draft {
         Draft {
@@ -147,11 +155,11 @@ impl Draft {
         ctx: &Ctx,
         role: TableRole,
         row: i64,
-        column_role: &str,
+        column_role: ColumnRole,
         shown: String,
         kind: ValueKind,
     ) -> String {
-        self.facts.push(Fact {
+        self.facts.push(PageFact {
             table: ctx.table(role).to_string(),
             row_id: row,
             column: ctx.column(role, column_role).to_string(),
@@ -167,7 +175,7 @@ impl Draft {
         ctx: &Ctx,
         role: TableRole,
         row: i64,
-        column_role: &str,
+        column_role: ColumnRole,
         year: i64,
     ) -> String {
         self.fact(ctx, role, row, column_role, fmt_year(year), ValueKind::Year)
@@ -179,7 +187,7 @@ impl Draft {
         ctx: &Ctx,
         role: TableRole,
         row: i64,
-        column_role: &str,
+        column_role: ColumnRole,
         n: i64,
     ) -> String {
         self.fact(ctx, role, row, column_role, fmt_count(n), ValueKind::Number)
@@ -191,7 +199,7 @@ impl Draft {
         ctx: &Ctx,
         role: TableRole,
         row: i64,
-        column_role: &str,
+        column_role: ColumnRole,
         text: &str,
     ) -> String {
         self.fact(
@@ -208,12 +216,10 @@ impl Draft {
     pub fn extra(&mut self, ctx: &Ctx, role: TableRole, row: i64, index: usize, n: i64) -> String {
         let table = ctx.layout.table(role);
         let column = table
-            .columns
-            .iter()
-            .filter(|c| c.role == "extra")
+            .columns_with(ColumnRole::Extra)
             .nth(index)
             .expect("extra column");
-        self.facts.push(Fact {
+        self.facts.push(PageFact {
             table: table.name.clone(),
             row_id: row,
             column: column.name.clone(),
@@ -229,7 +235,7 @@ impl Draft {
         ctx: &Ctx,
         role: TableRole,
         row: i64,
-        column_role: &str,
+        column_role: ColumnRole,
         target: TableRole,
         target_id: i64,
     ) -> String {
@@ -255,7 +261,7 @@ impl Draft {
             ctx,
             role,
             row,
-            "name",
+            ColumnRole::Name,
             ctx.name(role, row).to_string(),
             ValueKind::Name,
         )
@@ -286,7 +292,9 @@ impl Draft {
                 Cell::Count(column_role, n) => {
                     shown.push(self.count(ctx, role, row, column_role, n))
                 }
-                Cell::End(Some(year)) => shown.push(self.year(ctx, role, row, "end_year", year)),
+                Cell::End(Some(year)) => {
+                    shown.push(self.year(ctx, role, row, ColumnRole::EndYear, year))
+                }
                 Cell::End(None) => shown.push("present".to_string()),
                 Cell::Plain(text) => shown.push(text.to_string()),
             }
@@ -295,14 +303,32 @@ impl Draft {
     }
 
     /// Finishes the page with its rendered body.
-    pub fn finish(self, body: String) -> PageRecord {
-        PageRecord {
+    pub fn finish(self, body: String) -> Page {
+        Page {
             url: self.url,
             title: self.title,
-            kind: self.kind.to_string(),
+            kind: self.kind,
             published: self.published,
             body,
             facts: self.facts,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_count;
+
+    fn check(n: i64, expect: &str) {
+        assert_eq!(fmt_count(n), expect);
+    }
+
+    #[test]
+    fn counts_group_thousands() {
+        check(0, "0");
+        check(999, "999");
+        check(1000, "1,000");
+        check(12345, "12,345");
+        check(-1234567, "-1,234,567");
     }
 }

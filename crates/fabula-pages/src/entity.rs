@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
+use fabula_file::{ColumnRole, Page, PageKind, TableRole};
 use fabula_world::model::{Alliance, Event, Organisation, Person, Region, Settlement, Work};
-use fabula_world::records::PageRecord;
-use fabula_world::schema::TableRole;
 use fabula_world::theme::EntityShape;
 
 use crate::draft::{Cell, Ctx, Draft, fmt_count};
@@ -39,7 +38,7 @@ fn article(
     infobox: Vec<(String, String)>,
     sections: Vec<Section>,
     see_also: Vec<String>,
-) -> PageRecord {
+) -> Page {
     let title = d.title.clone();
     let body = templates::render(
         "entity.md.j2",
@@ -76,7 +75,7 @@ fn push_table(sections: &mut Vec<Section>, section: Section) {
 /// The draft of the encyclopedia article about an entity.
 fn entity_draft(ctx: &Ctx, role: TableRole, id: i64, name: &str) -> Draft {
     let url = ctx.sites.entity(role, id).to_string();
-    Draft::new(url, name, "entity", None).about(role, id)
+    Draft::new(url, name, PageKind::Entity, None).about(role, id)
 }
 
 /// Fills one phrasing per (phrase bank, values) pair, in order.
@@ -104,7 +103,7 @@ fn extras(
 }
 
 /// Renders every entity article and organisation site.
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
+pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
     let w = ctx.world;
     for region in &w.regions {
         pages.push(region_article(ctx, region));
@@ -131,13 +130,13 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     }
 }
 
-fn region_article(ctx: &mut Ctx, region: &Region) -> PageRecord {
+fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
     let w = ctx.world;
     let theme = &w.theme;
     let (r, id) = (TableRole::Region, region.id);
     let mut d = entity_draft(ctx, r, id, &region.name);
     let name = d.own_name(ctx, r, id);
-    let pop = d.count(ctx, r, id, "population", region.population);
+    let pop = d.count(ctx, r, id, ColumnRole::Population, region.population);
     let lead = vec![
         format!("{name} is a {} of {}.", theme.region.singular, w.name),
         say(
@@ -156,7 +155,14 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> PageRecord {
         .settlements
         .iter()
         .filter(|x| x.region == id)
-        .map(|x| d.row(ctx, s, x.id, &[Cell::Subject("region"), Cell::Link]))
+        .map(|x| {
+            d.row(
+                ctx,
+                s,
+                x.id,
+                &[Cell::Subject(ColumnRole::Region), Cell::Link],
+            )
+        })
         .collect();
     let sections = vec![Section::table(
         label(&theme.settlement.plural),
@@ -166,15 +172,22 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> PageRecord {
     article(d, lead, infobox, sections, Vec::new())
 }
 
-fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> PageRecord {
+fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> Page {
     let w = ctx.world;
     let theme = &w.theme;
     let (s, id) = (TableRole::Settlement, settlement.id);
     let mut d = entity_draft(ctx, s, id, &settlement.name);
     let name = d.own_name(ctx, s, id);
-    let region = d.reference(ctx, s, id, "region", TableRole::Region, settlement.region);
-    let founded = d.year(ctx, s, id, "founded", settlement.founded);
-    let pop = d.count(ctx, s, id, "population", settlement.population);
+    let region = d.reference(
+        ctx,
+        s,
+        id,
+        ColumnRole::Region,
+        TableRole::Region,
+        settlement.region,
+    );
+    let founded = d.year(ctx, s, id, ColumnRole::Founded, settlement.founded);
+    let pop = d.count(ctx, s, id, ColumnRole::Population, settlement.population);
     let kind = theme.settlement.singular.as_str();
     let lead = say_each(
         ctx,
@@ -222,13 +235,20 @@ fn settlement_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         .people
         .iter()
         .filter(|x| x.birthplace == id)
-        .map(|x| d.row(ctx, p, x.id, &[Cell::Subject("birthplace"), Cell::Link]))
+        .map(|x| {
+            d.row(
+                ctx,
+                p,
+                x.id,
+                &[Cell::Subject(ColumnRole::Birthplace), Cell::Link],
+            )
+        })
         .collect();
     let orgs = w
         .organisations
         .iter()
         .filter(|x| x.home == id)
-        .map(|x| d.row(ctx, o, x.id, &[Cell::Subject("home"), Cell::Link]))
+        .map(|x| d.row(ctx, o, x.id, &[Cell::Subject(ColumnRole::Home), Cell::Link]))
         .collect();
     let mut sections = Vec::new();
     let name = vec!["Name".to_string()];
@@ -241,15 +261,15 @@ fn settlement_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
     sections
 }
 
-fn person_article(ctx: &mut Ctx, person: &Person) -> PageRecord {
+fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
     let theme = &ctx.world.theme;
     let (p, id) = (TableRole::Person, person.id);
     let mut d = entity_draft(ctx, p, id, &person.name);
     let name = d.own_name(ctx, p, id);
-    let born = d.year(ctx, p, id, "birth_year", person.birth_year);
+    let born = d.year(ctx, p, id, ColumnRole::BirthYear, person.birth_year);
     let s = TableRole::Settlement;
-    let place = d.reference(ctx, p, id, "birthplace", s, person.birthplace);
-    let occupation = d.text(ctx, p, id, "occupation", &person.occupation);
+    let place = d.reference(ctx, p, id, ColumnRole::Birthplace, s, person.birthplace);
+    let occupation = d.text(ctx, p, id, ColumnRole::Occupation, &person.occupation);
     let mut lead = vec![say(
         ctx.rng,
         "person_born",
@@ -257,7 +277,7 @@ fn person_article(ctx: &mut Ctx, person: &Person) -> PageRecord {
     )];
     let mut infobox = vec![("Born".into(), born), ("Birthplace".into(), place)];
     if let Some(death) = person.death_year {
-        let died = d.year(ctx, p, id, "death_year", death);
+        let died = d.year(ctx, p, id, ColumnRole::DeathYear, death);
         lead.push(say(
             ctx.rng,
             "person_died",
@@ -296,10 +316,10 @@ fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Vec<String>> {
             o,
             org.id,
             &[
-                Cell::Subject("founder"),
+                Cell::Subject(ColumnRole::Founder),
                 Cell::Plain("Founder"),
                 Cell::Link,
-                Cell::Year("founded", org.founded),
+                Cell::Year(ColumnRole::Founded, org.founded),
                 Cell::Plain(""),
             ],
         ));
@@ -310,10 +330,10 @@ fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Vec<String>> {
             TableRole::Tenure,
             t.id,
             &[
-                Cell::Subject("person"),
-                Cell::Text("seat", &t.seat),
-                Cell::Reference("organisation", o, t.organisation),
-                Cell::Year("start_year", t.start),
+                Cell::Subject(ColumnRole::Person),
+                Cell::Text(ColumnRole::Seat, &t.seat),
+                Cell::Reference(ColumnRole::Organisation, o, t.organisation),
+                Cell::Year(ColumnRole::StartYear, t.start),
                 Cell::End(t.end),
             ],
         ));
@@ -324,10 +344,10 @@ fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Vec<String>> {
             TableRole::Membership,
             m.id,
             &[
-                Cell::Subject("person"),
-                Cell::Text("member_role", &m.role),
-                Cell::Reference("organisation", o, m.organisation),
-                Cell::Year("joined", m.joined),
+                Cell::Subject(ColumnRole::Person),
+                Cell::Text(ColumnRole::MemberRole, &m.role),
+                Cell::Reference(ColumnRole::Organisation, o, m.organisation),
+                Cell::Year(ColumnRole::Joined, m.joined),
                 Cell::Plain(""),
             ],
         ));
@@ -335,16 +355,30 @@ fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Vec<String>> {
     rows
 }
 
-fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
     let theme = &ctx.world.theme;
     let (o, id) = (TableRole::Organisation, org.id);
     let mut d = entity_draft(ctx, o, id, &org.name);
     let name = d.own_name(ctx, o, id);
-    let founded = d.year(ctx, o, id, "founded", org.founded);
-    let founder = d.reference(ctx, o, id, "founder", TableRole::Person, org.founder);
-    let home = d.reference(ctx, o, id, "home", TableRole::Settlement, org.home);
-    let category = d.text(ctx, o, id, "category", &org.category);
-    let members = d.count(ctx, o, id, "member_count", org.member_count);
+    let founded = d.year(ctx, o, id, ColumnRole::Founded, org.founded);
+    let founder = d.reference(
+        ctx,
+        o,
+        id,
+        ColumnRole::Founder,
+        TableRole::Person,
+        org.founder,
+    );
+    let home = d.reference(
+        ctx,
+        o,
+        id,
+        ColumnRole::Home,
+        TableRole::Settlement,
+        org.home,
+    );
+    let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
+    let members = d.count(ctx, o, id, ColumnRole::MemberCount, org.member_count);
     let kind = theme.organisation.singular.as_str();
     let lead = say_each(
         ctx,
@@ -401,9 +435,9 @@ fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         .filter(|x| x.organisation == id)
         .map(|x| {
             let cells = [
-                Cell::Subject("organisation"),
+                Cell::Subject(ColumnRole::Organisation),
                 Cell::Link,
-                Cell::Year("year", x.year),
+                Cell::Year(ColumnRole::Year, x.year),
             ];
             d.row(ctx, TableRole::Work, x.id, &cells)
         })
@@ -414,9 +448,9 @@ fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         .filter(|x| x.organisation == id)
         .map(|x| {
             let cells = [
-                Cell::Subject("organisation"),
-                Cell::Reference("alliance", TableRole::Alliance, x.alliance),
-                Cell::Year("start_year", x.start),
+                Cell::Subject(ColumnRole::Organisation),
+                Cell::Reference(ColumnRole::Alliance, TableRole::Alliance, x.alliance),
+                Cell::Year(ColumnRole::StartYear, x.start),
                 Cell::End(x.end),
             ];
             d.row(ctx, TableRole::AllianceMembership, x.id, &cells)
@@ -444,15 +478,22 @@ fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
 }
 
 /// The about page of an organisation's own site.
-fn about_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let theme = &ctx.world.theme;
     let (o, id) = (TableRole::Organisation, org.id);
     let url = ctx.sites.org_url(id, "about");
-    let mut d = Draft::new(url, format!("About {}", org.name), "entity", None).about(o, id);
+    let mut d = Draft::new(url, format!("About {}", org.name), PageKind::Entity, None).about(o, id);
     let name = d.own_name(ctx, o, id);
-    let home = d.reference(ctx, o, id, "home", TableRole::Settlement, org.home);
-    let founded = d.year(ctx, o, id, "founded", org.founded);
-    let category = d.text(ctx, o, id, "category", &org.category);
+    let home = d.reference(
+        ctx,
+        o,
+        id,
+        ColumnRole::Home,
+        TableRole::Settlement,
+        org.home,
+    );
+    let founded = d.year(ctx, o, id, ColumnRole::Founded, org.founded);
+    let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
     let lead = vec![
         format!(
             "Welcome to {name}, a {} {} from {home}, serving since {founded}.",
@@ -468,11 +509,12 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
 }
 
 /// The people page of an organisation's own site: office holders and members.
-fn people_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
+fn people_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let w = ctx.world;
     let (o, p, id) = (TableRole::Organisation, TableRole::Person, org.id);
     let url = ctx.sites.org_url(id, "people");
-    let mut d = Draft::new(url, format!("People of {}", org.name), "list", None).about(o, id);
+    let mut d =
+        Draft::new(url, format!("People of {}", org.name), PageKind::List, None).about(o, id);
     let name = d.own_name(ctx, o, id);
     let holders = w
         .tenures
@@ -480,10 +522,10 @@ fn people_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
         .filter(|x| x.organisation == id)
         .map(|t| {
             let cells = [
-                Cell::Subject("organisation"),
-                Cell::Text("seat", &t.seat),
-                Cell::Reference("person", p, t.person),
-                Cell::Year("start_year", t.start),
+                Cell::Subject(ColumnRole::Organisation),
+                Cell::Text(ColumnRole::Seat, &t.seat),
+                Cell::Reference(ColumnRole::Person, p, t.person),
+                Cell::Year(ColumnRole::StartYear, t.start),
                 Cell::End(t.end),
             ];
             d.row(ctx, TableRole::Tenure, t.id, &cells)
@@ -495,10 +537,10 @@ fn people_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
         .filter(|x| x.organisation == id)
         .map(|m| {
             let cells = [
-                Cell::Subject("organisation"),
-                Cell::Reference("person", p, m.person),
-                Cell::Text("member_role", &m.role),
-                Cell::Year("joined", m.joined),
+                Cell::Subject(ColumnRole::Organisation),
+                Cell::Reference(ColumnRole::Person, p, m.person),
+                Cell::Text(ColumnRole::MemberRole, &m.role),
+                Cell::Year(ColumnRole::Joined, m.joined),
             ];
             d.row(ctx, TableRole::Membership, m.id, &cells)
         })
@@ -519,14 +561,14 @@ fn people_page(ctx: &mut Ctx, org: &Organisation) -> PageRecord {
     article(d, lead, Vec::new(), sections, Vec::new())
 }
 
-fn work_article(ctx: &mut Ctx, work: &Work) -> PageRecord {
+fn work_article(ctx: &mut Ctx, work: &Work) -> Page {
     let theme = &ctx.world.theme;
     let (wr, id) = (TableRole::Work, work.id);
     let mut d = entity_draft(ctx, wr, id, &work.name);
     let name = d.own_name(ctx, wr, id);
     let o = TableRole::Organisation;
-    let org = d.reference(ctx, wr, id, "organisation", o, work.organisation);
-    let year = d.year(ctx, wr, id, "year", work.year);
+    let org = d.reference(ctx, wr, id, ColumnRole::Organisation, o, work.organisation);
+    let year = d.year(ctx, wr, id, ColumnRole::Year, work.year);
     let verb = theme.work.verb.clone().unwrap_or_default();
     let lead = vec![
         format!("{name} is a {}.", theme.work.singular),
@@ -549,14 +591,21 @@ fn work_article(ctx: &mut Ctx, work: &Work) -> PageRecord {
     article(d, lead, infobox, Vec::new(), Vec::new())
 }
 
-fn event_article(ctx: &mut Ctx, event: &Event) -> PageRecord {
+fn event_article(ctx: &mut Ctx, event: &Event) -> Page {
     let w = ctx.world;
     let theme = &w.theme;
     let (er, id) = (TableRole::Event, event.id);
     let mut d = entity_draft(ctx, er, id, &event.name);
     let name = d.own_name(ctx, er, id);
-    let year = d.year(ctx, er, id, "year", event.year);
-    let host = d.reference(ctx, er, id, "host", TableRole::Settlement, event.host);
+    let year = d.year(ctx, er, id, ColumnRole::Year, event.year);
+    let host = d.reference(
+        ctx,
+        er,
+        id,
+        ColumnRole::Host,
+        TableRole::Settlement,
+        event.host,
+    );
     let lead = vec![say(
         ctx.rng,
         "event_held",
@@ -572,9 +621,13 @@ fn event_article(ctx: &mut Ctx, event: &Event) -> PageRecord {
         .into_iter()
         .map(|x| {
             let cells = [
-                Cell::Subject("event"),
-                Cell::Count("result", x.result),
-                Cell::Reference("organisation", TableRole::Organisation, x.organisation),
+                Cell::Subject(ColumnRole::Event),
+                Cell::Count(ColumnRole::Result, x.result),
+                Cell::Reference(
+                    ColumnRole::Organisation,
+                    TableRole::Organisation,
+                    x.organisation,
+                ),
             ];
             d.row(ctx, TableRole::Participation, x.id, &cells)
         })
@@ -589,14 +642,21 @@ fn event_article(ctx: &mut Ctx, event: &Event) -> PageRecord {
     article(d, lead, infobox, sections, Vec::new())
 }
 
-fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> PageRecord {
+fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
     let w = ctx.world;
     let theme = &w.theme;
     let (ar, id) = (TableRole::Alliance, alliance.id);
     let mut d = entity_draft(ctx, ar, id, &alliance.name);
     let name = d.own_name(ctx, ar, id);
-    let founded = d.year(ctx, ar, id, "founded", alliance.founded);
-    let seat = d.reference(ctx, ar, id, "home", TableRole::Settlement, alliance.seat);
+    let founded = d.year(ctx, ar, id, ColumnRole::Founded, alliance.founded);
+    let seat = d.reference(
+        ctx,
+        ar,
+        id,
+        ColumnRole::Home,
+        TableRole::Settlement,
+        alliance.seat,
+    );
     let lead = vec![
         format!(
             "{name} is a {} of {}.",
@@ -615,9 +675,13 @@ fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> PageRecord {
         .filter(|x| x.alliance == id)
         .map(|m| {
             let cells = [
-                Cell::Subject("alliance"),
-                Cell::Reference("organisation", TableRole::Organisation, m.organisation),
-                Cell::Year("start_year", m.start),
+                Cell::Subject(ColumnRole::Alliance),
+                Cell::Reference(
+                    ColumnRole::Organisation,
+                    TableRole::Organisation,
+                    m.organisation,
+                ),
+                Cell::Year(ColumnRole::StartYear, m.start),
                 Cell::End(m.end),
             ];
             d.row(ctx, TableRole::AllianceMembership, m.id, &cells)
@@ -634,7 +698,8 @@ fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> PageRecord {
 
 #[cfg(test)]
 mod tests {
-    use fabula_world::schema::{self, TableRole, Value};
+    use fabula_file::{ColumnRole, TableRole, Value};
+    use fabula_world::schema;
     use fabula_world::{generate_world, theme};
 
     use crate::draft::with_ctx;
@@ -704,7 +769,7 @@ mod tests {
             for (column, value) in table.columns.iter().zip(row) {
                 let own = match page {
                     Page::Article(_) => column.name != "id",
-                    Page::People => column.role == "name",
+                    Page::People => column.role == ColumnRole::Name,
                 };
                 if own && *value != Value::Null {
                     states(&table.name, id, &column.name);

@@ -8,8 +8,8 @@
 //! the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per use by the world's
 //! page RNG.
 //!
-//! Every domain cell a page states is recorded as a [`Fact`] with the exact text the page uses,
-//! which is what `fabula check` verifies and what search snippets hide.
+//! Every domain cell a page states is recorded as a [`PageFact`](fabula_file::PageFact) with the
+//! exact text the page uses, which is what `fabula check` verifies and what search snippets hide.
 
 mod dated;
 mod draft;
@@ -19,13 +19,13 @@ mod phrases;
 pub mod sites;
 mod templates;
 
+use fabula_file::Page;
 use fabula_world::World;
-use fabula_world::records::PageRecord;
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
 
-/// The page kinds, as stored in `fabula_pages.kind`.
-pub use fabula_world::check::PAGE_KINDS;
+/// The page kinds, as stored in the world file.
+pub use fabula_file::PageKind;
 
 /// A version string that changes whenever templates or phrase banks change.
 pub fn version() -> String {
@@ -33,7 +33,7 @@ pub fn version() -> String {
 }
 
 /// Renders every page of a world, in a stable order.
-pub fn render_pages(world: &World) -> Vec<PageRecord> {
+pub fn render_pages(world: &World) -> Vec<Page> {
     let mut pages = Vec::new();
     draft::with_ctx(world, |ctx| {
         entity::render(ctx, &mut pages);

@@ -4,9 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use fabula_file::{ColumnRole, Page, PageKind, TableRole};
 use fabula_world::model::Region;
-use fabula_world::records::PageRecord;
-use fabula_world::schema::TableRole;
 
 use crate::draft::{Cell, Ctx, Draft};
 use crate::templates;
@@ -19,7 +18,7 @@ struct ListPage<'a> {
     rows: Vec<Vec<String>>,
 }
 
-fn list(d: Draft, intro: String, columns: Vec<String>, rows: Vec<Vec<String>>) -> PageRecord {
+fn list(d: Draft, intro: String, columns: Vec<String>, rows: Vec<Vec<String>>) -> Page {
     let title = d.title.clone();
     let body = templates::render(
         "list.md.j2",
@@ -40,11 +39,11 @@ fn cap(text: &str) -> String {
 /// The draft of the list page of every entity of a kind.
 fn list_draft(ctx: &mut Ctx, plural: &str) -> Draft {
     let title = format!("List of {plural}");
-    Draft::new(ctx.sites.wiki_url(&title), &title, "list", None)
+    Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::List, None)
 }
 
 /// Renders the list and category pages.
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
+pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
     let w = ctx.world;
     pages.push(region_list(ctx));
     pages.push(settlement_list(ctx));
@@ -70,7 +69,7 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<PageRecord>) {
     }
 }
 
-fn region_list(ctx: &mut Ctx) -> PageRecord {
+fn region_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let r = TableRole::Region;
     let mut d = list_draft(ctx, &w.theme.region.plural);
@@ -81,7 +80,7 @@ fn region_list(ctx: &mut Ctx) -> PageRecord {
             let cells = [
                 Cell::Name,
                 Cell::Link,
-                Cell::Count("population", x.population),
+                Cell::Count(ColumnRole::Population, x.population),
             ];
             d.row(ctx, r, x.id, &cells)
         })
@@ -90,7 +89,7 @@ fn region_list(ctx: &mut Ctx) -> PageRecord {
     list(d, intro, vec!["Name".into(), "Population".into()], rows)
 }
 
-fn settlement_list(ctx: &mut Ctx) -> PageRecord {
+fn settlement_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let theme = &w.theme;
     let s = TableRole::Settlement;
@@ -102,9 +101,9 @@ fn settlement_list(ctx: &mut Ctx) -> PageRecord {
             let cells = [
                 Cell::Name,
                 Cell::Link,
-                Cell::Reference("region", TableRole::Region, x.region),
-                Cell::Year("founded", x.founded),
-                Cell::Count("population", x.population),
+                Cell::Reference(ColumnRole::Region, TableRole::Region, x.region),
+                Cell::Year(ColumnRole::Founded, x.founded),
+                Cell::Count(ColumnRole::Population, x.population),
             ];
             d.row(ctx, s, x.id, &cells)
         })
@@ -122,7 +121,7 @@ fn settlement_list(ctx: &mut Ctx) -> PageRecord {
     list(d, intro, columns, rows)
 }
 
-fn person_list(ctx: &mut Ctx) -> PageRecord {
+fn person_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let p = TableRole::Person;
     let mut d = list_draft(ctx, &w.theme.person.plural);
@@ -133,8 +132,8 @@ fn person_list(ctx: &mut Ctx) -> PageRecord {
             let cells = [
                 Cell::Name,
                 Cell::Link,
-                Cell::Year("birth_year", x.birth_year),
-                Cell::Text("occupation", &x.occupation),
+                Cell::Year(ColumnRole::BirthYear, x.birth_year),
+                Cell::Text(ColumnRole::Occupation, &x.occupation),
             ];
             d.row(ctx, p, x.id, &cells)
         })
@@ -144,7 +143,7 @@ fn person_list(ctx: &mut Ctx) -> PageRecord {
     list(d, intro, columns, rows)
 }
 
-fn organisation_list(ctx: &mut Ctx) -> PageRecord {
+fn organisation_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let o = TableRole::Organisation;
     let mut d = list_draft(ctx, &w.theme.organisation.plural);
@@ -155,8 +154,8 @@ fn organisation_list(ctx: &mut Ctx) -> PageRecord {
             let cells = [
                 Cell::Name,
                 Cell::Link,
-                Cell::Text("category", &x.category),
-                Cell::Year("founded", x.founded),
+                Cell::Text(ColumnRole::Category, &x.category),
+                Cell::Year(ColumnRole::Founded, x.founded),
             ];
             d.row(ctx, o, x.id, &cells)
         })
@@ -166,7 +165,7 @@ fn organisation_list(ctx: &mut Ctx) -> PageRecord {
     list(d, intro, columns, rows)
 }
 
-fn work_list(ctx: &mut Ctx) -> PageRecord {
+fn work_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let wr = TableRole::Work;
     let mut d = list_draft(ctx, &w.theme.work.plural);
@@ -178,7 +177,7 @@ fn work_list(ctx: &mut Ctx) -> PageRecord {
                 ctx,
                 wr,
                 x.id,
-                &[Cell::Name, Cell::Link, Cell::Year("year", x.year)],
+                &[Cell::Name, Cell::Link, Cell::Year(ColumnRole::Year, x.year)],
             )
         })
         .collect();
@@ -187,7 +186,7 @@ fn work_list(ctx: &mut Ctx) -> PageRecord {
     list(d, intro, vec!["Name".into(), cap(verb)], rows)
 }
 
-fn event_list(ctx: &mut Ctx) -> PageRecord {
+fn event_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let er = TableRole::Event;
     let mut d = list_draft(ctx, &w.theme.event.plural);
@@ -199,7 +198,7 @@ fn event_list(ctx: &mut Ctx) -> PageRecord {
                 ctx,
                 er,
                 x.id,
-                &[Cell::Name, Cell::Link, Cell::Year("year", x.year)],
+                &[Cell::Name, Cell::Link, Cell::Year(ColumnRole::Year, x.year)],
             )
         })
         .collect();
@@ -207,7 +206,7 @@ fn event_list(ctx: &mut Ctx) -> PageRecord {
     list(d, intro, vec!["Name".into(), "Year".into()], rows)
 }
 
-fn alliance_list(ctx: &mut Ctx) -> PageRecord {
+fn alliance_list(ctx: &mut Ctx) -> Page {
     let w = ctx.world;
     let ar = TableRole::Alliance;
     let mut d = list_draft(ctx, &w.theme.alliance.plural);
@@ -215,7 +214,11 @@ fn alliance_list(ctx: &mut Ctx) -> PageRecord {
         .alliances
         .iter()
         .map(|x| {
-            let cells = [Cell::Name, Cell::Link, Cell::Year("founded", x.founded)];
+            let cells = [
+                Cell::Name,
+                Cell::Link,
+                Cell::Year(ColumnRole::Founded, x.founded),
+            ];
             d.row(ctx, ar, x.id, &cells)
         })
         .collect();
@@ -224,7 +227,7 @@ fn alliance_list(ctx: &mut Ctx) -> PageRecord {
 }
 
 /// The category page of the settlements in a region.
-fn region_category(ctx: &mut Ctx, region: &Region) -> PageRecord {
+fn region_category(ctx: &mut Ctx, region: &Region) -> Page {
     let w = ctx.world;
     let theme = &w.theme;
     let (r, s) = (TableRole::Region, TableRole::Settlement);
@@ -234,13 +237,13 @@ fn region_category(ctx: &mut Ctx, region: &Region) -> PageRecord {
         region.name
     );
     let url = ctx.sites.wiki_url(&title);
-    let mut d = Draft::new(url, &title, "category", None).about(r, region.id);
+    let mut d = Draft::new(url, &title, PageKind::Category, None).about(r, region.id);
     let rows = w
         .settlements
         .iter()
         .filter(|x| x.region == region.id)
         .map(|x| {
-            let cells = [Cell::Subject("region"), Cell::Name, Cell::Link];
+            let cells = [Cell::Subject(ColumnRole::Region), Cell::Name, Cell::Link];
             d.row(ctx, s, x.id, &cells)
         })
         .collect();
@@ -255,7 +258,7 @@ fn region_category(ctx: &mut Ctx, region: &Region) -> PageRecord {
 /// Category pages that group the entities of a kind by the text of one column.
 struct Grouping<'a> {
     role: TableRole,
-    column_role: &'static str,
+    column_role: ColumnRole,
     plural: &'a str,
     /// The header of the page's one column.
     header: String,
@@ -280,7 +283,7 @@ fn groupings<'a>(ctx: &Ctx<'a>) -> [Grouping<'a>; 2] {
     [
         Grouping {
             role: TableRole::Organisation,
-            column_role: "category",
+            column_role: ColumnRole::Category,
             plural: &theme.organisation.plural,
             header: cap(&theme.organisation.singular),
             share: "whose field is",
@@ -288,7 +291,7 @@ fn groupings<'a>(ctx: &Ctx<'a>) -> [Grouping<'a>; 2] {
         },
         Grouping {
             role: TableRole::Person,
-            column_role: "occupation",
+            column_role: ColumnRole::Occupation,
             plural: &theme.person.plural,
             header: "Name".into(),
             share: "known as a",
@@ -298,9 +301,9 @@ fn groupings<'a>(ctx: &Ctx<'a>) -> [Grouping<'a>; 2] {
 }
 
 /// The category page of the entities whose column holds `value`.
-fn text_category(ctx: &mut Ctx, by: &Grouping, value: &str, ids: &[i64]) -> PageRecord {
+fn text_category(ctx: &mut Ctx, by: &Grouping, value: &str, ids: &[i64]) -> Page {
     let title = format!("Category:{} ({})", cap(value), by.plural);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, "category", None);
+    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::Category, None);
     let rows = ids
         .iter()
         .map(|&id| {
@@ -315,7 +318,8 @@ fn text_category(ctx: &mut Ctx, by: &Grouping, value: &str, ids: &[i64]) -> Page
 
 #[cfg(test)]
 mod tests {
-    use fabula_world::schema::{self, TableRole, Value};
+    use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
+    use fabula_world::schema;
     use fabula_world::{generate_world, theme};
 
     use crate::draft::with_ctx;
@@ -328,7 +332,7 @@ mod tests {
         /// On the kind's one list page, or on none when the world lacks the kind.
         List,
         /// On exactly one category page, which states the cell of `column_role` it groups by.
-        Category(&'static str),
+        Category(ColumnRole),
     }
 
     /// Renders the list and category pages of world (`seed`, `world_id`) and checks that every
@@ -367,15 +371,15 @@ mod tests {
             return;
         };
         assert!(!links.is_empty(), "world has no {} rows", table.name);
-        let states = |page: &fabula_world::records::PageRecord, id: i64, column_role: &str| {
+        let states = |page: &Page, id: i64, column_role: ColumnRole| {
             let column = &table.column(column_role).name;
             page.facts
                 .iter()
                 .any(|f| (&f.table, f.row_id, &f.column) == (&table.name, id, column))
         };
         let kind = match listing {
-            Listing::List => "list",
-            Listing::Category(_) => "category",
+            Listing::List => PageKind::List,
+            Listing::Category(_) => PageKind::Category,
         };
         for (id, link) in links {
             let row = format!("| {link} |");
@@ -387,7 +391,7 @@ mod tests {
                 panic!("{link} is listed {} times", listed.len())
             };
             assert!(
-                states(page, id, "name"),
+                states(page, id, ColumnRole::Name),
                 "{} lacks the name of {link}",
                 page.url
             );
@@ -458,16 +462,16 @@ mod tests {
 
     #[test]
     fn settlements_are_categorised_by_region() {
-        check(2, 0, Settlement, Listing::Category("region"));
+        check(2, 0, Settlement, Listing::Category(ColumnRole::Region));
     }
 
     #[test]
     fn organisations_are_categorised_by_field() {
-        check(2, 1, Organisation, Listing::Category("category"));
+        check(2, 1, Organisation, Listing::Category(ColumnRole::Category));
     }
 
     #[test]
     fn people_are_categorised_by_occupation() {
-        check(2, 4, Person, Listing::Category("occupation"));
+        check(2, 4, Person, Listing::Category(ColumnRole::Occupation));
     }
 }

@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use fabula_file::TableRole;
 use fabula_world::World;
-use fabula_world::schema::TableRole;
 
 const PAPERS: &[&str] = &[
     "tidings",

@@ -2,6 +2,7 @@
 //! WideSearch's evaluator finds it, and every pipe table of a page, the way the baseline agent
 //! reads pages. Both split rows with the same rules.
 
+pub use crate::normalize::link;
 use crate::prediction::PredictedTable;
 
 /// A pipe table of a Markdown document: its header cells and its rows of cells.
@@ -82,23 +83,6 @@ pub fn pipe_tables(markdown: &str) -> Vec<PipeTable> {
     }
     tables.extend(current);
     tables
-}
-
-/// The text and target of a cell that is one Markdown link, `[text](url)`: the text holds no
-/// brackets and the url no white space.
-///
-/// ```
-/// use fabula_score::markdown::link;
-/// assert_eq!(link(" [Amo Tal](https://w/wiki/Amo_Tal) "), Some(("Amo Tal", "https://w/wiki/Amo_Tal")));
-/// assert_eq!(link("Amo Tal"), None);
-/// ```
-pub fn link(cell: &str) -> Option<(&str, &str)> {
-    let inner = cell.trim().strip_prefix('[')?.strip_suffix(')')?;
-    let (text, url) = inner.split_once("](")?;
-    if text.contains(['[', ']']) || url.contains(char::is_whitespace) {
-        return None;
-    }
-    Some((text, url))
 }
 
 /// Whether a table line is a separator (or blank): only `|`, `-`, `:` and spaces.

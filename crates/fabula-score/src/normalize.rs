@@ -63,7 +63,7 @@ pub fn norm_name(text: &str) -> String {
 
 /// Returns the link text when the whole cell is one Markdown link, else the cell itself.
 fn unwrap_markdown_link(text: &str) -> &str {
-    crate::markdown::link(text).map_or(text, |(label, _)| label)
+    link(text).map_or(text, |(label, _)| label)
 }
 
 /// Maps full-width ASCII and the ideographic space to their ASCII forms.
@@ -337,6 +337,23 @@ pub fn answer_tokens(text: &str) -> Vec<String> {
 /// The normalised answer as one string: [`answer_tokens`] joined by single spaces.
 pub fn normalize_answer(text: &str) -> String {
     answer_tokens(text).join(" ")
+}
+
+/// The text and target of a cell that is one Markdown link, `[text](url)`: the text holds no
+/// brackets and the url no white space.
+///
+/// ```
+/// use fabula_score::normalize::link;
+/// assert_eq!(link(" [Amo Tal](https://w/wiki/Amo_Tal) "), Some(("Amo Tal", "https://w/wiki/Amo_Tal")));
+/// assert_eq!(link("Amo Tal"), None);
+/// ```
+pub fn link(cell: &str) -> Option<(&str, &str)> {
+    let inner = cell.trim().strip_prefix('[')?.strip_suffix(')')?;
+    let (text, url) = inner.split_once("](")?;
+    if text.contains(['[', ']']) || url.contains(char::is_whitespace) {
+        return None;
+    }
+    Some((text, url))
 }
 
 #[cfg(test)]

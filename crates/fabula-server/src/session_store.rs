@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::api_error::{ApiError, ErrorCode};
@@ -153,10 +155,7 @@ impl SessionStore {
         let n_created = inner.n_created;
         inner.n_created += 1;
         inner.clock += 1;
-        let id = format!(
-            "s{n_created}-{:016x}",
-            splitmix64(seed ^ splitmix64(n_created))
-        );
+        let id = format!("s{n_created}-{:016x}", id_suffix(seed, n_created));
         let session = Arc::new(Session {
             id: id.clone(),
             world,
@@ -197,9 +196,11 @@ impl SessionStore {
     }
 }
 
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// The random part of a session id: a ChaCha draw keyed by the session seed and the number of
+/// sessions created before it.
+fn id_suffix(seed: u64, n_created: u64) -> u64 {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[8..16].copy_from_slice(&n_created.to_le_bytes());
+    ChaCha8Rng::from_seed(key).random()
 }

@@ -23,8 +23,8 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 use serde_json::{Value, json};
 
+use fabula_file::{Page, PageKind, Task, TaskKind};
 use fabula_world::World;
-use fabula_world::records::{PageRecord, TaskRecord};
 use fabula_world::seed::{self, WorldRng};
 
 use crate::phrasings;
@@ -34,12 +34,12 @@ use self::draft::{Body, Candidate};
 use self::family::Family;
 
 /// How many short-answer tasks of each kind a world gets, in the order they are drawn.
-const SHORT_TARGETS: &[(&str, usize)] = &[
-    ("lookup", 6),
-    ("multi_hop", 5),
-    ("compare", 4),
-    ("aggregate", 3),
-    ("temporal", 4),
+const SHORT_TARGETS: &[(TaskKind, usize)] = &[
+    (TaskKind::Lookup, 6),
+    (TaskKind::MultiHop, 5),
+    (TaskKind::Compare, 4),
+    (TaskKind::Aggregate, 3),
+    (TaskKind::Temporal, 4),
 ];
 /// The fewest short-answer tasks a world must have; lookups fill any gap.
 const MIN_SHORT: usize = 22;
@@ -87,7 +87,7 @@ struct Draft {
 struct Builder<'a> {
     world: &'a World,
     db: Db,
-    pages: &'a [PageRecord],
+    pages: &'a [Page],
     /// Cell -> indices of the pages that state it.
     stated_on: BTreeMap<Cell, Vec<usize>>,
     rng: WorldRng,
@@ -95,7 +95,7 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(world: &'a World, pages: &'a [PageRecord]) -> Builder<'a> {
+    fn new(world: &'a World, pages: &'a [Page]) -> Builder<'a> {
         let mut stated_on: BTreeMap<Cell, Vec<usize>> = BTreeMap::new();
         for (i, page) in pages.iter().enumerate() {
             for f in &page.facts {
@@ -143,12 +143,12 @@ impl<'a> Builder<'a> {
                 page_cells.entry(page).or_default().push(i);
             }
         }
-        let rank = |page: usize| match self.pages[page].kind.as_str() {
-            "entity" => 0,
-            "list" => 1,
-            "category" => 2,
-            "history" => 3,
-            _ => 4,
+        let rank = |page: usize| match self.pages[page].kind {
+            PageKind::Entity => 0,
+            PageKind::List => 1,
+            PageKind::Category => 2,
+            PageKind::History => 3,
+            PageKind::News => 4,
         };
         let mut covered = vec![false; needed.len()];
         let mut left = needed.len();
@@ -194,17 +194,17 @@ impl<'a> Builder<'a> {
 
     /// Phrases a draft and attaches its evidence; `None` when it cannot be evidenced or its
     /// question would not map back to its phrasing and slots.
-    fn finish(&mut self, draft: Draft, n: usize) -> Option<TaskRecord> {
+    fn finish(&mut self, draft: Draft, n: usize) -> Option<Task> {
         let Draft { family, body } = draft;
         let evidence = self.evidence(&body.cells)?;
-        let template = phrasings::template(family.kind, family.name);
+        let template = phrasings::template(family.kind.as_str(), family.name);
         let index = self.rng.random_range(0..template.phrasings.len());
         let mut values: Vec<(&str, String)> = body.slots.clone();
         values.extend(self.nouns.iter().cloned());
         values.push(("world", self.world.name.clone()));
         let question = phrasings::fill(&template.phrasings[index], &values);
         let matched = phrasings::match_question(&question)?;
-        if matched.phrasing_id != format!("{}.{}.{index}", family.kind, family.name) {
+        if matched.phrasing_id != format!("{}.{}.{index}", family.kind.as_str(), family.name) {
             return None;
         }
         for (name, value) in &body.slots {
@@ -216,9 +216,9 @@ impl<'a> Builder<'a> {
             .iter()
             .map(|&i| self.pages[i].url.as_str())
             .collect();
-        Some(TaskRecord {
+        Some(Task {
             id: format!("w{:05}-t{n:03}", self.world.id),
-            kind: family.kind.to_string(),
+            kind: family.kind,
             question,
             answer: body.answer.to_json().to_string(),
             evidence: serde_json::to_string(&urls).expect("serialisable"),
@@ -230,14 +230,14 @@ impl<'a> Builder<'a> {
     /// Draws up to `target` tasks of one kind, cycling over its templates so each gets a turn.
     fn draw_kind(
         &mut self,
-        kind: &'static str,
+        kind: TaskKind,
         target: usize,
-        tasks: &mut Vec<TaskRecord>,
+        tasks: &mut Vec<Task>,
         seen: &mut BTreeSet<String>,
     ) -> usize {
-        let families: Vec<&'static Family> = phrasings::templates()[kind]
+        let families: Vec<&'static Family> = phrasings::templates()[kind.as_str()]
             .keys()
-            .filter_map(|name| family::family(kind, name))
+            .filter_map(|name| family::family(kind.as_str(), name))
             .collect();
         let mut pools: Vec<(&'static Family, Vec<Candidate>)> = families
             .into_iter()
@@ -263,7 +263,7 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 // One question per template and subject: no two tasks ask the same thing.
-                if !seen.insert(format!("{kind}.{}:{}", family.name, task.sql)) {
+                if !seen.insert(format!("{}.{}:{}", kind.as_str(), family.name, task.sql)) {
                     continue;
                 }
                 tasks.push(task);
@@ -276,7 +276,7 @@ impl<'a> Builder<'a> {
 
 /// Builds the tasks of a world from its pages: at least 22 short-answer tasks over the five
 /// short kinds and 3 or 4 table tasks, deterministic for a given world.
-pub fn build_tasks(world: &World, pages: &[PageRecord]) -> Vec<TaskRecord> {
+pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
     let mut b = Builder::new(world, pages);
     let mut tasks = Vec::new();
     let mut seen = BTreeSet::new();
@@ -284,11 +284,11 @@ pub fn build_tasks(world: &World, pages: &[PageRecord]) -> Vec<TaskRecord> {
     for &(kind, target) in SHORT_TARGETS {
         short += b.draw_kind(kind, target, &mut tasks, &mut seen);
     }
-    for kind in ["lookup", "multi_hop"] {
+    for kind in [TaskKind::Lookup, TaskKind::MultiHop] {
         if short < MIN_SHORT {
             short += b.draw_kind(kind, MIN_SHORT - short, &mut tasks, &mut seen);
         }
     }
-    b.draw_kind("table", MAX_TABLES, &mut tasks, &mut seen);
+    b.draw_kind(TaskKind::Table, MAX_TABLES, &mut tasks, &mut seen);
     tasks
 }

@@ -1,10 +1,12 @@
-//! Tasks for fabula worlds: building them and checking them.
+//! Tasks for fabula worlds: building them, and what their answers mean.
 //!
 //! [`build_tasks`] turns a world and its rendered pages into questions with gold answers:
 //! `lookup`, `multi_hop`, `compare`, `aggregate`, `temporal` (short answers) and WideSearch-style
 //! `table` tasks. Each task stores a read-only SQL query over the world's domain tables that
-//! recomputes its answer and a list of evidence pages that state it; [`TaskCheck`] verifies both
-//! from the world file alone. [`FullRenderer`] plugs pages and tasks into dataset generation.
+//! recomputes its answer and a list of evidence pages that state it; [`answer`] says what a query
+//! result means as an answer and which values a page must state, for `fabula check` (crate
+//! `fabula-check`) and the answerability check. [`FullRenderer`] plugs pages and tasks into dataset
+//! generation.
 //! [`phrasings`] holds the question bank, which the baselines of `fabula-bench` read too;
 //! exports, baselines and the answerability check live in `fabula-bench`.
 //!
@@ -16,16 +18,15 @@
 //! each of which an evidence page must state. For a table answer, each result row is one gold
 //! row with its cells in the gold column order; rows compare as a set.
 
+pub mod answer;
 mod build;
-pub mod check;
 pub mod phrasings;
 
+use fabula_file::{Page, Task};
 use fabula_world::World;
 use fabula_world::dataset::Renderer;
-use fabula_world::records::{PageRecord, TaskRecord};
 
 pub use build::build_tasks;
-pub use check::TaskCheck;
 pub use phrasings::phrasing_id;
 
 /// The task kinds, as stored in `fabula_tasks.kind`.
@@ -57,7 +58,7 @@ impl Renderer for FullRenderer {
         format!("{}+{}", fabula_pages::version(), version())
     }
 
-    fn render(&self, world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>) {
+    fn render(&self, world: &World) -> (Vec<Page>, Vec<Task>) {
         let pages = fabula_pages::render_pages(world);
         let tasks = build_tasks(world, &pages);
         (pages, tasks)

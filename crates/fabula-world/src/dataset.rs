@@ -19,7 +19,8 @@ use sha2::{Digest, Sha256};
 
 pub use fabula_file::{MANIFEST, Manifest, ManifestEntry, world_file_name};
 
-use crate::records::{PageRecord, TaskRecord};
+use fabula_file::{Page, Task};
+
 use crate::theme::{self, Theme};
 use crate::{Error, FORMAT_VERSION, GENERATOR_VERSION, Result, World, generate_world, write_world};
 
@@ -30,7 +31,7 @@ pub trait Renderer: Sync {
     /// A version string that changes whenever the same world would render differently.
     fn version(&self) -> String;
     /// Renders pages and tasks.
-    fn render(&self, world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>);
+    fn render(&self, world: &World) -> (Vec<Page>, Vec<Task>);
 }
 
 /// A renderer that writes no pages and no tasks: bare domain worlds.
@@ -40,7 +41,7 @@ impl Renderer for NoPages {
     fn version(&self) -> String {
         "bare".to_string()
     }
-    fn render(&self, _world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>) {
+    fn render(&self, _world: &World) -> (Vec<Page>, Vec<Task>) {
         (Vec::new(), Vec::new())
     }
 }

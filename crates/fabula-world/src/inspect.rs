@@ -8,7 +8,6 @@ use fabula_file::{Table, TableRole, WorldFile};
 use rusqlite::types::ValueRef;
 
 use crate::Result;
-use crate::check::domain_tables;
 
 /// Renders the overview: name and theme, tables with row counts and relations, sample entities.
 pub fn inspect(path: &Path, samples: usize) -> Result<String> {
@@ -60,7 +59,7 @@ fn write_header(out: &mut String, meta: &BTreeMap<String, String>) {
 /// One line per domain table: its row count, role and foreign keys.
 fn write_tables(out: &mut String, file: &WorldFile, tables: &[Table]) -> Result<()> {
     let conn = file.connection();
-    for t in domain_tables(conn)? {
+    for t in file.domain_tables()? {
         let n: i64 = conn.query_row(&format!("SELECT count(*) FROM \"{t}\""), [], |r| r.get(0))?;
         let role = tables
             .iter()

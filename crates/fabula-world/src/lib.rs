@@ -4,21 +4,19 @@
 //! nation, a sports league, ...). [`generate_world`] builds the typed model from a master seed and a
 //! world id; [`write_world`] writes it, with the pages and tasks that later stages render from it,
 //! into one self-describing SQLite file; [`dataset`] generates many worlds into a directory with a
-//! manifest, crash-safely and deterministically; [`check`] verifies a directory independently of the
-//! generator; [`inspect`] prints a readable overview of one file.
+//! manifest, crash-safely and deterministically; [`inspect`] prints a readable overview of one
+//! file. `fabula check` lives in its own crate, `fabula-check`, and never calls the generator.
 //!
 //! Every random choice flows from [`seed::rng`], a ChaCha RNG keyed by (master seed, world id,
 //! purpose), so the same inputs give byte-identical files whatever the thread count.
 
 pub mod blocklist;
-pub mod check;
 pub mod dataset;
 mod error;
 mod generate;
 pub mod inspect;
 pub mod model;
 pub mod naming;
-pub mod records;
 pub mod schema;
 pub mod seed;
 pub mod theme;
@@ -27,11 +25,10 @@ mod write;
 pub use error::{Error, Result};
 pub use generate::generate_world;
 pub use model::World;
-pub use records::{Fact, PageRecord, TaskRecord, ValueKind};
 pub use write::write_world;
 
-/// Version of the world file layout. Bumped when a table or column changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the world file layout, which `fabula-file` owns.
+pub use fabula_file::FORMAT_VERSION;
 
 /// Version of the generator. Bumped when the same seed would give different worlds.
 pub const GENERATOR_VERSION: &str = concat!("fabula-world/", env!("CARGO_PKG_VERSION"), "+g1");

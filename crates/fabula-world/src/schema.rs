@@ -3,7 +3,10 @@
 //! Table and column names come from the theme (`islands.area_km2`, `clubs.home_city_id`), while
 //! the roles (`organisation`, `founded`, ...) are the same for every theme. Both are written into
 //! the world file (`fabula_tables`, `fabula_columns`), so readers such as `fabula check` interpret
-//! any world without the generator's code.
+//! any world without the generator's code. The table, column and value types are those of
+//! [`fabula_file`]; this module only decides which tables and columns a world has.
+
+use fabula_file::{Column, ColumnRole, SqlType, Table, TableRole, Value};
 
 use crate::model::{
     Alliance, AllianceMembership, Event, Membership, Organisation, Participation, Person, Region,
@@ -11,181 +14,27 @@ use crate::model::{
 };
 use crate::theme::EntityShape;
 
-/// The role a table plays in every world.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TableRole {
-    Region,
-    Settlement,
-    Person,
-    Organisation,
-    Membership,
-    Tenure,
-    Work,
-    Event,
-    Participation,
-    Alliance,
-    AllianceMembership,
-}
-
-impl TableRole {
-    /// Every role, in the order tables are created.
-    pub const ALL: [TableRole; 11] = [
-        TableRole::Region,
-        TableRole::Settlement,
-        TableRole::Person,
-        TableRole::Organisation,
-        TableRole::Membership,
-        TableRole::Tenure,
-        TableRole::Work,
-        TableRole::Event,
-        TableRole::Participation,
-        TableRole::Alliance,
-        TableRole::AllianceMembership,
-    ];
-
-    /// The role's name as stored in `fabula_tables.role`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TableRole::Region => "region",
-            TableRole::Settlement => "settlement",
-            TableRole::Person => "person",
-            TableRole::Organisation => "organisation",
-            TableRole::Membership => "membership",
-            TableRole::Tenure => "tenure",
-            TableRole::Work => "work",
-            TableRole::Event => "event",
-            TableRole::Participation => "participation",
-            TableRole::Alliance => "alliance",
-            TableRole::AllianceMembership => "alliance_membership",
-        }
-    }
-
-    /// Parses a stored role name.
-    pub fn parse(s: &str) -> Option<TableRole> {
-        TableRole::ALL.into_iter().find(|r| r.as_str() == s)
-    }
-
-    /// Whether rows of this role are named entities (as opposed to links between them).
-    pub fn is_entity(self) -> bool {
-        matches!(
-            self,
-            TableRole::Region
-                | TableRole::Settlement
-                | TableRole::Person
-                | TableRole::Organisation
-                | TableRole::Work
-                | TableRole::Event
-                | TableRole::Alliance
-        )
-    }
-}
-
-/// The SQL type of a column; every table is STRICT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SqlType {
-    Integer,
-    Text,
-}
-
-impl SqlType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SqlType::Integer => "INTEGER",
-            SqlType::Text => "TEXT",
-        }
-    }
-}
-
-/// One column of a domain table.
-#[derive(Debug, Clone)]
-pub struct ColumnDef {
-    pub name: String,
-    pub sql_type: SqlType,
-    /// What the column means in every theme: `id`, `name`, `founded`, `founder`, `extra`, ...
-    pub role: &'static str,
-    pub nullable: bool,
-    /// The table a foreign key points at.
-    pub references: Option<String>,
-    /// How a derived column is computed: `sum:TABLE.COLUMN` or `count:TABLE`.
-    pub derived: Option<String>,
-    /// A human label for pages and overviews ("area (km²)").
-    pub label: String,
-}
-
-/// One domain table.
-#[derive(Debug, Clone)]
-pub struct TableDef {
-    pub role: TableRole,
-    pub name: String,
-    pub singular: String,
-    pub plural: String,
-    pub columns: Vec<ColumnDef>,
-}
-
-impl TableDef {
-    /// The column with a role. Panics when the role is not one this table has, which is a bug.
-    pub fn column(&self, role: &str) -> &ColumnDef {
-        self.columns
-            .iter()
-            .find(|c| c.role == role)
-            .unwrap_or_else(|| panic!("table {} has no `{role}` column", self.name))
-    }
-
-    /// The CREATE TABLE statement.
-    pub fn create_sql(&self) -> String {
-        let mut parts = Vec::new();
-        for c in &self.columns {
-            let mut part = format!("{} {}", c.name, c.sql_type.as_str());
-            if c.role == "id" {
-                part.push_str(" PRIMARY KEY");
-            } else if !c.nullable {
-                part.push_str(" NOT NULL");
-            }
-            if c.role == "name" {
-                part.push_str(" UNIQUE");
-            }
-            if let Some(target) = &c.references {
-                part.push_str(&format!(" REFERENCES {target}(id)"));
-            }
-            parts.push(part);
-        }
-        format!(
-            "CREATE TABLE {} (\n  {}\n) STRICT",
-            self.name,
-            parts.join(",\n  ")
-        )
-    }
-}
-
-/// A cell value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
-    Int(i64),
-    Text(String),
-    Null,
-}
-
 /// The tables of one world.
 #[derive(Debug, Clone)]
 pub struct Layout {
-    pub tables: Vec<TableDef>,
+    pub tables: Vec<Table>,
 }
 
 impl Layout {
     /// The table of a role. Panics when the world lacks that table, which is a bug in the caller.
-    pub fn table(&self, role: TableRole) -> &TableDef {
+    pub fn table(&self, role: TableRole) -> &Table {
         self.get(role)
             .unwrap_or_else(|| panic!("world has no {} table", role.as_str()))
     }
 
     /// The table of a role, if the world has one.
-    pub fn get(&self, role: TableRole) -> Option<&TableDef> {
+    pub fn get(&self, role: TableRole) -> Option<&Table> {
         self.tables.iter().find(|t| t.role == role)
     }
 }
 
-fn col(name: impl Into<String>, sql_type: SqlType, role: &'static str, label: &str) -> ColumnDef {
-    ColumnDef {
+fn col(name: impl Into<String>, sql_type: SqlType, role: ColumnRole, label: &str) -> Column {
+    Column {
         name: name.into(),
         sql_type,
         role,
@@ -196,33 +45,33 @@ fn col(name: impl Into<String>, sql_type: SqlType, role: &'static str, label: &s
     }
 }
 
-fn fk(name: impl Into<String>, role: &'static str, target: &str, label: &str) -> ColumnDef {
-    ColumnDef {
+fn fk(name: impl Into<String>, role: ColumnRole, target: &str, label: &str) -> Column {
+    Column {
         references: Some(target.to_string()),
         ..col(name, SqlType::Integer, role, label)
     }
 }
 
-fn nullable(mut c: ColumnDef) -> ColumnDef {
+fn nullable(mut c: Column) -> Column {
     c.nullable = true;
     c
 }
 
-fn entity_table(role: TableRole, shape: &EntityShape, mut columns: Vec<ColumnDef>) -> TableDef {
+fn entity_table(role: TableRole, shape: &EntityShape, mut columns: Vec<Column>) -> Table {
     let mut all = vec![
-        col("id", SqlType::Integer, "id", "id"),
-        col("name", SqlType::Text, "name", "name"),
+        col("id", SqlType::Integer, ColumnRole::Id, "id"),
+        col("name", SqlType::Text, ColumnRole::Name, "name"),
     ];
     all.append(&mut columns);
     for extra in &shape.extras {
         all.push(col(
             extra.column.clone(),
             SqlType::Integer,
-            "extra",
+            ColumnRole::Extra,
             &extra.label,
         ));
     }
-    TableDef {
+    Table {
         role,
         name: shape.table.clone(),
         singular: shape.singular.clone(),
@@ -231,10 +80,10 @@ fn entity_table(role: TableRole, shape: &EntityShape, mut columns: Vec<ColumnDef
     }
 }
 
-fn link_table(role: TableRole, name: &str, singular: &str, columns: Vec<ColumnDef>) -> TableDef {
-    let mut all = vec![col("id", SqlType::Integer, "id", "id")];
+fn link_table(role: TableRole, name: &str, singular: &str, columns: Vec<Column>) -> Table {
+    let mut all = vec![col("id", SqlType::Integer, ColumnRole::Id, "id")];
     all.extend(columns);
-    TableDef {
+    Table {
         role,
         name: name.to_string(),
         singular: singular.to_string(),
@@ -290,29 +139,34 @@ impl Keys {
 }
 
 /// The `…_id` column that points at the world's organisation table.
-fn organisation_fk(world: &World, keys: &Keys) -> ColumnDef {
+fn organisation_fk(world: &World, keys: &Keys) -> Column {
     let org = &world.theme.organisation;
     fk(
         format!("{}_id", keys.organisation),
-        "organisation",
+        ColumnRole::Organisation,
         &org.table,
         &org.singular,
     )
 }
 
-fn region_table(world: &World) -> TableDef {
+fn region_table(world: &World) -> Table {
     let t = &world.theme;
     entity_table(
         TableRole::Region,
         &t.region,
-        vec![ColumnDef {
+        vec![Column {
             derived: Some(format!("sum:{}.population", t.settlement.table)),
-            ..col("population", SqlType::Integer, "population", "population")
+            ..col(
+                "population",
+                SqlType::Integer,
+                ColumnRole::Population,
+                "population",
+            )
         }],
     )
 }
 
-fn settlement_table(world: &World, keys: &Keys) -> TableDef {
+fn settlement_table(world: &World, keys: &Keys) -> Table {
     let t = &world.theme;
     entity_table(
         TableRole::Settlement,
@@ -320,59 +174,99 @@ fn settlement_table(world: &World, keys: &Keys) -> TableDef {
         vec![
             fk(
                 format!("{}_id", keys.region),
-                "region",
+                ColumnRole::Region,
                 &t.region.table,
                 &t.region.singular,
             ),
-            col("founded_year", SqlType::Integer, "founded", "founded"),
-            col("population", SqlType::Integer, "population", "population"),
+            col(
+                "founded_year",
+                SqlType::Integer,
+                ColumnRole::Founded,
+                "founded",
+            ),
+            col(
+                "population",
+                SqlType::Integer,
+                ColumnRole::Population,
+                "population",
+            ),
         ],
     )
 }
 
-fn person_table(world: &World, keys: &Keys) -> TableDef {
+fn person_table(world: &World, keys: &Keys) -> Table {
     let t = &world.theme;
     entity_table(
         TableRole::Person,
         &t.person,
         vec![
-            col("birth_year", SqlType::Integer, "birth_year", "born"),
-            nullable(col("death_year", SqlType::Integer, "death_year", "died")),
+            col(
+                "birth_year",
+                SqlType::Integer,
+                ColumnRole::BirthYear,
+                "born",
+            ),
+            nullable(col(
+                "death_year",
+                SqlType::Integer,
+                ColumnRole::DeathYear,
+                "died",
+            )),
             fk(
                 format!("birth_{}_id", keys.settlement),
-                "birthplace",
+                ColumnRole::Birthplace,
                 &t.settlement.table,
                 "birthplace",
             ),
-            col("occupation", SqlType::Text, "occupation", "occupation"),
+            col(
+                "occupation",
+                SqlType::Text,
+                ColumnRole::Occupation,
+                "occupation",
+            ),
         ],
     )
 }
 
-fn organisation_table(world: &World, keys: &Keys) -> TableDef {
+fn organisation_table(world: &World, keys: &Keys) -> Table {
     let t = &world.theme;
     entity_table(
         TableRole::Organisation,
         &t.organisation,
         vec![
-            col("category", SqlType::Text, "category", "category"),
+            col("category", SqlType::Text, ColumnRole::Category, "category"),
             fk(
                 format!("home_{}_id", keys.settlement),
-                "home",
+                ColumnRole::Home,
                 &t.settlement.table,
                 &format!("home {}", t.settlement.singular),
             ),
-            fk("founder_id", "founder", &t.person.table, "founder"),
-            col("founded_year", SqlType::Integer, "founded", "founded"),
-            ColumnDef {
+            fk(
+                "founder_id",
+                ColumnRole::Founder,
+                &t.person.table,
+                "founder",
+            ),
+            col(
+                "founded_year",
+                SqlType::Integer,
+                ColumnRole::Founded,
+                "founded",
+            ),
+            Column {
                 derived: Some(format!("count:{}", keys.membership_table)),
-                ..col("member_count", SqlType::Integer, "member_count", "members")
+                ..col(
+                    "member_count",
+                    SqlType::Integer,
+                    ColumnRole::MemberCount,
+                    "members",
+                )
             },
         ],
     )
 }
 
-fn membership_table(world: &World, keys: &Keys) -> TableDef {
+fn membership_table(world: &World, keys: &Keys) -> Table {
     let person = &world.theme.person;
     link_table(
         TableRole::Membership,
@@ -381,18 +275,23 @@ fn membership_table(world: &World, keys: &Keys) -> TableDef {
         vec![
             fk(
                 format!("{}_id", keys.person),
-                "person",
+                ColumnRole::Person,
                 &person.table,
                 &person.singular,
             ),
             organisation_fk(world, keys),
-            col("role", SqlType::Text, "member_role", "role"),
-            col("joined_year", SqlType::Integer, "joined", "joined"),
+            col("role", SqlType::Text, ColumnRole::MemberRole, "role"),
+            col(
+                "joined_year",
+                SqlType::Integer,
+                ColumnRole::Joined,
+                "joined",
+            ),
         ],
     )
 }
 
-fn tenure_table(world: &World, keys: &Keys) -> TableDef {
+fn tenure_table(world: &World, keys: &Keys) -> Table {
     link_table(
         TableRole::Tenure,
         &format!("{}_office_holders", keys.organisation),
@@ -401,18 +300,23 @@ fn tenure_table(world: &World, keys: &Keys) -> TableDef {
             organisation_fk(world, keys),
             fk(
                 format!("{}_id", keys.person),
-                "person",
+                ColumnRole::Person,
                 &world.theme.person.table,
                 "holder",
             ),
-            col("seat", SqlType::Text, "seat", "seat"),
-            col("start_year", SqlType::Integer, "start_year", "from"),
-            nullable(col("end_year", SqlType::Integer, "end_year", "to")),
+            col("seat", SqlType::Text, ColumnRole::Seat, "seat"),
+            col(
+                "start_year",
+                SqlType::Integer,
+                ColumnRole::StartYear,
+                "from",
+            ),
+            nullable(col("end_year", SqlType::Integer, ColumnRole::EndYear, "to")),
         ],
     )
 }
 
-fn work_table(world: &World, keys: &Keys) -> TableDef {
+fn work_table(world: &World, keys: &Keys) -> Table {
     let work = &world.theme.work;
     let year_column = work.year_column.clone().unwrap_or_else(|| "year".into());
     let verb = work.verb.clone().unwrap_or_default();
@@ -421,23 +325,23 @@ fn work_table(world: &World, keys: &Keys) -> TableDef {
         work,
         vec![
             organisation_fk(world, keys),
-            col(year_column, SqlType::Integer, "year", &verb),
+            col(year_column, SqlType::Integer, ColumnRole::Year, &verb),
         ],
     )
 }
 
 /// The event table and its participation table.
-fn event_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
+fn event_tables(world: &World, keys: &Keys) -> [Table; 2] {
     let t = &world.theme;
     let event = &t.event;
     let events = entity_table(
         TableRole::Event,
         event,
         vec![
-            col("year", SqlType::Integer, "year", "year"),
+            col("year", SqlType::Integer, ColumnRole::Year, "year"),
             fk(
                 format!("host_{}_id", keys.settlement),
-                "host",
+                ColumnRole::Host,
                 &t.settlement.table,
                 &format!("host {}", t.settlement.singular),
             ),
@@ -455,7 +359,7 @@ fn event_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
         vec![
             fk(
                 format!("{}_id", event.key_stem()),
-                "event",
+                ColumnRole::Event,
                 &event.table,
                 &event.singular,
             ),
@@ -463,7 +367,7 @@ fn event_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
             col(
                 result_label.replace(' ', "_"),
                 SqlType::Integer,
-                "result",
+                ColumnRole::Result,
                 &result_label,
             ),
         ],
@@ -472,17 +376,22 @@ fn event_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
 }
 
 /// The alliance table and its membership table.
-fn alliance_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
+fn alliance_tables(world: &World, keys: &Keys) -> [Table; 2] {
     let t = &world.theme;
     let alliance = &t.alliance;
     let alliances = entity_table(
         TableRole::Alliance,
         alliance,
         vec![
-            col("founded_year", SqlType::Integer, "founded", "founded"),
+            col(
+                "founded_year",
+                SqlType::Integer,
+                ColumnRole::Founded,
+                "founded",
+            ),
             fk(
                 format!("seat_{}_id", keys.settlement),
-                "home",
+                ColumnRole::Home,
                 &t.settlement.table,
                 &format!("seat {}", t.settlement.singular),
             ),
@@ -495,13 +404,18 @@ fn alliance_tables(world: &World, keys: &Keys) -> [TableDef; 2] {
         vec![
             fk(
                 format!("{}_id", alliance.key_stem()),
-                "alliance",
+                ColumnRole::Alliance,
                 &alliance.table,
                 &alliance.singular,
             ),
             organisation_fk(world, keys),
-            col("start_year", SqlType::Integer, "start_year", "from"),
-            nullable(col("end_year", SqlType::Integer, "end_year", "to")),
+            col(
+                "start_year",
+                SqlType::Integer,
+                ColumnRole::StartYear,
+                "from",
+            ),
+            nullable(col("end_year", SqlType::Integer, ColumnRole::EndYear, "to")),
         ],
     );
     [alliances, memberships]
@@ -651,7 +565,7 @@ mod tests {
                     .columns
                     .iter()
                     .map(|c| {
-                        let ColumnDef {
+                        let Column {
                             name,
                             sql_type: _,
                             role,

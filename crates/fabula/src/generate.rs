@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use fabula_world::check;
 use fabula_world::dataset::{self, GenerateConfig, Shard};
 
 /// Arguments of `fabula generate`.
@@ -125,7 +124,7 @@ fn progress_bar(total: u64) -> indicatif::ProgressBar {
 pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let jobs = args.jobs.unwrap_or_else(default_jobs);
-    let report = check::check_dir(&args.dir, jobs, &[&fabula_tasks::TaskCheck])
+    let report = fabula_check::check_dir(&args.dir, jobs)
         .with_context(|| format!("checking {}", args.dir.display()))?;
     let listed = if args.max_listed == 0 {
         report.violations.len()

@@ -3,35 +3,26 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use fabula_file::{Task, TaskKind};
+use fabula_file::Task;
 use fabula_tasks::FullRenderer;
 use fabula_world::dataset::{self, GenerateConfig, Renderer};
 use fabula_world::generate_world;
+use rayon::prelude::*;
 
 pub const SEED: u64 = 20_250_601;
 
-/// Generates worlds `0..n` and builds their tasks on two threads; returns each world's id and
+/// Generates worlds `0..n` and builds their tasks in parallel; returns each world's id and
 /// tasks, in id order.
 pub fn rendered_tasks(n: u32) -> Vec<(u32, Vec<Task>)> {
     let themes = dataset::select_themes(&[]).unwrap();
-    let ids: Vec<u32> = (0..n).collect();
-    fabula_world::check::parallel_map(&ids, 2, |&id| {
-        let world = generate_world(SEED, id, &themes);
-        let (_, tasks) = FullRenderer.render(&world);
-        let tasks = tasks
-            .into_iter()
-            .map(|t| Task {
-                kind: TaskKind::parse(&t.kind).unwrap(),
-                id: t.id,
-                question: t.question,
-                answer: t.answer,
-                evidence: t.evidence,
-                hops: t.hops,
-                sql: t.sql,
-            })
-            .collect();
-        (id, tasks)
-    })
+    (0..n)
+        .into_par_iter()
+        .map(|id| {
+            let world = generate_world(SEED, id, &themes);
+            let (_, tasks) = FullRenderer.render(&world);
+            (id, tasks)
+        })
+        .collect()
 }
 
 /// A shared dataset of 6 worlds, written once per test run and never modified.

@@ -132,6 +132,9 @@ fn written_rows_read_back_typed() {
     );
     assert_eq!(file.page_facts().unwrap().len(), 2);
     assert_eq!(file.domain_tables().unwrap(), ["isles"]);
+    let bare = file.pages_without_facts().unwrap();
+    assert_eq!(bare.len(), 2);
+    assert!(bare.iter().all(|p| p.page.facts.is_empty()));
     assert_eq!(Hiding::default(), Hiding::Partial);
 }
 

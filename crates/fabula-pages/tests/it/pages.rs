@@ -2,9 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use fabula_file::{Page, PageKind, TableRole, Value, ValueKind};
 use fabula_pages::render_pages;
-use fabula_world::records::{PageRecord, ValueKind};
-use fabula_world::schema::{self, TableRole, Value};
+use fabula_world::schema;
 use fabula_world::{World, generate_world, theme};
 
 fn world(seed: u64, id: u32) -> World {
@@ -12,8 +12,8 @@ fn world(seed: u64, id: u32) -> World {
 }
 
 /// Dumps a page with every field, so a new field forces a decision in the snapshots.
-fn dump(page: &PageRecord) -> String {
-    let PageRecord {
+fn dump(page: &Page) -> String {
+    let Page {
         url,
         title,
         kind,
@@ -44,10 +44,10 @@ fn dump(page: &PageRecord) -> String {
 fn snapshots_of_each_page_kind() {
     let w = world(1, 5);
     let pages = render_pages(&w);
-    for kind in fabula_pages::PAGE_KINDS {
+    for kind in PageKind::ALL {
         let page = pages
             .iter()
-            .find(|p| p.kind == *kind)
+            .find(|p| p.kind == kind)
             .unwrap_or_else(|| panic!("no {kind} page"));
         insta::assert_snapshot!(format!("page_{kind}"), dump(page));
     }
@@ -141,7 +141,7 @@ fn prose_varies_between_pages() {
     // The founding sentence of organisation articles uses several phrasings.
     let openings: BTreeSet<String> = pages
         .iter()
-        .filter(|p| p.kind == "entity" && p.body.contains("| Founder |"))
+        .filter(|p| p.kind == PageKind::Entity && p.body.contains("| Founder |"))
         .filter_map(|p| {
             p.body
                 .lines()
@@ -158,7 +158,7 @@ fn yearbooks_state_what_held_at_their_date() {
     let pages = render_pages(&w);
     let tenure_table = schema::layout(&w).table(TableRole::Tenure).name.clone();
     let mut checked = 0;
-    for page in pages.iter().filter(|p| p.kind == "history") {
+    for page in pages.iter().filter(|p| p.kind == PageKind::History) {
         let year: i64 = page.published.as_deref().unwrap()[..4].parse().unwrap();
         for f in page.facts.iter().filter(|f| f.table == tenure_table) {
             let t = &w.tenures[(f.row_id - 1) as usize];

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
+use fabula_file::{Column, ColumnRole, Table, TableRole, Value};
 use fabula_world::World;
-use fabula_world::schema::{self, ColumnDef, Layout, TableDef, TableRole, Value};
+use fabula_world::schema::{self, Layout};
 
 use super::family::{Hop, Path};
 
@@ -32,12 +33,12 @@ impl Db {
     }
 
     /// The table of a role. Panics when the world lacks it.
-    pub(super) fn table(&self, role: TableRole) -> &TableDef {
+    pub(super) fn table(&self, role: TableRole) -> &Table {
         self.layout.table(role)
     }
 
     /// The column of a table with a column role. Panics when the table lacks it.
-    pub(super) fn column(&self, role: TableRole, column: &str) -> &ColumnDef {
+    pub(super) fn column(&self, role: TableRole, column: ColumnRole) -> &Column {
         self.table(role).column(column)
     }
 
@@ -47,10 +48,10 @@ impl Db {
     }
 
     /// Whether the world has the table and the table has the column.
-    pub(super) fn has(&self, role: TableRole, column: &str) -> bool {
+    pub(super) fn has(&self, role: TableRole, column: ColumnRole) -> bool {
         self.layout
             .get(role)
-            .is_some_and(|t| t.columns.iter().any(|c| c.role == column))
+            .is_some_and(|t| t.get(column).is_some())
     }
 
     /// The ids of a table's rows in order (they count from 1); none when the world lacks it.
@@ -59,7 +60,7 @@ impl Db {
         (1..=n as i64).collect()
     }
 
-    fn value(&self, role: TableRole, id: i64, column: &str) -> &Value {
+    fn value(&self, role: TableRole, id: i64, column: ColumnRole) -> &Value {
         let position = self
             .table(role)
             .columns
@@ -70,7 +71,7 @@ impl Db {
     }
 
     /// An integer cell; `None` when it is NULL.
-    pub(super) fn int(&self, role: TableRole, id: i64, column: &str) -> Option<i64> {
+    pub(super) fn int(&self, role: TableRole, id: i64, column: ColumnRole) -> Option<i64> {
         match self.value(role, id, column) {
             Value::Int(i) => Some(*i),
             _ => None,
@@ -78,7 +79,7 @@ impl Db {
     }
 
     /// A cell as answer text (integers as plain digits); `None` when it is NULL.
-    pub(super) fn text(&self, role: TableRole, id: i64, column: &str) -> Option<String> {
+    pub(super) fn text(&self, role: TableRole, id: i64, column: ColumnRole) -> Option<String> {
         match self.value(role, id, column) {
             Value::Int(i) => Some(i.to_string()),
             Value::Text(t) => Some(t.clone()),
@@ -88,10 +89,10 @@ impl Db {
 
     /// The name of a row.
     pub(super) fn name(&self, role: TableRole, id: i64) -> String {
-        self.text(role, id, "name").unwrap_or_default()
+        self.text(role, id, ColumnRole::Name).unwrap_or_default()
     }
 
-    pub(super) fn cell(&self, role: TableRole, id: i64, column: &str) -> Cell {
+    pub(super) fn cell(&self, role: TableRole, id: i64, column: ColumnRole) -> Cell {
         let table = self.table(role);
         (table.name.clone(), id, table.column(column).name.clone())
     }
@@ -112,7 +113,7 @@ impl Db {
             id = self.int(role, id, hop.column)?;
             role = hop.target;
         }
-        if path.hops.is_empty() || path.column != "name" {
+        if path.hops.is_empty() || path.column != ColumnRole::Name {
             cells.push(self.cell(role, id, path.column));
         }
         Some((self.text(role, id, path.column)?, cells))
@@ -171,7 +172,7 @@ impl<'a> Query<'a> {
     }
 
     /// A column as the query writes it: `s.founded_year`, or `founded_year` without joins.
-    pub(super) fn col(&self, role: TableRole, column: &str) -> String {
+    pub(super) fn col(&self, role: TableRole, column: ColumnRole) -> String {
         let name = &self.db.column(role, column).name;
         if self.joins.is_empty() {
             name.clone()

@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use rand::RngExt;
 use rand::seq::SliceRandom;
 
-use fabula_world::schema::{SqlType, TableRole};
+use fabula_file::{ColumnRole, SqlType, TableRole};
 
 use super::db::{Cell, Query, lit};
 use super::family::{
@@ -88,11 +88,11 @@ impl Builder<'_> {
     }
 
     /// The values the theme lists for a text column.
-    fn theme_values(&self, column: &str) -> &[String] {
+    fn theme_values(&self, column: ColumnRole) -> &[String] {
         let theme = &self.world.theme;
         match column {
-            "category" => &theme.organisation.categories,
-            "occupation" => &theme.person.occupations,
+            ColumnRole::Category => &theme.organisation.categories,
+            ColumnRole::Occupation => &theme.person.occupations,
             _ => &[],
         }
     }
@@ -120,7 +120,7 @@ impl Builder<'_> {
                 let members = ids
                     .filter(|&id| db.text(role, id, column).as_ref() == Some(value))
                     .collect();
-                (members, (column, value.clone()))
+                (members, (column.as_str(), value.clone()))
             }
         })
     }
@@ -177,7 +177,7 @@ impl Builder<'_> {
             "SELECT {} {} WHERE {} = {}",
             query.col(f.path.end(f.subject), f.path.column),
             query.from(),
-            query.col(f.subject, "name"),
+            query.col(f.subject, ColumnRole::Name),
             lit(&name)
         );
         Some(Body {
@@ -210,7 +210,7 @@ impl Builder<'_> {
             "SELECT {} {} WHERE {} = {} AND {} = 1",
             query.col(f.path.end(f.link), f.path.column),
             query.from(),
-            query.col(f.subject.target, "name"),
+            query.col(f.subject.target, ColumnRole::Name),
             lit(&name),
             query.col(f.link, f.result),
         );
@@ -239,14 +239,14 @@ impl Builder<'_> {
         let sql = format!(
             "{} WHERE {} IN ({}, {})",
             first_value(&query, f.role, f.column, f.order),
-            query.col(f.role, "name"),
+            query.col(f.role, ColumnRole::Name),
             lit(&a),
             lit(&b)
         );
         let cells = vec![
-            db.cell(f.role, x, "name"),
+            db.cell(f.role, x, ColumnRole::Name),
             db.cell(f.role, x, f.column),
-            db.cell(f.role, y, "name"),
+            db.cell(f.role, y, ColumnRole::Name),
             db.cell(f.role, y, f.column),
         ];
         Some(Body {
@@ -279,7 +279,9 @@ impl Builder<'_> {
         );
         let mut cells = Vec::new();
         for &id in &members {
-            let columns = ["name", f.column].into_iter().chain(group_column(f.group));
+            let columns = [ColumnRole::Name, f.column]
+                .into_iter()
+                .chain(group_column(f.group));
             cells.extend(columns.map(|c| db.cell(f.role, id, c)));
         }
         Some(Body {
@@ -314,7 +316,7 @@ impl Builder<'_> {
         let mut query = Query::new(db, f.role);
         group_join(&mut query, f.role, f.group);
         let (name, c, y) = (
-            query.col(f.role, "name"),
+            query.col(f.role, ColumnRole::Name),
             query.col(f.role, f.column),
             query.col(f.role, f.year),
         );
@@ -329,7 +331,9 @@ impl Builder<'_> {
         );
         let mut cells = Vec::new();
         for &id in &members {
-            let columns = ["name", f.column].into_iter().chain(group_column(f.group));
+            let columns = [ColumnRole::Name, f.column]
+                .into_iter()
+                .chain(group_column(f.group));
             cells.extend(columns.chain([f.year]).map(|c| db.cell(f.role, id, c)));
         }
         Some(Body {
@@ -349,8 +353,8 @@ impl Builder<'_> {
     /// Names what term `x` points at in a random year inside it; `None` when a twin term
     /// covers that year too.
     fn term(&mut self, f: &Term, x: i64) -> Option<Body> {
-        let start = self.db.int(f.link, x, "start_year")?;
-        let end = self.db.int(f.link, x, "end_year");
+        let start = self.db.int(f.link, x, ColumnRole::StartYear)?;
+        let end = self.db.int(f.link, x, ColumnRole::EndYear);
         let year = self.inside_year(start, end)?;
         if self.has_twin(f, x, year) {
             return None;
@@ -362,7 +366,7 @@ impl Builder<'_> {
         query.join(f.link, f.answer);
         let mut conditions = vec![format!(
             "{} = {}",
-            query.col(f.subject.target, "name"),
+            query.col(f.subject.target, ColumnRole::Name),
             lit(&owner_name)
         )];
         let mut slots = Vec::new();
@@ -371,23 +375,23 @@ impl Builder<'_> {
             let value = db.text(f.link, x, key).unwrap_or_default();
             conditions.push(format!("{} = {}", query.col(f.link, key), lit(&value)));
             cells.push(db.cell(f.link, x, key));
-            slots.push((key, value));
+            slots.push((key.as_str(), value));
         }
         let (s, e) = (
-            query.col(f.link, "start_year"),
-            query.col(f.link, "end_year"),
+            query.col(f.link, ColumnRole::StartYear),
+            query.col(f.link, ColumnRole::EndYear),
         );
         conditions.push(format!("{s} <= {year}"));
         conditions.push(format!("({e} IS NULL OR {e} >= {year})"));
-        cells.push(db.cell(f.link, x, "start_year"));
+        cells.push(db.cell(f.link, x, ColumnRole::StartYear));
         if end.is_some() {
-            cells.push(db.cell(f.link, x, "end_year"));
+            cells.push(db.cell(f.link, x, ColumnRole::EndYear));
         }
         slots.extend([(f.slot, owner_name), ("year", year.to_string())]);
         let answer = db.name(f.answer.target, db.int(f.link, x, f.answer.column)?);
         let sql = format!(
             "SELECT {} {}{}",
-            query.col(f.answer.target, "name"),
+            query.col(f.answer.target, ColumnRole::Name),
             query.from(),
             where_clause(&conditions)
         );
@@ -402,13 +406,17 @@ impl Builder<'_> {
     /// Whether another term of the same subject, alike in the keys, also covers `year`.
     fn has_twin(&self, f: &Term, x: i64, year: i64) -> bool {
         let db = &self.db;
-        let alike = |q: i64, column: &str| db.text(f.link, q, column) == db.text(f.link, x, column);
+        let alike =
+            |q: i64, column: ColumnRole| db.text(f.link, q, column) == db.text(f.link, x, column);
         let covers = |q: i64| {
-            db.int(f.link, q, "start_year").is_some_and(|s| s <= year)
-                && db.int(f.link, q, "end_year").is_none_or(|e| e >= year)
+            db.int(f.link, q, ColumnRole::StartYear)
+                .is_some_and(|s| s <= year)
+                && db
+                    .int(f.link, q, ColumnRole::EndYear)
+                    .is_none_or(|e| e >= year)
         };
         db.ids(f.link).into_iter().any(|q| {
-            q != x && alike(q, f.subject.column) && f.keys.iter().all(|k| alike(q, k)) && covers(q)
+            q != x && alike(q, f.subject.column) && f.keys.iter().all(|&k| alike(q, k)) && covers(q)
         })
     }
 
@@ -483,8 +491,8 @@ impl Builder<'_> {
         }
         let (columns, metrics) = f.columns.iter().map(|p| self.header(f.role, p)).unzip();
         let mut known = vec![slot.clone(), ("world", self.world.name.clone())];
-        if db.has(f.role, "extra") {
-            known.push(("extra", db.column(f.role, "extra").label.clone()));
+        if db.has(f.role, ColumnRole::Extra) {
+            known.push(("extra", db.column(f.role, ColumnRole::Extra).label.clone()));
         }
         let slots = f
             .slots
@@ -529,7 +537,7 @@ impl Builder<'_> {
             "SELECT {} {} WHERE {condition} ORDER BY {}",
             select.join(", "),
             query.from(),
-            query.col(f.role, "name")
+            query.col(f.role, ColumnRole::Name)
         )
     }
 
@@ -542,21 +550,21 @@ impl Builder<'_> {
         }
         let end = path.end(role);
         let (labelled, column) = match path.hops.split_last() {
-            Some((last, before)) if path.column == "name" => {
+            Some((last, before)) if path.column == ColumnRole::Name => {
                 (before.last().map_or(role, |h| h.target), last.column)
             }
             _ => (end, path.column),
         };
         let label = cap(&db.column(labelled, column).label);
-        let number =
-            path.column != "name" && db.column(end, path.column).sql_type == SqlType::Integer;
+        let number = path.column != ColumnRole::Name
+            && db.column(end, path.column).sql_type == SqlType::Integer;
         (label, if number { "number" } else { "exact" })
     }
 }
 
 /// `SELECT FIRST_VALUE(name) OVER (ORDER BY column) AS answer, name, column FROM ...`.
-fn first_value(query: &Query<'_>, role: TableRole, column: &str, order: Order) -> String {
-    let (n, c) = (query.col(role, "name"), query.col(role, column));
+fn first_value(query: &Query<'_>, role: TableRole, column: ColumnRole, order: Order) -> String {
+    let (n, c) = (query.col(role, ColumnRole::Name), query.col(role, column));
     let desc = match order {
         Order::Smallest => "",
         Order::Largest => " DESC",
@@ -585,7 +593,7 @@ fn group_condition(
         Group::World => None,
         Group::Parent { hop, .. } => Some(format!(
             "{} = {}",
-            query.col(hop.target, "name"),
+            query.col(hop.target, ColumnRole::Name),
             lit(value)
         )),
         Group::Value { column } => Some(format!("{} = {}", query.col(role, column), lit(value))),
@@ -593,7 +601,7 @@ fn group_condition(
 }
 
 /// The column of a member that places it in its group.
-fn group_column(group: Group) -> Option<&'static str> {
+fn group_column(group: Group) -> Option<ColumnRole> {
     match group {
         Group::World => None,
         Group::Parent { hop, .. } => Some(hop.column),

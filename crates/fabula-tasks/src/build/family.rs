@@ -1,21 +1,22 @@
 //! The task families: one value per template of `templates/tasks/questions.toml`, saying what
 //! the question is about, where its answer is read in the world and what shape the answer has.
 //!
-//! A family names tables by role and columns by column role (`founded`, `birthplace`), the same
-//! names the world file records, so one description yields both the gold answer and the SQL
-//! query that recomputes it. The driver in `draft.rs` turns a family and a candidate into a
+//! A family names tables by [`TableRole`] and columns by [`ColumnRole`] (`founded`,
+//! `birthplace`), the roles the world file records, so one description yields both the gold
+//! answer and the SQL query that recomputes it. The driver in `draft.rs` turns a family and a candidate into a
 //! draft.
 
-use fabula_world::schema::TableRole::{
+use fabula_file::TableRole::{
     self, Alliance, AllianceMembership, Event, Organisation, Participation, Person, Region,
     Settlement, Tenure, Work,
 };
+use fabula_file::{ColumnRole, TaskKind};
 
 /// A reference followed from one row to another: the column holding the id and the table it
 /// points at.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Hop {
-    pub(super) column: &'static str,
+    pub(super) column: ColumnRole,
     pub(super) target: TableRole,
 }
 
@@ -23,13 +24,13 @@ pub(super) struct Hop {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Path {
     pub(super) hops: &'static [Hop],
-    pub(super) column: &'static str,
+    pub(super) column: ColumnRole,
 }
 
 impl Path {
     /// Whether the path reads the starting row's own name.
     pub(super) fn is_own_name(&self) -> bool {
-        self.hops.is_empty() && self.column == "name"
+        self.hops.is_empty() && self.column == ColumnRole::Name
     }
 
     /// The table the path ends in, starting from `from`.
@@ -65,7 +66,7 @@ pub(super) enum Group {
     Parent { hop: Hop, slot: &'static str },
     /// The rows with one of the values the theme lists for a text column (an organisation
     /// category, an occupation), named in the slot of the column's name.
-    Value { column: &'static str },
+    Value { column: ColumnRole },
 }
 
 /// Which rows a table task lists.
@@ -74,9 +75,9 @@ pub(super) enum Rows {
     /// The rows of one group, when there are 5 to 40 of them.
     Group(Group),
     /// The rows with a year column before a year chosen so that 5 to 40 rows qualify.
-    Before(&'static str),
+    Before(ColumnRole),
     /// The rows with a year column after a year chosen so that 5 to 40 rows qualify.
-    After(&'static str),
+    After(ColumnRole),
 }
 
 /// The value at the end of `path`, starting from a row named in slot `slot`.
@@ -94,7 +95,7 @@ pub(super) struct Winner {
     pub(super) link: TableRole,
     pub(super) subject: Hop,
     pub(super) slot: &'static str,
-    pub(super) result: &'static str,
+    pub(super) result: ColumnRole,
     pub(super) path: Path,
 }
 
@@ -102,7 +103,7 @@ pub(super) struct Winner {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Compare {
     pub(super) role: TableRole,
-    pub(super) column: &'static str,
+    pub(super) column: ColumnRole,
     pub(super) order: Order,
     pub(super) pairs: Pairs,
 }
@@ -111,7 +112,7 @@ pub(super) struct Compare {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Extreme {
     pub(super) role: TableRole,
-    pub(super) column: &'static str,
+    pub(super) column: ColumnRole,
     pub(super) order: Order,
     pub(super) group: Group,
 }
@@ -120,8 +121,8 @@ pub(super) struct Extreme {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SumBefore {
     pub(super) role: TableRole,
-    pub(super) column: &'static str,
-    pub(super) year: &'static str,
+    pub(super) column: ColumnRole,
+    pub(super) year: ColumnRole,
     pub(super) group: Group,
 }
 
@@ -133,7 +134,7 @@ pub(super) struct Term {
     pub(super) link: TableRole,
     pub(super) subject: Hop,
     pub(super) slot: &'static str,
-    pub(super) keys: &'static [&'static str],
+    pub(super) keys: &'static [ColumnRole],
     pub(super) answer: Hop,
 }
 
@@ -163,29 +164,39 @@ pub(super) enum Shape {
 /// One task template: its phrasing-bank key (`kind.name`) and its shape.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Family {
-    pub(super) kind: &'static str,
+    pub(super) kind: TaskKind,
     pub(super) name: &'static str,
     pub(super) shape: Shape,
 }
 
 /// The family of template `kind.name`, if there is one.
 pub(super) fn family(kind: &str, name: &str) -> Option<&'static Family> {
-    FAMILIES.iter().find(|f| f.kind == kind && f.name == name)
+    FAMILIES
+        .iter()
+        .find(|f| f.kind.as_str() == kind && f.name == name)
 }
 
-const fn hop(column: &'static str, target: TableRole) -> Hop {
+const fn hop(column: ColumnRole, target: TableRole) -> Hop {
     Hop { column, target }
 }
 
-const fn own(column: &'static str) -> Path {
+const fn own(column: ColumnRole) -> Path {
     Path { hops: &[], column }
 }
 
-const fn via(hops: &'static [Hop], column: &'static str) -> Path {
+const fn via(hops: &'static [Hop], column: ColumnRole) -> Path {
     Path { hops, column }
 }
 
-const fn follow(kind: &'static str, name: &'static str, subject: TableRole, path: Path) -> Family {
+/// The name of the row at the end of `hops`.
+const fn name_via(hops: &'static [Hop]) -> Path {
+    via(hops, ColumnRole::Name)
+}
+
+/// The starting row's own name.
+const OWN_NAME: Path = own(ColumnRole::Name);
+
+const fn follow(kind: TaskKind, name: &'static str, subject: TableRole, path: Path) -> Family {
     let slot = match subject {
         Person => "person",
         Organisation => "org",
@@ -203,10 +214,18 @@ const fn follow(kind: &'static str, name: &'static str, subject: TableRole, path
     Family { kind, name, shape }
 }
 
+const fn lookup(name: &'static str, subject: TableRole, path: Path) -> Family {
+    follow(TaskKind::Lookup, name, subject, path)
+}
+
+const fn multi_hop(name: &'static str, subject: TableRole, path: Path) -> Family {
+    follow(TaskKind::MultiHop, name, subject, path)
+}
+
 const fn compare(
     name: &'static str,
     role: TableRole,
-    column: &'static str,
+    column: ColumnRole,
     order: Order,
     pairs: Pairs,
 ) -> Family {
@@ -217,7 +236,7 @@ const fn compare(
         pairs,
     });
     Family {
-        kind: "compare",
+        kind: TaskKind::Compare,
         name,
         shape,
     }
@@ -226,7 +245,7 @@ const fn compare(
 const fn extreme(
     name: &'static str,
     role: TableRole,
-    column: &'static str,
+    column: ColumnRole,
     order: Order,
     group: Group,
 ) -> Family {
@@ -237,7 +256,7 @@ const fn extreme(
         group,
     });
     Family {
-        kind: "aggregate",
+        kind: TaskKind::Aggregate,
         name,
         shape,
     }
@@ -257,18 +276,18 @@ const fn table(
         slots,
     });
     Family {
-        kind: "table",
+        kind: TaskKind::Table,
         name,
         shape,
     }
 }
 
-const FOUNDER: Hop = hop("founder", Person);
-const BIRTHPLACE: Hop = hop("birthplace", Settlement);
-const HOME: Hop = hop("home", Settlement);
-const HOST: Hop = hop("host", Settlement);
-const REGION: Hop = hop("region", Region);
-const ORG: Hop = hop("organisation", Organisation);
+const FOUNDER: Hop = hop(ColumnRole::Founder, Person);
+const BIRTHPLACE: Hop = hop(ColumnRole::Birthplace, Settlement);
+const HOME: Hop = hop(ColumnRole::Home, Settlement);
+const HOST: Hop = hop(ColumnRole::Host, Settlement);
+const REGION: Hop = hop(ColumnRole::Region, Region);
+const ORG: Hop = hop(ColumnRole::Organisation, Organisation);
 const IN_REGION: Group = Group::Parent {
     hop: REGION,
     slot: "region",
@@ -277,111 +296,142 @@ const IN_REGION: Group = Group::Parent {
 /// Every family, in the order of the phrasing file.
 #[rustfmt::skip]
 pub(super) const FAMILIES: &[Family] = &[
-    follow("lookup", "person_birth_year", Person, own("birth_year")),
-    follow("lookup", "person_birthplace", Person, via(&[BIRTHPLACE], "name")),
-    follow("lookup", "person_death_year", Person, own("death_year")),
-    follow("lookup", "org_founded", Organisation, own("founded")),
-    follow("lookup", "org_founder", Organisation, via(&[FOUNDER], "name")),
-    follow("lookup", "org_home", Organisation, via(&[HOME], "name")),
-    follow("lookup", "settlement_founded", Settlement, own("founded")),
-    follow("lookup", "settlement_population", Settlement, own("population")),
-    follow("lookup", "work_year", Work, own("year")),
-    follow("lookup", "event_host", Event, via(&[HOST], "name")),
-    follow("lookup", "alliance_seat", Alliance, via(&[HOME], "name")),
-    follow("multi_hop", "founder_birthplace", Organisation, via(&[FOUNDER, BIRTHPLACE], "name")),
-    follow("multi_hop", "founder_birth_year", Organisation, via(&[FOUNDER], "birth_year")),
-    follow("multi_hop", "founder_birth_region", Organisation, via(&[FOUNDER, BIRTHPLACE, REGION], "name")),
-    follow("multi_hop", "home_population", Organisation, via(&[HOME], "population")),
-    follow("multi_hop", "home_region", Organisation, via(&[HOME, REGION], "name")),
-    follow("multi_hop", "work_maker_founder", Work, via(&[ORG, FOUNDER], "name")),
-    follow("multi_hop", "work_maker_home", Work, via(&[ORG, HOME], "name")),
-    follow("multi_hop", "event_host_region", Event, via(&[HOST, REGION], "name")),
+    lookup("person_birth_year", Person, own(ColumnRole::BirthYear)),
+    lookup("person_birthplace", Person, name_via(&[BIRTHPLACE])),
+    lookup("person_death_year", Person, own(ColumnRole::DeathYear)),
+    lookup("org_founded", Organisation, own(ColumnRole::Founded)),
+    lookup("org_founder", Organisation, name_via(&[FOUNDER])),
+    lookup("org_home", Organisation, name_via(&[HOME])),
+    lookup("settlement_founded", Settlement, own(ColumnRole::Founded)),
+    lookup("settlement_population", Settlement, own(ColumnRole::Population)),
+    lookup("work_year", Work, own(ColumnRole::Year)),
+    lookup("event_host", Event, name_via(&[HOST])),
+    lookup("alliance_seat", Alliance, name_via(&[HOME])),
+    multi_hop("founder_birthplace", Organisation, name_via(&[FOUNDER, BIRTHPLACE])),
+    multi_hop("founder_birth_year", Organisation, via(&[FOUNDER], ColumnRole::BirthYear)),
+    multi_hop("founder_birth_region", Organisation, name_via(&[FOUNDER, BIRTHPLACE, REGION])),
+    multi_hop("home_population", Organisation, via(&[HOME], ColumnRole::Population)),
+    multi_hop("home_region", Organisation, name_via(&[HOME, REGION])),
+    multi_hop("work_maker_founder", Work, name_via(&[ORG, FOUNDER])),
+    multi_hop("work_maker_home", Work, name_via(&[ORG, HOME])),
+    multi_hop("event_host_region", Event, name_via(&[HOST, REGION])),
     Family {
-        kind: "multi_hop",
+        kind: TaskKind::MultiHop,
         name: "event_winner_founder",
         shape: Shape::Winner(Winner {
             link: Participation,
-            subject: hop("event", Event),
+            subject: hop(ColumnRole::Event, Event),
             slot: "event",
-            result: "result",
-            path: via(&[ORG, FOUNDER], "name"),
+            result: ColumnRole::Result,
+            path: name_via(&[ORG, FOUNDER]),
         }),
     },
-    follow("multi_hop", "alliance_seat_region", Alliance, via(&[HOME, REGION], "name")),
-    compare("settlement_older", Settlement, "founded", Order::Smallest, Pairs::Any),
-    compare("settlement_larger", Settlement, "population", Order::Largest, Pairs::Any),
-    compare("person_older", Person, "birth_year", Order::Smallest, Pairs::NamesakesFirst),
-    compare("org_older", Organisation, "founded", Order::Smallest, Pairs::Any),
-    compare("org_more_members", Organisation, "member_count", Order::Largest, Pairs::Any),
-    extreme("region_largest_settlement", Settlement, "population", Order::Largest, IN_REGION),
-    extreme("region_oldest_settlement", Settlement, "founded", Order::Smallest, IN_REGION),
+    multi_hop("alliance_seat_region", Alliance, name_via(&[HOME, REGION])),
+    compare("settlement_older", Settlement, ColumnRole::Founded, Order::Smallest, Pairs::Any),
+    compare("settlement_larger", Settlement, ColumnRole::Population, Order::Largest, Pairs::Any),
+    compare("person_older", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::NamesakesFirst),
+    compare("org_older", Organisation, ColumnRole::Founded, Order::Smallest, Pairs::Any),
+    compare("org_more_members", Organisation, ColumnRole::MemberCount, Order::Largest, Pairs::Any),
+    extreme("region_largest_settlement", Settlement, ColumnRole::Population, Order::Largest, IN_REGION),
+    extreme("region_oldest_settlement", Settlement, ColumnRole::Founded, Order::Smallest, IN_REGION),
     Family {
-        kind: "aggregate",
+        kind: TaskKind::Aggregate,
         name: "region_population_before",
         shape: Shape::SumBefore(SumBefore {
             role: Settlement,
-            column: "population",
-            year: "founded",
+            column: ColumnRole::Population,
+            year: ColumnRole::Founded,
             group: IN_REGION,
         }),
     },
-    extreme("category_oldest_org", Organisation, "founded", Order::Smallest, Group::Value { column: "category" }),
-    extreme("most_populous_region", Region, "population", Order::Largest, Group::World),
+    extreme(
+        "category_oldest_org",
+        Organisation,
+        ColumnRole::Founded,
+        Order::Smallest,
+        Group::Value { column: ColumnRole::Category },
+    ),
+    extreme("most_populous_region", Region, ColumnRole::Population, Order::Largest, Group::World),
     Family {
-        kind: "temporal",
+        kind: TaskKind::Temporal,
         name: "seat_holder",
         shape: Shape::Term(Term {
             link: Tenure,
             subject: ORG,
             slot: "org",
-            keys: &["seat"],
-            answer: hop("person", Person),
+            keys: &[ColumnRole::Seat],
+            answer: hop(ColumnRole::Person, Person),
         }),
     },
     Family {
-        kind: "temporal",
+        kind: TaskKind::Temporal,
         name: "alliance_member_of",
         shape: Shape::Term(Term {
             link: AllianceMembership,
             subject: ORG,
             slot: "org",
             keys: &[],
-            answer: hop("alliance", Alliance),
+            answer: hop(ColumnRole::Alliance, Alliance),
         }),
     },
     table(
         "settlements_in_region",
         Settlement,
-        &[own("name"), own("founded"), own("population"), own("extra")],
+        &[
+            OWN_NAME,
+            own(ColumnRole::Founded),
+            own(ColumnRole::Population),
+            own(ColumnRole::Extra),
+        ],
         Rows::Group(IN_REGION),
         &["region", "extra"],
     ),
     table(
         "settlements_before",
         Settlement,
-        &[own("name"), via(&[REGION], "name"), own("founded"), own("population")],
-        Rows::Before("founded"),
+        &[
+            OWN_NAME,
+            name_via(&[REGION]),
+            own(ColumnRole::Founded),
+            own(ColumnRole::Population),
+        ],
+        Rows::Before(ColumnRole::Founded),
         &["world", "year"],
     ),
     table(
         "orgs_after",
         Organisation,
-        &[own("name"), via(&[FOUNDER], "name"), own("founded"), via(&[HOME], "name")],
-        Rows::After("founded"),
+        &[
+            OWN_NAME,
+            name_via(&[FOUNDER]),
+            own(ColumnRole::Founded),
+            name_via(&[HOME]),
+        ],
+        Rows::After(ColumnRole::Founded),
         &["year"],
     ),
     table(
         "people_by_occupation",
         Person,
-        &[own("name"), own("birth_year"), via(&[BIRTHPLACE], "name"), via(&[BIRTHPLACE, REGION], "name")],
-        Rows::Group(Group::Value { column: "occupation" }),
+        &[
+            OWN_NAME,
+            own(ColumnRole::BirthYear),
+            name_via(&[BIRTHPLACE]),
+            name_via(&[BIRTHPLACE, REGION]),
+        ],
+        Rows::Group(Group::Value { column: ColumnRole::Occupation }),
         &["occupation"],
     ),
     table(
         "works_after",
         Work,
-        &[own("name"), via(&[ORG], "name"), own("year"), own("extra")],
-        Rows::After("year"),
+        &[
+            OWN_NAME,
+            name_via(&[ORG]),
+            own(ColumnRole::Year),
+            own(ColumnRole::Extra),
+        ],
+        Rows::After(ColumnRole::Year),
         &["year", "extra"],
     ),
 ];

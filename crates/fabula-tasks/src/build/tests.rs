@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 use serde_json::Value;
 
-use fabula_world::records::{PageRecord, TaskRecord};
+use fabula_file::{Page, Task, TaskKind};
 use fabula_world::schema;
 use fabula_world::{World, generate_world, theme};
 
@@ -28,8 +28,8 @@ const CANDIDATES: usize = 12;
 /// A generated world, its rendered pages and the tasks `build_tasks` makes of them.
 struct Fixture {
     world: World,
-    pages: Vec<PageRecord>,
-    tasks: Vec<TaskRecord>,
+    pages: Vec<Page>,
+    tasks: Vec<Task>,
 }
 
 fn fixtures() -> &'static [Fixture] {
@@ -62,9 +62,9 @@ fn database(world: &World) -> Connection {
         let mut stmt = conn.prepare(&insert).unwrap();
         for row in schema::table_rows(world, table.role) {
             let values = row.iter().map(|v| match v {
-                schema::Value::Int(i) => rusqlite::types::Value::Integer(*i),
-                schema::Value::Text(t) => rusqlite::types::Value::Text(t.clone()),
-                schema::Value::Null => rusqlite::types::Value::Null,
+                fabula_file::Value::Int(i) => rusqlite::types::Value::Integer(*i),
+                fabula_file::Value::Text(t) => rusqlite::types::Value::Text(t.clone()),
+                fabula_file::Value::Null => rusqlite::types::Value::Null,
             });
             stmt.execute(rusqlite::params_from_iter(values)).unwrap();
         }
@@ -107,13 +107,13 @@ fn problems(
     fixture: &Fixture,
     conn: &Connection,
     family: &Family,
-    task: &TaskRecord,
+    task: &Task,
     support: &Support<'_>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let template = phrasings::template(family.kind, family.name);
+    let template = phrasings::template(family.kind.as_str(), family.name);
     if task.kind != family.kind || task.hops != template.hops {
-        out.push(format!("kind {} hops {}", task.kind, task.hops));
+        out.push(format!("kind {} hops {}", task.kind.as_str(), task.hops));
     }
     if !task.id.starts_with(&format!("w{:05}-t", fixture.world.id)) {
         out.push(format!("id {}", task.id));
@@ -181,12 +181,12 @@ fn answer_problems(family: &Family, gold: &Value, mut rows: Vec<Vec<String>>) ->
 fn evidence_problems(
     fixture: &Fixture,
     family: &Family,
-    task: &TaskRecord,
+    task: &Task,
     cells: &[Cell],
     rows: &[Vec<String>],
 ) -> Vec<String> {
     let urls: Vec<String> = serde_json::from_str(&task.evidence).unwrap();
-    let pages: Vec<&PageRecord> = urls
+    let pages: Vec<&Page> = urls
         .iter()
         .filter_map(|u| fixture.pages.iter().find(|p| &p.url == u))
         .collect();
@@ -219,11 +219,11 @@ fn evidence_problems(
 /// one of the two names it compares.
 fn question_problems(
     family: &Family,
-    task: &TaskRecord,
+    task: &Task,
     gold: &Value,
     slots: &[(&'static str, String)],
 ) -> Vec<String> {
-    let prefix = format!("{}.{}.", family.kind, family.name);
+    let prefix = format!("{}.{}.", family.kind.as_str(), family.name);
     let m = match phrasings::match_question(&task.question) {
         Some(m) if m.phrasing_id.starts_with(&prefix) => m,
         m => return vec![format!("question matches {m:?}")],
@@ -261,7 +261,7 @@ fn question_problems(
 }
 
 /// The same task with a wrong answer and with evidence that is no page.
-fn tampered(task: &TaskRecord) -> [TaskRecord; 2] {
+fn tampered(task: &Task) -> [Task; 2] {
     let answer = match serde_json::from_str(&task.answer).unwrap() {
         Value::String(a) => Value::String(format!("{a}0")),
         mut table => {
@@ -269,11 +269,11 @@ fn tampered(task: &TaskRecord) -> [TaskRecord; 2] {
             table
         }
     };
-    let wrong_answer = TaskRecord {
+    let wrong_answer = Task {
         answer: answer.to_string(),
         ..task.clone()
     };
-    let wrong_evidence = TaskRecord {
+    let wrong_evidence = Task {
         evidence: r#"["/wiki/Nowhere"]"#.into(),
         ..task.clone()
     };
@@ -283,9 +283,9 @@ fn tampered(task: &TaskRecord) -> [TaskRecord; 2] {
 /// Builds up to [`CANDIDATES`] tasks of every family of `kind` in every fixture world, and
 /// checks them and the tasks of that kind `build_tasks` picked; checks as well that a wrong
 /// answer or wrong evidence would be caught. Every family must build at least one task.
-fn check(kind: &str) {
+fn check(kind: TaskKind) {
     let families: Vec<&'static Family> = FAMILIES.iter().filter(|f| f.kind == kind).collect();
-    assert!(!families.is_empty(), "no family of kind {kind}");
+    assert!(!families.is_empty(), "no family of kind {}", kind.as_str());
     for family in families {
         let mut built = 0;
         for fixture in fixtures() {
@@ -312,7 +312,7 @@ fn check(kind: &str) {
                 built += 1;
             }
         }
-        assert!(built > 0, "{kind}.{} built no task", family.name);
+        assert!(built > 0, "{}.{} built no task", kind.as_str(), family.name);
     }
     let no_support = Support {
         cells: &[],
@@ -322,7 +322,7 @@ fn check(kind: &str) {
         let conn = database(&fixture.world);
         for task in fixture.tasks.iter().filter(|t| t.kind == kind) {
             let m = phrasings::match_question(&task.question).unwrap();
-            let family = super::family::family(kind, &m.template).unwrap();
+            let family = super::family::family(kind.as_str(), &m.template).unwrap();
             let found = problems(fixture, &conn, family, task, &no_support);
             assert!(found.is_empty(), "{task:#?}\n{found:#?}");
         }
@@ -331,32 +331,32 @@ fn check(kind: &str) {
 
 #[test]
 fn lookup() {
-    check("lookup");
+    check(TaskKind::Lookup);
 }
 
 #[test]
 fn multi_hop() {
-    check("multi_hop");
+    check(TaskKind::MultiHop);
 }
 
 #[test]
 fn compare() {
-    check("compare");
+    check(TaskKind::Compare);
 }
 
 #[test]
 fn aggregate() {
-    check("aggregate");
+    check(TaskKind::Aggregate);
 }
 
 #[test]
 fn temporal() {
-    check("temporal");
+    check(TaskKind::Temporal);
 }
 
 #[test]
 fn table() {
-    check("table");
+    check(TaskKind::Table);
 }
 
 #[test]
@@ -371,7 +371,8 @@ fn every_template_has_one_family() {
             named.insert((kind.as_str(), name.as_str()));
         }
     }
-    let families: BTreeSet<(&str, &str)> = FAMILIES.iter().map(|f| (f.kind, f.name)).collect();
+    let families: BTreeSet<(&str, &str)> =
+        FAMILIES.iter().map(|f| (f.kind.as_str(), f.name)).collect();
     assert_eq!(families.len(), FAMILIES.len(), "a family is listed twice");
     assert_eq!(families, named);
 }

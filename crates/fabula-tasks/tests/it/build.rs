@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use fabula_file::TaskKind;
 use fabula_tasks::phrasings::match_question;
 
 use crate::common::{rendered, rendered_many};
@@ -53,7 +54,7 @@ fn questions_map_back_to_their_phrasing_and_name_no_tables() {
         let layout = fabula_world::schema::layout(&world);
         for t in &tasks {
             let m = match_question(&t.question).unwrap_or_else(|| panic!("{}", t.question));
-            assert_eq!(m.kind, t.kind, "{}", t.question);
+            assert_eq!(m.kind, t.kind.as_str(), "{}", t.question);
             phrasings.insert(m.phrasing_id);
             assert!(!t.question.contains('_'), "{}", t.question);
             for table in &layout.tables {
@@ -83,7 +84,7 @@ fn questions_map_back_to_their_phrasing_and_name_no_tables() {
 #[test]
 fn table_answers_have_a_key_and_three_to_six_attributes() {
     for (world, _, tasks) in rendered_many(12) {
-        for t in tasks.iter().filter(|t| t.kind == "table") {
+        for t in tasks.iter().filter(|t| t.kind == TaskKind::Table) {
             let answer: serde_json::Value = serde_json::from_str(&t.answer).unwrap();
             let columns = answer["columns"].as_array().unwrap();
             let rows = answer["rows"].as_array().unwrap();

@@ -1,5 +1,4 @@
 //! Integration tests of fabula-tasks: one binary, one module per concern.
 
 mod build;
-mod check;
 mod common;

@@ -3,8 +3,8 @@
 use std::fs;
 use std::path::Path;
 
+use fabula_file::{Page, Task};
 use fabula_world::dataset::{self, GenerateConfig, NoPages, Renderer, Shard};
-use fabula_world::records::{PageRecord, TaskRecord};
 use fabula_world::{Error, World};
 
 fn config(out: &Path, count: u32, jobs: usize, shard: Option<Shard>) -> GenerateConfig {
@@ -65,7 +65,7 @@ impl Renderer for PanicsOn {
     fn version(&self) -> String {
         NoPages.version()
     }
-    fn render(&self, world: &World) -> (Vec<PageRecord>, Vec<TaskRecord>) {
+    fn render(&self, world: &World) -> (Vec<Page>, Vec<Task>) {
         assert!(world.id != self.0, "simulated crash");
         (Vec::new(), Vec::new())
     }

@@ -1,11 +1,36 @@
-//! `fabula check`'s task rules on written worlds: clean files pass, corrupted copies are named.
+//! Integration tests of fabula-check: a freshly generated dataset passes every rule, and
+//! corrupted copies are reported under the task rules they break. (The domain and page rules have
+//! unit tests beside them; the e2e suite corrupts worlds through the CLI.)
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use fabula_tasks::TaskCheck;
-use fabula_world::check::{Report, check_dir};
+use fabula_check::{Report, check_dir};
+use fabula_file::WorldFile;
+use fabula_tasks::FullRenderer;
+use fabula_tasks::answer::{answer_from_rows, same_answer};
+use fabula_world::dataset::{self, GenerateConfig};
 
-use crate::common::small_dataset;
+/// A dataset of six worlds with pages and tasks, generated once per test run.
+fn small_dataset() -> &'static Path {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DIR.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("worlds");
+        let cfg = GenerateConfig {
+            count: 6,
+            master_seed: 20_250_601,
+            out: out.clone(),
+            jobs: 2,
+            shard: None,
+            force: true,
+            themes: Vec::new(),
+        };
+        dataset::generate_dataset(&cfg, &FullRenderer, &|| {}).unwrap();
+        (tmp, out)
+    });
+    path
+}
 
 fn task_rules(report: &Report) -> Vec<String> {
     report
@@ -26,7 +51,7 @@ fn copy_dataset(from: &Path, to: &Path) {
 
 #[test]
 fn written_worlds_pass_every_task_rule() {
-    let report = check_dir(small_dataset(), 2, &[&TaskCheck]).unwrap();
+    let report = check_dir(small_dataset(), 2).unwrap();
     assert_eq!(report.worlds, 6);
     assert!(
         report.violations.is_empty(),
@@ -43,16 +68,15 @@ fn written_worlds_pass_every_task_rule() {
 #[test]
 fn every_stored_query_recomputes_exactly_one_answer() {
     let dir = small_dataset();
-    let manifest = fabula_world::dataset::read_manifest(dir).unwrap();
+    let manifest = fabula_file::read_manifest(dir).unwrap();
     for entry in &manifest.worlds {
-        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
-        let conn = rusqlite::Connection::open_with_flags(dir.join(&entry.file), flags).unwrap();
-        for task in fabula_tasks::check::stored_tasks(&conn).unwrap() {
+        let file = WorldFile::open(&dir.join(&entry.file)).unwrap();
+        for task in file.tasks().unwrap() {
             let stored: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
-            let rows = fabula_tasks::check::run_sql(&conn, &task.sql).unwrap();
-            let recomputed = fabula_tasks::check::answer_from_rows(&stored, &rows).unwrap();
+            let rows = file.query_text(&task.sql).unwrap();
+            let recomputed = answer_from_rows(&stored, &rows).unwrap();
             assert!(
-                fabula_tasks::check::same_answer(&stored, &recomputed),
+                same_answer(&stored, &recomputed),
                 "{}: {stored} vs {recomputed}",
                 task.id
             );
@@ -85,7 +109,7 @@ fn corrupted_tasks_are_reported_by_rule() {
     )
     .unwrap();
     drop(conn);
-    let rules = task_rules(&check_dir(&dir, 1, &[&TaskCheck]).unwrap());
+    let rules = task_rules(&check_dir(&dir, 1).unwrap());
     let named = |rule: &str, task: &str| {
         rules
             .iter()
@@ -108,7 +132,7 @@ fn corrupted_tasks_are_reported_by_rule() {
     )
     .unwrap();
     drop(conn);
-    let rules = task_rules(&check_dir(&dir, 1, &[&TaskCheck]).unwrap());
+    let rules = task_rules(&check_dir(&dir, 1).unwrap());
     assert!(
         rules.iter().any(|v| v.contains("[tasks.count]")),
         "{rules:#?}"
@@ -117,6 +141,27 @@ fn corrupted_tasks_are_reported_by_rule() {
         rules
             .iter()
             .any(|v| v.contains("[tasks.id]") && v.contains("task-1")),
+        "{rules:#?}"
+    );
+}
+
+#[test]
+fn an_unknown_task_kind_is_reported_as_such() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    copy_dataset(small_dataset(), &dir);
+    let conn = rusqlite::Connection::open(dir.join("world-00001.sqlite")).unwrap();
+    conn.execute(
+        "UPDATE fabula_tasks SET kind = 'riddle' WHERE id = (SELECT min(id) FROM fabula_tasks)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let rules = task_rules(&check_dir(&dir, 1).unwrap());
+    assert!(
+        rules
+            .iter()
+            .any(|v| v.contains("[tasks.kind]") && v.contains("riddle")),
         "{rules:#?}"
     );
 }

@@ -1,12 +1,13 @@
 //! `fabula check`: verifies a dataset directory by re-reading every world file.
 //!
 //! The checks read only the files, through [`fabula_file::WorldFile`]: the roles of tables and
-//! columns, the metadata, the pages and their facts come from its typed rows, the rules are SQL over
-//! the domain tables, and nothing calls the generator. Each violation names its world, table, row
-//! and rule, so a corrupt copy says exactly what is wrong. The time rules live in [`time`], the page
-//! rules in [`pages`]; later stages add their own rules (tasks) through [`ExtraCheck`].
+//! columns, the metadata, the pages, their facts and the tasks come from its typed rows, the rules
+//! are SQL over the domain tables, and nothing calls the generator. Each violation names its world,
+//! table, row and rule, so a corrupt copy says exactly what is wrong. The domain rules live here,
+//! the time rules in `time`, the page rules in `pages` and the task rules in `tasks`.
 
 mod pages;
+mod tasks;
 mod time;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,26 +17,25 @@ use fabula_file::{ColumnRole, Table, TableRole};
 use rayon::prelude::*;
 use rusqlite::Connection;
 
-pub use fabula_file::WorldFile;
+use fabula_file::{META_KEYS, Manifest, WorldFile};
+use fabula_world::blocklist;
 
-use crate::dataset::{self, Manifest};
-use crate::{Result, blocklist};
+/// An error that stops a whole check (a broken rule is a [`Violation`], not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The manifest cannot be read.
+    #[error(transparent)]
+    Manifest(#[from] fabula_file::Error),
+    /// The worker threads could not start.
+    #[error("cannot start {jobs} worker threads: {source}")]
+    Threads {
+        jobs: usize,
+        source: rayon::ThreadPoolBuildError,
+    },
+}
 
-/// The metadata keys every world file has.
-pub const META_KEYS: &[&str] = &[
-    "world_id",
-    "name",
-    "theme",
-    "master_seed",
-    "world_seed",
-    "generator_version",
-    "format_version",
-    "present_year",
-];
-
-/// The page kinds a world file may hold: the spellings of [`fabula_file::PageKind`], in its
-/// order (a test keeps the two equal).
-pub const PAGE_KINDS: &[&str] = &["entity", "list", "category", "news", "history"];
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,11 +77,6 @@ impl Report {
     }
 }
 
-/// Extra rules that later stages run on each open world file.
-pub trait ExtraCheck: Sync {
-    fn check(&self, conn: &Connection, world: &str, out: &mut Vec<Violation>);
-}
-
 /// Builds a violation.
 pub fn violation(
     world: &str,
@@ -100,12 +95,12 @@ pub fn violation(
 }
 
 /// Checks every world of a directory against its manifest.
-pub fn check_dir(dir: &Path, jobs: usize, extra: &[&dyn ExtraCheck]) -> Result<Report> {
-    let manifest = dataset::read_manifest(dir)?;
+pub fn check_dir(dir: &Path, jobs: usize) -> Result<Report> {
+    let manifest = fabula_file::read_manifest(dir)?;
     let files = manifest_files(dir, &manifest);
     let results = parallel_map(&files, jobs, |(path, name, sha)| {
-        check_file(path, name, sha.as_deref(), extra)
-    });
+        check_file(path, name, sha.as_deref())
+    })?;
     let mut report = Report::default();
     for (rows, violations) in results {
         report.worlds += 1;
@@ -126,12 +121,7 @@ fn manifest_files(dir: &Path, manifest: &Manifest) -> Vec<(PathBuf, String, Opti
 
 /// Checks one world file that the manifest lists as `name`: that it exists and has the listed
 /// hash, then every rule. Returns its domain row count and violations.
-fn check_file(
-    path: &Path,
-    name: &str,
-    sha: Option<&str>,
-    extra: &[&dyn ExtraCheck],
-) -> (usize, Vec<Violation>) {
+fn check_file(path: &Path, name: &str, sha: Option<&str>) -> (usize, Vec<Violation>) {
     let mut out = Vec::new();
     if !path.exists() {
         let detail = "listed in the manifest but absent";
@@ -139,7 +129,7 @@ fn check_file(
         return (0, out);
     }
     if let Some(sha) = sha {
-        match dataset::sha256_file(path) {
+        match fabula_world::dataset::sha256_file(path) {
             Ok(actual) if actual == sha => {}
             Ok(actual) => {
                 let detail = format!("sha256 {actual} != manifest {sha}");
@@ -151,9 +141,7 @@ fn check_file(
     let rows = match WorldFile::open(path) {
         Ok(file) => {
             let rows = check_world(&file, &mut out);
-            for check in extra {
-                check.check(file.connection(), name, &mut out);
-            }
+            tasks::check_tasks(&file, name, &mut out);
             rows
         }
         Err(e) => {
@@ -165,16 +153,17 @@ fn check_file(
 }
 
 /// Maps items on a pool of `jobs` threads, keeping the input order.
-pub fn parallel_map<T: Sync, R: Send>(
+fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     jobs: usize,
     f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
+) -> Result<Vec<R>> {
+    let jobs = jobs.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+        .num_threads(jobs)
         .build()
-        .expect("the worker threads start");
-    pool.install(|| items.par_iter().map(&f).collect())
+        .map_err(|source| Error::Threads { jobs, source })?;
+    Ok(pool.install(|| items.par_iter().map(&f).collect()))
 }
 
 /// The domain tables of a world file with their roles, as `fabula_tables` and `fabula_columns`
@@ -246,7 +235,7 @@ pub fn check_world(file: &WorldFile, out: &mut Vec<Violation>) -> usize {
     };
     check_integrity(&w, out);
     let present = check_meta(&w, file, out);
-    let tables = match domain_tables(w.conn) {
+    let tables = match file.domain_tables() {
         Ok(tables) => tables,
         Err(e) => {
             out.push(w.violation("-", None, "format", &e.to_string()));
@@ -295,7 +284,7 @@ fn fk_violations(conn: &Connection) -> rusqlite::Result<Vec<(String, Option<i64>
 fn check_meta(w: &Checked<'_>, file: &WorldFile, out: &mut Vec<Violation>) -> i64 {
     let meta = file.meta_rows().unwrap_or_default();
     for key in META_KEYS {
-        if meta.get(*key).is_none_or(|v| v.is_empty()) {
+        if meta.get(key).is_none_or(|v| v.is_empty()) {
             let detail = format!("missing key `{key}`");
             out.push(w.violation("fabula_meta", None, "meta", &detail));
         }
@@ -303,16 +292,6 @@ fn check_meta(w: &Checked<'_>, file: &WorldFile, out: &mut Vec<Violation>) -> i6
     meta.get("present_year")
         .and_then(|v| v.parse().ok())
         .unwrap_or(i64::MAX)
-}
-
-/// Names of the domain tables: every table whose name starts with neither `fabula_` nor
-/// `sqlite_`, declared or not.
-pub(crate) fn domain_tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'fabula\\_%' ESCAPE '\\'
-         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
-    )?;
-    stmt.query_map([], |r| r.get(0))?.collect()
 }
 
 /// Table and row counts within bounds, and every domain table STRICT. Returns the row count.

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use fabula_file::{PageFact, WorldFile};
+use fabula_score::date::{DatePrecision, parse_date};
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 
@@ -44,7 +45,7 @@ fn check_page_list(
     present: i64,
     out: &mut Vec<Violation>,
 ) -> Option<BTreeMap<i64, String>> {
-    let pages = match file.pages() {
+    let pages = match file.pages_without_facts() {
         Ok(pages) => pages,
         // The only value of `fabula_pages` the reader refuses is a kind it does not know.
         Err(fabula_file::Error::BadValue {
@@ -77,17 +78,12 @@ fn check_page_list(
     Some(pages.into_iter().map(|s| (s.id, s.page.body)).collect())
 }
 
-/// The year of a valid `YYYY-MM-DD` date.
+/// The year of a valid `YYYY-MM-DD` date (a real day of a real month), through the one date
+/// parser, `fabula_score::date`.
 fn parse_iso_date(date: &str) -> Option<i64> {
-    let parts: Vec<&str> = date.split('-').collect();
-    let [y, m, d] = parts.as_slice() else {
-        return None;
-    };
-    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
-        return None;
-    }
-    let (year, month, day): (i64, u32, u32) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-    ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some(year)
+    let parsed = parse_date(date)?;
+    (parsed.precision == DatePrecision::Day && parsed.iso() == date)
+        .then_some(i64::from(parsed.year))
 }
 
 /// A domain cell's address: table, row id and column.
@@ -155,7 +151,7 @@ impl Cells {
                 }
             }
             (SqlValue::Integer(n), None) => {
-                vec![n.to_string(), crate::records::group_thousands(*n)]
+                vec![n.to_string(), fabula_pages::fmt_count(*n)]
             }
             (SqlValue::Text(t), _) => vec![t.clone()],
             _ => Vec::new(),
@@ -219,5 +215,26 @@ fn check_provenance(
             let detail = format!("page {page} does not contain `{shown}` for `{column}`");
             out.push(w.violation(table, row, "pages.provenance", &detail));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(date: &str, expect: Option<i64>) {
+        assert_eq!(parse_iso_date(date), expect, "{date}");
+    }
+
+    #[test]
+    fn only_real_iso_days_are_dates() {
+        check("2031-04-02", Some(2031));
+        check("1869-12-06", Some(1869));
+        check("2031-02-31", None);
+        check("2031-13-01", None);
+        check("2031-4-2", None);
+        check("April 2, 2031", None);
+        check("2031", None);
+        check("", None);
     }
 }

@@ -1,0 +1,191 @@
+//! The task rules of `fabula check`: each stored task is verified from the world file alone.
+//!
+//! Each task's SQL is re-run and its result compared with the stored answer; the evidence urls
+//! must be pages of the world and each gold value must be stated on at least one of them (by a
+//! recorded fact or in the page text); and each world must hold enough tasks. Rules:
+//! `tasks.count`, `tasks.id`, `tasks.kind`, `tasks.question`, `tasks.sql`, `tasks.answer`,
+//! `tasks.evidence` and `tasks.stated`. What an answer means comes from
+//! [`fabula_tasks::answer`], which the answerability check shares.
+
+use fabula_file::{Task, TaskKind, WorldFile};
+use fabula_tasks::answer::{
+    answer_from_rows, fact_states, required_values, same_answer, text_states,
+};
+use fabula_tasks::{MIN_SHORT_TASKS, MIN_TABLE_TASKS};
+use serde_json::Value;
+
+use crate::{Violation, violation};
+
+const TASKS_TABLE: &str = "fabula_tasks";
+
+/// Checks the id format `wNNNNN-tNNN` against the world id.
+fn id_matches(id: &str, world_id: Option<u32>) -> bool {
+    let Some((w, t)) = id.split_once('-') else {
+        return false;
+    };
+    let digits = |s: &str, min: usize| s.len() >= min && s.chars().all(|c| c.is_ascii_digit());
+    let Some(w) = w.strip_prefix('w') else {
+        return false;
+    };
+    let Some(t) = t.strip_prefix('t') else {
+        return false;
+    };
+    digits(w, 5) && digits(t, 3) && world_id.is_none_or(|id| w.parse::<u32>().ok() == Some(id))
+}
+
+/// Runs the task rules on one open world file named `world` in violations.
+pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation>) {
+    let tasks = match file.tasks() {
+        Ok(tasks) => tasks,
+        Err(e) => {
+            let text = e.to_string();
+            let rule = if text.contains("unknown task kind") {
+                "tasks.kind"
+            } else {
+                "tasks.count"
+            };
+            let detail = format!("cannot read tasks: {text}");
+            out.push(violation(world, TASKS_TABLE, None, rule, &detail));
+            return;
+        }
+    };
+    let world_id: Option<u32> = file
+        .meta_value("world_id")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse().ok());
+    let n_tables = tasks.iter().filter(|t| t.kind == TaskKind::Table).count();
+    let n_short = tasks.len() - n_tables;
+    if n_short < MIN_SHORT_TASKS || n_tables < MIN_TABLE_TASKS {
+        let detail = format!(
+            "{n_short} short-answer and {n_tables} table tasks, want at least {MIN_SHORT_TASKS} and {MIN_TABLE_TASKS}"
+        );
+        out.push(violation(world, TASKS_TABLE, None, "tasks.count", &detail));
+    }
+    for task in &tasks {
+        check_task(file, world, world_id, task, out);
+    }
+}
+
+/// One evidence page as the rules read it: its body and the texts its facts show.
+struct Evidence {
+    body: String,
+    shown: Vec<String>,
+}
+
+fn evidence_page(file: &WorldFile, url: &str) -> fabula_file::Result<Option<Evidence>> {
+    Ok(file.page(url)?.map(|stored| Evidence {
+        shown: stored.page.facts.into_iter().map(|f| f.shown).collect(),
+        body: stored.page.body,
+    }))
+}
+
+/// Runs every per-task rule on one task.
+fn check_task(
+    file: &WorldFile,
+    world: &str,
+    world_id: Option<u32>,
+    task: &Task,
+    out: &mut Vec<Violation>,
+) {
+    let mut report = |rule: &str, detail: String| {
+        out.push(violation(
+            world,
+            TASKS_TABLE,
+            None,
+            rule,
+            &format!("task {}: {detail}", task.id),
+        ));
+    };
+    if !id_matches(&task.id, world_id) {
+        report(
+            "tasks.id",
+            "id is not `wNNNNN-tNNN` with this world's id".into(),
+        );
+    }
+    if task.question.trim().is_empty() || task.question.contains('_') {
+        report(
+            "tasks.question",
+            "question is empty or names a table or column".into(),
+        );
+    }
+    let stored: Value = match serde_json::from_str(&task.answer) {
+        Ok(v) => v,
+        Err(e) => return report("tasks.answer", format!("answer is not JSON: {e}")),
+    };
+    if let Err(e) = fabula_score::Gold::from_json(&stored) {
+        report("tasks.answer", e.to_string());
+    }
+    if (task.kind == TaskKind::Table) != stored.is_object() {
+        report(
+            "tasks.answer",
+            "table tasks, and only they, have table answers".into(),
+        );
+    }
+    let rows = match file.query_text(&task.sql) {
+        Ok(rows) => rows,
+        Err(e) => return report("tasks.sql", e),
+    };
+    match answer_from_rows(&stored, &rows) {
+        Ok(recomputed) if same_answer(&stored, &recomputed) => {}
+        Ok(recomputed) => report(
+            "tasks.answer",
+            format!("stored {stored} but the database gives {recomputed}"),
+        ),
+        Err(e) => report("tasks.answer", e),
+    }
+    let urls: Vec<String> = match serde_json::from_str(&task.evidence) {
+        Ok(urls) => urls,
+        Err(e) => {
+            return report(
+                "tasks.evidence",
+                format!("evidence is not a JSON list of urls: {e}"),
+            );
+        }
+    };
+    if urls.is_empty() {
+        report("tasks.evidence", "no evidence pages".into());
+    }
+    let mut pages = Vec::new();
+    for url in &urls {
+        match evidence_page(file, url) {
+            Ok(Some(page)) => pages.push(page),
+            Ok(None) => report(
+                "tasks.evidence",
+                format!("evidence page {url} does not exist"),
+            ),
+            Err(e) => report("tasks.evidence", format!("cannot read page {url}: {e}")),
+        }
+    }
+    for value in required_values(task.kind, &stored, &rows) {
+        let stated = pages
+            .iter()
+            .any(|p| fact_states(&p.shown, &value) || text_states(&p.body, &value));
+        if !stated {
+            report("tasks.stated", format!("no evidence page states `{value}`"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(id: &str, world_id: Option<u32>, expect: bool) {
+        assert_eq!(
+            id_matches(id, world_id),
+            expect,
+            "{id} in world {world_id:?}"
+        );
+    }
+
+    #[test]
+    fn ids_carry_the_world() {
+        check("w00042-t017", Some(42), true);
+        check("w00042-t017", Some(41), false);
+        check("w00042-t017", None, true);
+        check("w42-t017", None, false);
+        check("t017", None, false);
+        check("w00042-x017", None, false);
+    }
+}
