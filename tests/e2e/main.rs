@@ -5,6 +5,7 @@ mod generate_cli;
 mod mcp;
 mod serve;
 mod slow;
+mod tidy;
 mod wm;
 
 use std::path::Path;

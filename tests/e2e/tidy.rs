@@ -1,0 +1,362 @@
+//! Tidy checks over the workspace's own sources, so the structure stays as ARCHITECTURE.md says:
+//! only `fabula-file` runs SQL against the fixed `fabula_*` tables, no library function grows past
+//! 150 lines, and the modules of each crate import each other without a cycle.
+//!
+//! These read the sources as text. Test code (a file's tail from `#[cfg(test)]`, `tests/`
+//! folders) is left out: fixtures may damage files on purpose and data-driven tests may be long.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The longest function allowed outside tests.
+const MAX_FN_LINES: usize = 150;
+
+fn workspace() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// Every `.rs` file below `dir`, in path order.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Each crate's `src` folder, by crate folder name.
+fn crate_sources() -> BTreeMap<String, PathBuf> {
+    let crates = workspace().join("crates");
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(&crates).unwrap() {
+        let path = entry.unwrap().path();
+        if path.join("src").is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            out.insert(name, path.join("src"));
+        }
+    }
+    out
+}
+
+/// The part of a source file before its unit tests, with line comments removed.
+fn library_code(text: &str) -> String {
+    let end = text.find("#[cfg(test)]").unwrap_or(text.len());
+    text[..end]
+        .lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A line with its string and brace literals blanked, so only code braces remain.
+fn without_literals(line: &str) -> String {
+    let line = line.replace("'{'", "").replace("'}'", "");
+    let mut out = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in line.chars() {
+        match (in_string, c) {
+            (true, '\\') if !escaped => escaped = true,
+            (true, '"') if !escaped => in_string = false,
+            (true, _) => escaped = false,
+            (false, '"') => in_string = true,
+            (false, _) => out.push(c),
+        }
+    }
+    out
+}
+
+/// The library source files of a crate: every file below `src` but unit-test modules.
+fn library_files(src: &Path) -> Vec<PathBuf> {
+    rust_files(src)
+        .into_iter()
+        .filter(|file| file.file_stem().is_none_or(|stem| stem != "tests"))
+        .collect()
+}
+
+#[test]
+fn only_fabula_file_runs_sql_on_the_fixed_tables() {
+    let verbs = [
+        "FROM fabula_",
+        "INTO fabula_",
+        "UPDATE fabula_",
+        "JOIN fabula_",
+        "TABLE fabula_",
+    ];
+    let mut offenders = Vec::new();
+    for (name, src) in crate_sources() {
+        if name == "fabula-file" {
+            continue;
+        }
+        for file in library_files(&src) {
+            let code = library_code(&std::fs::read_to_string(&file).unwrap());
+            if verbs.iter().any(|verb| code.contains(verb)) {
+                offenders.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "SQL on fabula_* tables in {offenders:#?}"
+    );
+}
+
+/// The length in lines of each `fn` of `code` whose body is a block.
+fn function_lengths(code: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(at) = line.find("fn ") else { continue };
+        let before = line[..at].trim();
+        let is_item = before.is_empty()
+            || before
+                .split_whitespace()
+                .all(|w| ["pub", "pub(crate)", "async", "const", "unsafe"].contains(&w));
+        if !is_item {
+            continue;
+        }
+        let name: String = line[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let mut depth = 0i32;
+        let mut opened = false;
+        for (offset, body_line) in lines[start..].iter().enumerate() {
+            let body_line = without_literals(body_line);
+            for c in body_line.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if !opened && body_line.trim_end().ends_with(';') {
+                break;
+            }
+            if opened && depth <= 0 {
+                out.push((name.clone(), offset + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_library_function_is_over_150_lines() {
+    let mut long = Vec::new();
+    for src in crate_sources().values() {
+        for file in library_files(src) {
+            let code = library_code(&std::fs::read_to_string(&file).unwrap());
+            for (name, n_lines) in function_lengths(&code) {
+                if n_lines > MAX_FN_LINES {
+                    long.push(format!("{}: {name} ({n_lines} lines)", file.display()));
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "{long:#?}");
+}
+
+/// The module a source file is, relative to `src`: `lib` for the crate root.
+fn module_name(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    match parts.join("::").as_str() {
+        "lib" | "main" => "lib".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The names the crate root re-exports, mapped to the top-level module that defines them.
+fn root_exports(root: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut exports = BTreeMap::new();
+    for statement in root.split(';') {
+        let Some(rest) = statement.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let Some((module, items)) = rest.split_once("::") else {
+            continue;
+        };
+        if !modules.contains(module) {
+            continue;
+        }
+        let items = items.trim_matches(|c| c == '{' || c == '}' || char::is_whitespace(c));
+        for item in items.split(',') {
+            let name = item.rsplit(" as ").next().unwrap().trim();
+            if !name.is_empty() {
+                exports.insert(name.to_owned(), module.to_owned());
+            }
+        }
+    }
+    exports
+}
+
+/// The top-level modules one module's code names through `crate::`, with re-exports resolved.
+fn imports(
+    code: &str,
+    modules: &BTreeSet<String>,
+    exports: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            group
+                .split(',')
+                .map(|item| item.split("::").next().unwrap().trim())
+                .collect()
+        } else {
+            vec![
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap(),
+            ]
+        };
+        for name in names {
+            if modules.contains(name) {
+                out.push(name.to_owned());
+            } else if let Some(module) = exports.get(name) {
+                out.push(module.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A cycle in `edges`, if there is one.
+fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, bool>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(node.to_owned(), false);
+        stack.push(node.to_owned());
+        for next in edges.get(node).into_iter().flatten() {
+            match state.get(next) {
+                Some(false) => {
+                    let from = stack.iter().position(|n| n == next).unwrap();
+                    let mut cycle = stack[from..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                Some(true) => {}
+                None => {
+                    if let Some(cycle) = visit(next, edges, state, stack) {
+                        return Some(cycle);
+                    }
+                }
+            }
+        }
+        stack.pop();
+        state.insert(node.to_owned(), true);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in edges.keys() {
+        if !state.contains_key(node) {
+            let mut stack = Vec::new();
+            if let Some(cycle) = visit(node, edges, &mut state, &mut stack) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
+}
+
+/// The import edges between the top-level modules of one crate. The crate root only declares
+/// and re-exports, and a submodule may use its parent, so neither counts as an edge.
+fn module_edges(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files: Vec<(String, String)> = library_files(src)
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap();
+            (module_name(src, &file), library_code(&text))
+        })
+        .collect();
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|(name, _)| name.split("::").next().unwrap().to_owned())
+        .filter(|name| name != "lib")
+        .collect();
+    let root = files
+        .iter()
+        .find(|(name, _)| name == "lib")
+        .map_or("", |(_, code)| code);
+    let exports = root_exports(root, &modules);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, code) in &files {
+        let top = name.split("::").next().unwrap();
+        if top == "lib" {
+            continue;
+        }
+        let targets = edges.entry(top.to_owned()).or_default();
+        for target in imports(code, &modules, &exports) {
+            if target != top {
+                targets.insert(target);
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn modules_of_a_crate_import_each_other_without_a_cycle() {
+    let mut cycles = Vec::new();
+    for (name, src) in crate_sources() {
+        if let Some(cycle) = find_cycle(&module_edges(&src)) {
+            cycles.push(format!("{name}: {}", cycle.join(" -> ")));
+        }
+    }
+    assert!(cycles.is_empty(), "{cycles:#?}");
+}
+
+#[test]
+fn the_tidy_checks_can_fail() {
+    let code = "fn short() {\n}\npub fn long() {\n".to_owned() + &"    x();\n".repeat(200) + "}\n";
+    let lengths = function_lengths(&code);
+    assert_eq!(lengths[0], ("short".to_owned(), 2));
+    assert_eq!(lengths[1], ("long".to_owned(), 202));
+    let modules: BTreeSet<String> = ["a", "b", "error"].map(str::to_owned).into();
+    let exports = root_exports("pub use error::{Error, Result};", &modules);
+    assert_eq!(
+        imports("use crate::{Result, b::X};", &modules, &exports),
+        ["error", "b"]
+    );
+    let edges: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_owned(), ["b".to_owned()].into()),
+        ("b".to_owned(), ["a".to_owned()].into()),
+    ]
+    .into();
+    assert_eq!(
+        find_cycle(&edges),
+        Some(vec!["a".into(), "b".into(), "a".into()])
+    );
+    assert!(library_code("fn f() {}\n#[cfg(test)]\nSELECT * FROM fabula_pages").ends_with("{}"));
+    assert_eq!(without_literals(r#"f("{", '}') {"#), "f(, ) {");
+}
