@@ -23,14 +23,16 @@
 //!
 //! The model runs on a blocking thread behind one mutex (one render at a time). Each fabula
 //! session keeps a [`fabula_lwm::Session`] (the snippets it was shown), so a session's extracts
-//! are checked against its earlier snippets; the native routes use a fresh one per call. World
-//! pages and facts are read read-only through `fabula_file::WorldFile` ([`load_world_view`]) the
-//! first time a world is rendered, and cached.
+//! are checked against its earlier snippets; the native routes use a fresh one per call. The
+//! pages and facts a render needs are read from the world file (through `fabula_file::WorldFile`)
+//! when it asks for them, so the server holds no second copy of a world's pages beside the search
+//! index. [`load_world_view`] reads a whole world into memory, for the CLI's replayed sessions.
 //!
 //! `GET /metrics` answers Prometheus text: request counters by endpoint and renderer always, and
 //! with the world model its render counters ([`fabula_lwm::prometheus_text`]). A summary line is
 //! logged every [`LOG_EVERY_RENDERS`] renders.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,10 +40,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use fabula_file::WorldFile;
+use fabula_file::{Page, WorldFile};
 use fabula_lwm::{
     Counters, DeviceChoice, LoadOptions, MemoryWorld, Model, RenderConfig, RenderedBy, Renderer,
-    ResultBlock, SearchSection, format_search,
+    ResultBlock, SearchSection, WorldView, format_search,
 };
 use fabula_search::Hiding;
 use parking_lot::Mutex;
@@ -129,6 +131,47 @@ pub fn load_world_view(path: &Path) -> Result<MemoryWorld> {
     Ok(world)
 }
 
+/// One world file as the world model sees it: each page and its facts read from the file when the
+/// renderer asks, so the server keeps no second copy of a world's pages beside the search index's
+/// page store. A render reads a handful of pages, each one indexed SQLite lookup.
+struct FileView {
+    world_id: String,
+    file: WorldFile,
+}
+
+impl FileView {
+    /// Opens the world file read-only. Its id is `fabula_meta.world_id`, as in
+    /// [`load_world_view`].
+    fn open(world_id: u32, path: &Path) -> Result<FileView> {
+        let file = WorldFile::open(path).map_err(|error| Error::WorldFile {
+            path: path.to_owned(),
+            message: error.to_string(),
+        })?;
+        let world_id = file
+            .meta_value("world_id")
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| world_id.to_string());
+        Ok(FileView { world_id, file })
+    }
+}
+
+impl WorldView for FileView {
+    fn world_id(&self) -> &str {
+        &self.world_id
+    }
+
+    fn page(&self, url: &str) -> Option<Cow<'_, Page>> {
+        match self.file.page(url) {
+            Ok(stored) => stored.map(|stored| Cow::Owned(stored.page)),
+            Err(error) => {
+                tracing::warn!(%error, url, "cannot read a page for the world model");
+                None
+            }
+        }
+    }
+}
+
 /// Writes search results in Qwen-AgentWorld's block format, one block per result in rank order,
 /// with `Date: N/A` for reference pages.
 pub fn search_template(results: &[HitJson]) -> String {
@@ -179,10 +222,6 @@ struct LwmRenderer {
     /// One render at a time.
     renderer: Mutex<Renderer>,
     counters: Arc<Counters>,
-    /// World views by world id, read on first use. A view holds the world's pages and facts a
-    /// second time, beside the search index's page store: the world model's verifier needs the
-    /// facts, which the index does not keep.
-    worlds: Mutex<HashMap<u32, Arc<MemoryWorld>>>,
     sessions: Mutex<SessionViews>,
     max_sessions: usize,
     /// Renders finished, for the periodic log line.
@@ -228,7 +267,6 @@ impl RenderService {
             lwm: Some(Arc::new(LwmRenderer {
                 renderer: Mutex::new(renderer),
                 counters,
-                worlds: Mutex::new(HashMap::new()),
                 sessions: Mutex::new(SessionViews::default()),
                 max_sessions: max_sessions.max(1),
                 renders: AtomicU64::new(0),
@@ -297,16 +335,6 @@ impl RenderService {
 }
 
 impl LwmRenderer {
-    /// The world view of `world_id`, read from `file` on first use.
-    fn world(&self, world_id: u32, file: &Path) -> Result<Arc<MemoryWorld>> {
-        if let Some(world) = self.worlds.lock().get(&world_id) {
-            return Ok(Arc::clone(world));
-        }
-        let world = Arc::new(load_world_view(file)?);
-        self.worlds.lock().insert(world_id, Arc::clone(&world));
-        Ok(world)
-    }
-
     fn take_session(&self, session_id: Option<&str>) -> fabula_lwm::Session {
         session_id
             .and_then(|id| self.sessions.lock().views.get(id).cloned())
@@ -432,8 +460,8 @@ impl RenderService {
 
 impl LwmRenderer {
     /// The world view of `world_id`, or None (logged) when its file cannot be read.
-    fn world_or_log(&self, world_id: u32, file: &Path) -> Option<Arc<MemoryWorld>> {
-        match self.world(world_id, file) {
+    fn world_or_log(&self, world_id: u32, file: &Path) -> Option<FileView> {
+        match FileView::open(world_id, file) {
             Ok(world) => Some(world),
             Err(error) => {
                 tracing::warn!(%error, "cannot read the world for the world model; using templates");
@@ -475,7 +503,7 @@ impl LwmRenderer {
                     controls: &controls,
                     template: &template,
                 };
-                let observation = renderer.render_search(world.as_ref(), &mut view, &request);
+                let observation = renderer.render_search(&world, &mut view, &request);
                 n_renders += 1;
                 log_fallback(&observation);
                 if observation.rendered_by == RenderedBy::Lwm
@@ -512,10 +540,7 @@ impl LwmRenderer {
             controls: &controls,
             template: &response.content,
         };
-        let observation = self
-            .renderer
-            .lock()
-            .render_extract(world.as_ref(), &view, &request);
+        let observation = self.renderer.lock().render_extract(&world, &view, &request);
         log_fallback(&observation);
         self.after_renders(1);
         if observation.rendered_by == RenderedBy::Lwm {
