@@ -38,13 +38,14 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
     let tasks = match file.tasks() {
         Ok(tasks) => tasks,
         Err(e) => {
-            let text = e.to_string();
-            let rule = if text.contains("unknown task kind") {
-                "tasks.kind"
-            } else {
-                "tasks.count"
+            // The only value of `fabula_tasks` the reader refuses is a kind it does not know.
+            let rule = match e {
+                fabula_file::Error::BadValue {
+                    table: TASKS_TABLE, ..
+                } => "tasks.kind",
+                _ => "tasks.count",
             };
-            let detail = format!("cannot read tasks: {text}");
+            let detail = format!("cannot read tasks: {e}");
             out.push(violation(world, TASKS_TABLE, None, rule, &detail));
             return;
         }

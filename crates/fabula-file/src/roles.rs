@@ -90,29 +90,12 @@ named_enum! {
     }
 }
 
-/// The SQL type of a domain column; every domain table is STRICT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SqlType {
-    Integer,
-    Text,
-}
-
-impl SqlType {
-    /// The type name in `CREATE TABLE` and `fabula_columns.sql_type`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SqlType::Integer => "INTEGER",
-            SqlType::Text => "TEXT",
-        }
-    }
-
-    /// Parses a stored type name.
-    pub fn parse(text: &str) -> Option<SqlType> {
-        match text {
-            "INTEGER" => Some(SqlType::Integer),
-            "TEXT" => Some(SqlType::Text),
-            _ => None,
-        }
+named_enum! {
+    /// The SQL type of a domain column, as `CREATE TABLE` and `fabula_columns.sql_type` write
+    /// it; every domain table is STRICT.
+    SqlType {
+        Integer = "INTEGER",
+        Text = "TEXT",
     }
 }
 

@@ -386,7 +386,7 @@ mod tests {
     use fabula_world::schema;
     use fabula_world::{World, generate_world, theme};
 
-    use crate::draft::with_ctx;
+    use crate::draft::{assert_facts_shown, with_ctx};
 
     use TableRole::*;
 
@@ -416,16 +416,7 @@ mod tests {
             .expect("the year column is in the table");
         let rows = schema::table_rows(&world, role);
         assert!(!rows.is_empty(), "world has no {} rows", table.name);
-        for page in &pages {
-            for f in &page.facts {
-                assert!(
-                    page.body.contains(&f.shown),
-                    "{} lacks {:?}",
-                    page.url,
-                    f.shown
-                );
-            }
-        }
+        pages.iter().for_each(assert_facts_shown);
         for row in rows {
             let (Value::Int(id), Value::Int(year)) = (&row[0], &row[at]) else {
                 panic!("{row:?} has no year")

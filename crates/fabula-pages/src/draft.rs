@@ -315,6 +315,20 @@ impl Draft {
     }
 }
 
+/// Asserts that every fact a page records shows its exact text in the page body: the test every
+/// renderer's unit tests share.
+#[cfg(test)]
+pub(crate) fn assert_facts_shown(page: &Page) {
+    for f in &page.facts {
+        assert!(
+            page.body.contains(&f.shown),
+            "{} lacks {:?}",
+            page.url,
+            f.shown
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::fmt_count;

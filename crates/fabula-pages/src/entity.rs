@@ -702,7 +702,7 @@ mod tests {
     use fabula_world::schema;
     use fabula_world::{generate_world, theme};
 
-    use crate::draft::with_ctx;
+    use crate::draft::{assert_facts_shown, with_ctx};
 
     use TableRole::*;
 
@@ -753,13 +753,7 @@ mod tests {
                 .expect("a page per entity");
             assert_eq!(rendered.title, title);
             assert!(rendered.body.starts_with(&format!("# {title}\n")), "{url}");
-            for f in &rendered.facts {
-                assert!(
-                    rendered.body.contains(&f.shown),
-                    "{url} lacks {:?}",
-                    f.shown
-                );
-            }
+            assert_facts_shown(rendered);
             let states = |table: &str, row: i64, column: &str| {
                 let found = rendered.facts.iter().any(|f| {
                     (f.table.as_str(), f.row_id, f.column.as_str()) == (table, row, column)

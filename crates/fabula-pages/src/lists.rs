@@ -322,7 +322,7 @@ mod tests {
     use fabula_world::schema;
     use fabula_world::{generate_world, theme};
 
-    use crate::draft::with_ctx;
+    use crate::draft::{assert_facts_shown, with_ctx};
 
     use TableRole::*;
 
@@ -355,16 +355,7 @@ mod tests {
             let links: Vec<_> = ids.map(|id| (id, ctx.link(role, id))).collect();
             (pages, links)
         });
-        for page in &pages {
-            for f in &page.facts {
-                assert!(
-                    page.body.contains(&f.shown),
-                    "{} lacks {:?}",
-                    page.url,
-                    f.shown
-                );
-            }
-        }
+        pages.iter().for_each(assert_facts_shown);
         let list_title = format!("List of {plural}");
         let Some(table) = layout.get(role) else {
             assert!(!pages.iter().any(|p| p.title == list_title), "{list_title}");

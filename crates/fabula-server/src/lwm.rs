@@ -111,24 +111,23 @@ impl LwmOptions {
 /// [`fabula_lwm::MemoryWorld`]. Its id is `fabula_meta.world_id` when the file states one, else
 /// the file's stem.
 pub fn load_world_view(path: &Path) -> Result<MemoryWorld> {
-    let bad = |error: fabula_file::Error| Error::WorldFile {
-        path: path.to_owned(),
-        message: error.to_string(),
-    };
-    let file = WorldFile::open(path).map_err(bad)?;
-    let world_id = file
-        .meta_value("world_id")
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| {
-            path.file_stem()
-                .map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
-        });
-    let mut world = MemoryWorld::new(&world_id);
-    for stored in file.pages().map_err(bad)? {
+    let view = FileView::open(path)?;
+    let mut world = MemoryWorld::new(&view.world_id);
+    let pages = view
+        .file
+        .pages()
+        .map_err(|error| world_file_error(path, &error))?;
+    for stored in pages {
         world.insert(stored.page);
     }
     Ok(world)
+}
+
+fn world_file_error(path: &Path, error: &fabula_file::Error) -> Error {
+    Error::WorldFile {
+        path: path.to_owned(),
+        message: error.to_string(),
+    }
 }
 
 /// One world file as the world model sees it: each page and its facts read from the file when the
@@ -140,18 +139,18 @@ struct FileView {
 }
 
 impl FileView {
-    /// Opens the world file read-only. Its id is `fabula_meta.world_id`, as in
-    /// [`load_world_view`].
-    fn open(world_id: u32, path: &Path) -> Result<FileView> {
-        let file = WorldFile::open(path).map_err(|error| Error::WorldFile {
-            path: path.to_owned(),
-            message: error.to_string(),
-        })?;
+    /// Opens the world file read-only. Its id is `fabula_meta.world_id` when the file states
+    /// one, else the file's stem.
+    fn open(path: &Path) -> Result<FileView> {
+        let file = WorldFile::open(path).map_err(|error| world_file_error(path, &error))?;
         let world_id = file
             .meta_value("world_id")
             .ok()
             .flatten()
-            .unwrap_or_else(|| world_id.to_string());
+            .unwrap_or_else(|| {
+                path.file_stem()
+                    .map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
+            });
         Ok(FileView { world_id, file })
     }
 }
@@ -396,7 +395,6 @@ impl RenderService {
     /// world-model state to use (None: a fresh one).
     pub(crate) async fn render_search(
         &self,
-        world_id: u32,
         file: Option<PathBuf>,
         session_id: Option<&str>,
         hiding: Hiding,
@@ -406,9 +404,7 @@ impl RenderService {
             (Some(lwm), Some(file)) => {
                 let lwm = Arc::clone(lwm);
                 let session_id = session_id.map(str::to_owned);
-                let work = move || {
-                    lwm.render_search(world_id, &file, session_id.as_deref(), hiding, items)
-                };
+                let work = move || lwm.render_search(&file, session_id.as_deref(), hiding, items);
                 tokio::task::spawn_blocking(work).await.ok()
             }
             _ => Some(items),
@@ -430,7 +426,6 @@ impl RenderService {
     /// (`start` 0, no next window), setting `content` and `rendered_by`.
     pub(crate) async fn render_extract(
         &self,
-        world_id: u32,
         file: Option<PathBuf>,
         session_id: Option<&str>,
         hiding: Hiding,
@@ -443,9 +438,8 @@ impl RenderService {
                 let lwm = Arc::clone(lwm);
                 let session_id = session_id.map(str::to_owned);
                 let fallback = response.clone();
-                let work = move || {
-                    lwm.render_extract(world_id, &file, session_id.as_deref(), hiding, response)
-                };
+                let work =
+                    move || lwm.render_extract(&file, session_id.as_deref(), hiding, response);
                 tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
                     tracing::error!("a world model render panicked");
                     fallback
@@ -460,8 +454,8 @@ impl RenderService {
 
 impl LwmRenderer {
     /// The world view of `world_id`, or None (logged) when its file cannot be read.
-    fn world_or_log(&self, world_id: u32, file: &Path) -> Option<FileView> {
-        match FileView::open(world_id, file) {
+    fn world_or_log(&self, file: &Path) -> Option<FileView> {
+        match FileView::open(file) {
             Ok(world) => Some(world),
             Err(error) => {
                 tracing::warn!(%error, "cannot read the world for the world model; using templates");
@@ -472,13 +466,12 @@ impl LwmRenderer {
 
     fn render_search(
         &self,
-        world_id: u32,
         file: &Path,
         session_id: Option<&str>,
         hiding: Hiding,
         mut items: Vec<BatchItem>,
     ) -> Vec<BatchItem> {
-        let Some(world) = self.world_or_log(world_id, file) else {
+        let Some(world) = self.world_or_log(file) else {
             return items;
         };
         let controls = fabula_lwm::Controls {
@@ -521,13 +514,12 @@ impl LwmRenderer {
 
     fn render_extract(
         &self,
-        world_id: u32,
         file: &Path,
         session_id: Option<&str>,
         hiding: Hiding,
         mut response: ExtractResponse,
     ) -> ExtractResponse {
-        let Some(world) = self.world_or_log(world_id, file) else {
+        let Some(world) = self.world_or_log(file) else {
             return response;
         };
         let controls = fabula_lwm::Controls {

@@ -164,7 +164,7 @@ impl AppState {
     ) -> Vec<BatchItem> {
         let file = self.world_file(world_id);
         self.render_service()
-            .render_search(world_id, file, session_id, hiding, items)
+            .render_search(file, session_id, hiding, items)
             .await
     }
 
@@ -179,7 +179,7 @@ impl AppState {
     ) -> ExtractResponse {
         let file = self.world_file(world_id);
         self.render_service()
-            .render_extract(world_id, file, session_id, hiding, start, response)
+            .render_extract(file, session_id, hiding, start, response)
             .await
     }
 }

@@ -108,11 +108,6 @@ pub fn dataset_version(renderer: &dyn Renderer) -> String {
     format!("{GENERATOR_VERSION}/{}", renderer.version())
 }
 
-/// Reads a dataset directory's manifest.
-pub fn read_manifest(dir: &Path) -> Result<Manifest> {
-    Ok(fabula_file::read_manifest(dir)?)
-}
-
 /// The SHA-256 of a file, as lower-case hex.
 pub fn sha256_file(path: &Path) -> Result<String> {
     let mut file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
@@ -152,7 +147,7 @@ fn earlier_entries(
 ) -> Result<BTreeMap<u32, ManifestEntry>> {
     let mut entries = BTreeMap::new();
     if cfg.out.join(MANIFEST).exists() {
-        let m = read_manifest(&cfg.out)?;
+        let m = fabula_file::read_manifest(&cfg.out)?;
         let same = m.master_seed == cfg.master_seed
             && m.generator_version == version
             && m.themes == themes;

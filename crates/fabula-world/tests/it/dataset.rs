@@ -44,15 +44,15 @@ fn jobs_and_shards_give_identical_bytes() {
     for index in 0..3 {
         let shard = Some(Shard { index, total: 3 });
         dataset::generate_dataset(&config(&sharded, 12, 2, shard), &NoPages, &|| {}).unwrap();
-        let m = dataset::read_manifest(&sharded).unwrap();
+        let m = fabula_file::read_manifest(&sharded).unwrap();
         assert!(m.worlds.iter().all(|w| w.id % 3 == index));
         assert_eq!(m.shard.as_deref(), Some(format!("{index}/3").as_str()));
     }
     assert_eq!(files(&one), files(&two));
     assert_eq!(files(&one), files(&sharded));
     let (m1, m2) = (
-        dataset::read_manifest(&one).unwrap(),
-        dataset::read_manifest(&two).unwrap(),
+        fabula_file::read_manifest(&one).unwrap(),
+        fabula_file::read_manifest(&two).unwrap(),
     );
     assert_eq!(m1, m2);
     assert_eq!(m1.worlds.len(), 12);
@@ -119,7 +119,7 @@ fn a_foreign_manifest_is_refused_unless_forced() {
     );
     other.force = true;
     dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap();
-    assert_eq!(dataset::read_manifest(&out).unwrap().master_seed, 6);
+    assert_eq!(fabula_file::read_manifest(&out).unwrap().master_seed, 6);
 }
 
 #[test]
