@@ -33,7 +33,7 @@ pub use manifest::{MANIFEST, Manifest, ManifestEntry, read_manifest, world_file_
 pub use read::WorldFile;
 pub use roles::{ColumnRole, SqlType, TableRole};
 pub use rows::{Column, META_KEYS, Meta, Page, PageFact, StoredPage, Table, Task, Value};
-pub use write::{FIXED_TABLES, WorldContents, write_world};
+pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.
 pub const FORMAT_VERSION: u32 = 1;

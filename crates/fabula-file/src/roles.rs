@@ -24,22 +24,6 @@ named_enum! {
     }
 }
 
-impl TableRole {
-    /// Whether rows of this role are named entities (as opposed to links between them).
-    pub fn is_entity(self) -> bool {
-        matches!(
-            self,
-            TableRole::Region
-                | TableRole::Settlement
-                | TableRole::Person
-                | TableRole::Organisation
-                | TableRole::Work
-                | TableRole::Event
-                | TableRole::Alliance
-        )
-    }
-}
-
 named_enum! {
     /// What a column means in every theme.
     ColumnRole {
@@ -114,26 +98,5 @@ mod tests {
         assert_eq!(ColumnRole::parse("founded_year"), None);
         assert_eq!(SqlType::parse("INTEGER"), Some(SqlType::Integer));
         assert_eq!(SqlType::parse("REAL"), None);
-    }
-
-    #[test]
-    fn link_tables_are_not_entities() {
-        let entities: Vec<&str> = TableRole::ALL
-            .iter()
-            .filter(|r| r.is_entity())
-            .map(|r| r.as_str())
-            .collect();
-        assert_eq!(
-            entities,
-            [
-                "region",
-                "settlement",
-                "person",
-                "organisation",
-                "work",
-                "event",
-                "alliance"
-            ]
-        );
     }
 }

@@ -13,7 +13,7 @@ use crate::rows::{Meta, Page, Table, Task, Value};
 use crate::{Error, Result, TableRole};
 
 /// The fixed tables every world file has, besides its domain tables.
-pub const FIXED_TABLES: &str = "
+const FIXED_TABLES: &str = "
 CREATE TABLE fabula_meta (key TEXT PRIMARY KEY, value TEXT) STRICT;
 CREATE TABLE fabula_tables (
   table_name TEXT PRIMARY KEY, role TEXT NOT NULL, singular TEXT NOT NULL, plural TEXT NOT NULL
