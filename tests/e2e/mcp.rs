@@ -197,7 +197,7 @@ struct Server {
     admin_addr: String,
 }
 
-const ADMIN_TOKEN: &str = "e2e-token";
+const ADMIN_TOKEN: &str = "e2e-admin-token-0123";
 
 fn start_server(dir: &std::path::Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fabula"))

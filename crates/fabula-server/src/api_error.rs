@@ -33,8 +33,24 @@ pub enum ErrorCode {
     InjectedServerError,
     /// A session control injected a timeout (504, after the session's `timeout_ms`).
     Timeout,
-    /// A bug or an unreadable world file (500); the details go to the log only.
+    /// A bug (500); the details go to the log only.
     Internal,
+    /// The server holds as many sessions (REST or MCP) as it may and none is idle past its
+    /// time to live (429, with `Retry-After`); no session in use is evicted to make room.
+    TooManySessions,
+    /// The world's file is missing, truncated, foreign or does not match the manifest's hash
+    /// (503); the reason is logged once and the answer cached.
+    WorldUnavailable,
+    /// The request body did not arrive within the body-read timeout (408).
+    RequestTimeout,
+    /// The request ran past the server's per-request deadline (503).
+    DeadlineExceeded,
+    /// The server is shutting down and takes no new work (503).
+    ShuttingDown,
+    /// The URL is longer than the server accepts (414).
+    UriTooLong,
+    /// The request's headers are larger than the server accepts (431).
+    HeadersTooLarge,
 }
 
 impl ErrorCode {
@@ -54,6 +70,13 @@ impl ErrorCode {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
             ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            ErrorCode::TooManySessions => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::WorldUnavailable | ErrorCode::DeadlineExceeded | ErrorCode::ShuttingDown => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
+            ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
         }
     }
 
@@ -72,6 +95,13 @@ impl ErrorCode {
             ErrorCode::InjectedServerError => "injected_server_error",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Internal => "internal",
+            ErrorCode::TooManySessions => "too_many_sessions",
+            ErrorCode::WorldUnavailable => "world_unavailable",
+            ErrorCode::RequestTimeout => "request_timeout",
+            ErrorCode::DeadlineExceeded => "deadline_exceeded",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::HeadersTooLarge => "headers_too_large",
         }
     }
 }

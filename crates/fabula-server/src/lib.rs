@@ -104,7 +104,7 @@ pub fn app(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(extractors::MAX_BODY_BYTES));
-    if state.api_key().is_some() {
+    if !state.api_keys().is_empty() {
         router = router.layer(middleware::from_fn_with_state(
             state.clone(),
             require_api_key,
@@ -131,8 +131,18 @@ async fn method_not_allowed(request: Request) -> ApiError {
     )
 }
 
-/// Rejects requests without the configured bearer key; `GET /health` stays open.
-async fn require_api_key(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// Which of the configured API keys a request presented (its index in `ServeConfig::api_keys`),
+/// put in the request's extensions by the key check. Absent when the API is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyId(pub usize);
+
+/// Rejects requests without one of the configured bearer keys; `GET /health` stays open. A
+/// request that passes carries its [`KeyId`].
+async fn require_api_key(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let path = request.uri().path();
     if path == "/health" {
         return next.run(request).await;
@@ -143,8 +153,19 @@ async fn require_api_key(State(state): State<AppState>, request: Request, next: 
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
         .map(str::trim);
-    let expected = state.api_key().unwrap_or_default();
-    if presented.is_some_and(|key| constant_time_eq(key.as_bytes(), expected.as_bytes())) {
+    let matched = presented.and_then(|key| {
+        // Every key is compared, so the time taken does not tell which one nearly matched.
+        state
+            .api_keys()
+            .iter()
+            .enumerate()
+            .fold(None, |found, (idx, expected)| {
+                let equal = constant_time_eq(key.as_bytes(), expected.as_bytes());
+                found.or(equal.then_some(idx))
+            })
+    });
+    if let Some(idx) = matched {
+        request.extensions_mut().insert(KeyId(idx));
         return next.run(request).await;
     }
     let error = ApiError::new(

@@ -25,7 +25,8 @@ struct Inner {
     /// The worlds; a world's index is built on first use and kept by the corpus.
     corpus: Corpus,
     sessions: SessionStore,
-    api_key: Option<String>,
+    /// The keys requests must present (any one of them); empty when the API is open.
+    api_keys: Vec<String>,
     /// Bounds the searches and extracts running at once on blocking threads.
     world_permits: Semaphore,
     /// The observation renderer (template or world model) and its counters.
@@ -64,7 +65,7 @@ impl AppState {
         let inner = Inner {
             corpus,
             sessions: SessionStore::new(config.max_sessions, config.session_log_limit),
-            api_key: config.api_key.clone(),
+            api_keys: config.api_keys.clone(),
             world_permits: Semaphore::new(config.max_blocking_calls.max(1)),
             renderer,
             mcp_allowed_hosts: (!config.mcp_allowed_hosts.iter().any(|host| host == "*"))
@@ -80,9 +81,9 @@ impl AppState {
         self.inner.corpus.worlds()
     }
 
-    /// The API key that requests must present, if any.
-    pub fn api_key(&self) -> Option<&str> {
-        self.inner.api_key.as_deref()
+    /// The API keys requests must present (any one of them); empty when the API is open.
+    pub fn api_keys(&self) -> &[String] {
+        &self.inner.api_keys
     }
 
     /// The `Host` values the MCP endpoint accepts; `None` when any host is accepted.

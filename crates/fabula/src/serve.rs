@@ -19,14 +19,23 @@ pub struct ServeArgs {
     /// Where to listen.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Require `Authorization: Bearer KEY` on every route but /health.
-    #[arg(long)]
-    pub api_key: Option<String>,
+    /// Require `Authorization: Bearer KEY` on every route but /health (repeat, or separate with
+    /// commas, for several keys; a session belongs to the key that made it). At least 16
+    /// characters. Prefer the environment variable: a flag shows in `ps`.
+    #[arg(
+        long,
+        env = "FABULA_API_KEY",
+        hide_env_values = true,
+        value_delimiter = ',',
+        value_parser = parse_secret
+    )]
+    pub api_key: Vec<String>,
     /// Also open the trainers' listener (gold answers and scoring) on this address.
     #[arg(long, requires = "admin_token")]
     pub admin_addr: Option<SocketAddr>,
     /// The token the trainers' listener requires (`Authorization: Bearer TOKEN`).
-    #[arg(long, env = "FABULA_ADMIN_TOKEN", hide_env_values = true)]
+    /// At least 16 characters.
+    #[arg(long, env = "FABULA_ADMIN_TOKEN", hide_env_values = true, value_parser = parse_secret)]
     pub admin_token: Option<String>,
     /// The `Host` values the MCP endpoint `/mcp/{world}` accepts, comma-separated (names or
     /// name:port); `*` accepts any. Default loopback only.
@@ -37,6 +46,63 @@ pub struct ServeArgs {
     pub renderer: crate::wm::RendererName,
     #[command(flatten)]
     pub lwm: crate::wm::ModelArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The bounds and timeouts of `fabula serve`; every one has a default that holds memory and
+/// connections bounded.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// The most REST sessions kept; at the cap, sessions idle past --session-ttl make room, and
+    /// when none is idle, creating one answers 429 `too_many_sessions`.
+    #[arg(long, default_value_t = 10_000)]
+    pub max_sessions: usize,
+    /// How long a REST session may sit unused before it may be dropped (e.g. 1h, 90s).
+    #[arg(long, default_value = "1h", value_parser = humantime::parse_duration)]
+    pub session_ttl: Duration,
+    /// The most log entries kept per session.
+    #[arg(long, default_value_t = 1_000)]
+    pub session_log_limit: usize,
+    /// The most bytes of log kept per session.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub session_log_bytes: usize,
+    /// The most bytes of log kept over all sessions together.
+    #[arg(long, default_value_t = 64 << 20)]
+    pub total_log_bytes: usize,
+    /// The most MCP sessions kept at once; beyond it `initialize` answers 429.
+    #[arg(long, default_value_t = 1024)]
+    pub max_mcp_sessions: usize,
+    /// How long an MCP session may sit idle before it is closed.
+    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    pub mcp_session_ttl: Duration,
+    /// How long a client may take to send a request's headers; also closes idle keep-alive
+    /// connections.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub header_timeout: Duration,
+    /// How long a request body may take to arrive (beyond it: 408).
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub body_timeout: Duration,
+    /// The most one request may take (beyond it: 503 `deadline_exceeded`).
+    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    pub request_timeout: Duration,
+    /// On SIGTERM or SIGINT, how long requests in flight may take to finish.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub drain_timeout: Duration,
+}
+
+/// The shortest API key or admin token accepted.
+const MIN_SECRET_CHARS: usize = 16;
+
+fn parse_secret(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.chars().count() < MIN_SECRET_CHARS {
+        return Err(format!(
+            "a key or token needs at least {MIN_SECRET_CHARS} characters (this one has {})",
+            text.chars().count()
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// Arguments of `fabula up`.
@@ -95,11 +161,23 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
+    let limits = &args.limits;
     fabula_server::ServeConfig {
         worlds: args.worlds.clone(),
         addr: args.addr,
-        api_key: args.api_key.clone(),
+        api_keys: args.api_key.clone(),
         mcp_allowed_hosts: args.mcp_allowed_hosts.clone(),
+        max_sessions: limits.max_sessions,
+        session_ttl: limits.session_ttl,
+        session_log_limit: limits.session_log_limit,
+        session_log_bytes: limits.session_log_bytes,
+        total_log_bytes: limits.total_log_bytes,
+        max_mcp_sessions: limits.max_mcp_sessions,
+        mcp_session_ttl: limits.mcp_session_ttl,
+        header_timeout: limits.header_timeout,
+        body_timeout: limits.body_timeout,
+        request_timeout: limits.request_timeout,
+        drain_timeout: limits.drain_timeout,
         ..Default::default()
     }
 }

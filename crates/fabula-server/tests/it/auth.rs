@@ -6,7 +6,7 @@ use crate::support::{TestApp, assert_error};
 
 #[tokio::test]
 async fn requests_without_the_key_are_401() {
-    let app = TestApp::with_config(|config| config.api_key = Some("sekret".to_owned()));
+    let app = TestApp::with_config(|config| config.api_keys = vec!["sekret".to_owned()]);
     assert_eq!(app.get("/health").await.status, 200, "health stays open");
     let missing = app.get("/v1/worlds").await;
     assert_error(&missing, 401, "unauthorized");
@@ -52,7 +52,7 @@ async fn requests_without_the_key_are_401() {
 
 #[tokio::test]
 async fn tavily_routes_answer_401_in_tavily_shape() {
-    let app = TestApp::with_config(|config| config.api_key = Some("tvly-key".to_owned()));
+    let app = TestApp::with_config(|config| config.api_keys = vec!["tvly-key".to_owned()]);
     let answer = app
         .post("/compat/tavily/0/search", json!({"query": "harbour"}))
         .await;
