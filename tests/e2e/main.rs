@@ -5,6 +5,7 @@ mod generate_cli;
 mod mcp;
 mod serve;
 mod slow;
+mod soak;
 mod tidy;
 mod wm;
 

@@ -200,3 +200,41 @@ fn answerability_and_the_baseline_agent_over_a_real_server() {
         "{report}"
     );
 }
+
+#[test]
+fn sigterm_lets_requests_in_flight_finish_and_exits_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w");
+    generate(&dir, 2, 5);
+    let mut server = start(&["serve", "--worlds", dir.to_str().unwrap()]);
+    // Every call of this session waits 800 ms, so the calls are in flight when SIGTERM comes.
+    let (status, body) = http(
+        &server.addr,
+        "POST",
+        "/v1/sessions",
+        r#"{"world": 0, "seed": 3, "controls": {"latency_ms": [800, 800]}}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    let session = json(&body)["session"].as_str().unwrap().to_owned();
+    let calls: Vec<_> = (0..6)
+        .map(|_| {
+            let (addr, path) = (
+                server.addr.clone(),
+                format!("/v1/sessions/{session}/search"),
+            );
+            std::thread::spawn(move || http(&addr, "POST", &path, r#"{"query": "the"}"#))
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    for call in calls {
+        let (status, body) = call.join().unwrap();
+        assert_eq!(status, 200, "an in-flight request was dropped: {body}");
+    }
+    let exit = server.child.wait().unwrap();
+    assert_eq!(exit.code(), Some(0), "{exit:?}");
+}

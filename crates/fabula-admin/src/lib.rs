@@ -71,6 +71,7 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
 pub struct BoundAdmin {
     listener: tokio::net::TcpListener,
     router: Router,
+    timeouts: fabula_server::edge::Timeouts,
 }
 
 impl BoundAdmin {
@@ -79,13 +80,12 @@ impl BoundAdmin {
         self.listener.local_addr()
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes, then drains like the agent-facing listener.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
+        fabula_server::edge::serve_router(self.listener, self.router, self.timeouts, shutdown)
             .await?;
         Ok(())
     }
@@ -97,6 +97,7 @@ pub async fn bind(
     addr: SocketAddr,
     token: &str,
 ) -> Result<BoundAdmin> {
+    let timeouts = search.timeouts();
     let state = AdminState::new(search, token)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -104,5 +105,6 @@ pub async fn bind(
     Ok(BoundAdmin {
         listener,
         router: admin_app(state),
+        timeouts,
     })
 }

@@ -129,7 +129,7 @@ fn check_file(path: &Path, name: &str, sha: Option<&str>) -> (usize, Vec<Violati
         return (0, out);
     }
     if let Some(sha) = sha {
-        match fabula_world::dataset::sha256_file(path) {
+        match fabula_file::sha256_file(path) {
             Ok(actual) if actual == sha => {}
             Ok(actual) => {
                 let detail = format!("sha256 {actual} != manifest {sha}");

@@ -29,7 +29,9 @@ mod write;
 pub use error::{Error, Result};
 pub use fabula_score::TaskKind;
 pub use kinds::{Hiding, PageKind, ValueKind};
-pub use manifest::{MANIFEST, Manifest, ManifestEntry, read_manifest, world_file_name};
+pub use manifest::{
+    MANIFEST, Manifest, ManifestEntry, read_manifest, sha256_file, world_file_name,
+};
 pub use read::WorldFile;
 pub use roles::{ColumnRole, SqlType, TableRole};
 pub use rows::{Column, META_KEYS, Meta, Page, PageFact, StoredPage, Table, Task, Value};

@@ -1,11 +1,13 @@
 //! The manifest of a dataset directory (`manifest.json`): which world files it holds, with their
 //! hashes and sizes. The generator writes it last, by rename; the server and `fabula check` read it.
+//! [`Manifest::validate`] and [`sha256_file`] let a reader trust nothing it was not able to check.
 
-use std::path::Path;
+use std::path::{Component, Path};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-use crate::{Error, Result};
+use crate::{Error, FORMAT_VERSION, Result};
 
 /// File name of the manifest inside a dataset directory.
 pub const MANIFEST: &str = "manifest.json";
@@ -45,11 +47,125 @@ impl Manifest {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a manifest always serialises") + "\n"
     }
+
+    /// Checks the manifest as a whole, as the generator writes it: the supported format version;
+    /// `count` worlds (with a `shard` `I/N`, exactly the ids below `count` whose remainder by `N`
+    /// is `I`); ids listed once; each `file` a plain file name, [`world_file_name`] of its id, so
+    /// it stays inside the dataset directory; each `sha256` 64 lower-case hex digits. Returns the
+    /// first problem as a sentence naming the world.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.format_version != FORMAT_VERSION {
+            return Err(format!(
+                "format_version {} is not the supported {FORMAT_VERSION}",
+                self.format_version
+            ));
+        }
+        self.validate_ids()?;
+        for entry in &self.worlds {
+            validate_entry(entry)?;
+        }
+        Ok(())
+    }
+
+    /// `count` and `shard` against the listed ids, and no id listed twice.
+    fn validate_ids(&self) -> std::result::Result<(), String> {
+        let mut ids: Vec<u32> = self.worlds.iter().map(|entry| entry.id).collect();
+        ids.sort_unstable();
+        if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(format!("world id {} is listed twice", pair[0]));
+        }
+        let Some(shard) = &self.shard else {
+            return match usize::try_from(self.count) {
+                Ok(count) if count == ids.len() => Ok(()),
+                _ => Err(format!(
+                    "count is {} but {} worlds are listed",
+                    self.count,
+                    ids.len()
+                )),
+            };
+        };
+        let (index, total) = parse_shard(shard)?;
+        if let Some(id) = ids
+            .iter()
+            .find(|&&id| id >= self.count || id % total != index)
+        {
+            return Err(format!(
+                "world {id} is not in shard {shard} of {} worlds",
+                self.count
+            ));
+        }
+        let expected = (0..self.count).filter(|id| id % total == index).count();
+        if ids.len() != expected {
+            return Err(format!(
+                "shard {shard} of {} worlds holds {expected} worlds but {} are listed",
+                self.count,
+                ids.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One entry's file name and hash.
+fn validate_entry(entry: &ManifestEntry) -> std::result::Result<(), String> {
+    let id = entry.id;
+    let file = entry.file.as_str();
+    let mut components = Path::new(file).components();
+    let plain = matches!(components.next(), Some(Component::Normal(_)))
+        && components.next().is_none()
+        && !file.contains(['/', '\\', '\0']);
+    if !plain {
+        return Err(format!(
+            "world {id}: file {file:?} is not a plain file name inside the dataset directory"
+        ));
+    }
+    let expected = world_file_name(id);
+    if file != expected {
+        return Err(format!(
+            "world {id}: file {file:?} is not the expected {expected:?}"
+        ));
+    }
+    let hex = entry.sha256.len() == 64
+        && entry
+            .sha256
+            .bytes()
+            .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+    if !hex {
+        return Err(format!(
+            "world {id}: sha256 {:?} is not 64 lower-case hex digits",
+            entry.sha256
+        ));
+    }
+    Ok(())
+}
+
+/// A shard written as `I/N` with `I < N`, as the generator's `--shard` writes it.
+fn parse_shard(shard: &str) -> std::result::Result<(u32, u32), String> {
+    let parsed = shard
+        .split_once('/')
+        .and_then(|(index, total)| Some((index.parse::<u32>().ok()?, total.parse::<u32>().ok()?)));
+    match parsed {
+        Some((index, total)) if index < total => Ok((index, total)),
+        _ => Err(format!("shard {shard:?} is not I/N with I < N")),
+    }
 }
 
 /// The file name of a world.
 pub fn world_file_name(id: u32) -> String {
     format!("world-{id:05}.sqlite")
+}
+
+/// The SHA-256 of a file, as lower-case hex, read as a stream.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let io_error = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io_error)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(io_error)?;
+    let digest = hasher.finalize();
+    Ok(digest.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 /// Reads `dir/manifest.json`.
@@ -97,5 +213,135 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(MANIFEST), &json).unwrap();
         assert_eq!(read_manifest(dir.path()).unwrap(), manifest);
+    }
+
+    /// A valid entry for world `id`.
+    fn entry(id: u32) -> ManifestEntry {
+        ManifestEntry {
+            id,
+            file: world_file_name(id),
+            sha256: "0123456789abcdef".repeat(4),
+            theme: "islands".into(),
+            name: format!("World {id}"),
+            rows: 300,
+            tables: 7,
+            pages: 400,
+            tasks: 26,
+        }
+    }
+
+    /// A valid manifest of three worlds, ids 0 to 2.
+    fn three_worlds() -> Manifest {
+        Manifest {
+            format_version: FORMAT_VERSION,
+            generator_version: "g".into(),
+            master_seed: 7,
+            count: 3,
+            shard: None,
+            themes: Vec::new(),
+            worlds: (0..3).map(entry).collect(),
+        }
+    }
+
+    /// Validates `three_worlds` after `edit`: `expect` is `Ok` or a part of the problem.
+    #[track_caller]
+    fn check(edit: impl FnOnce(&mut Manifest), expect: std::result::Result<(), &str>) {
+        let mut manifest = three_worlds();
+        edit(&mut manifest);
+        match (manifest.validate(), expect) {
+            (Ok(()), Ok(())) => {}
+            (Err(problem), Err(part)) => assert!(problem.contains(part), "{problem}"),
+            (got, expect) => panic!("got {got:?}, expected {expect:?}"),
+        }
+    }
+
+    #[test]
+    fn validate_accepts_what_the_generator_writes() {
+        check(|_| {}, Ok(()));
+        check(|m| m.worlds.reverse(), Ok(()));
+        check(
+            |m| {
+                m.count = 7;
+                m.shard = Some("1/3".into());
+                m.worlds = vec![entry(4), entry(1)];
+            },
+            Ok(()),
+        );
+    }
+
+    #[test]
+    fn validate_names_the_first_problem() {
+        let file = |idx: usize, name: &str| {
+            let name = name.to_owned();
+            move |m: &mut Manifest| m.worlds[idx].file = name
+        };
+        check(|m| m.format_version = 9, Err("format_version 9"));
+        check(|m| m.count = 4, Err("count is 4 but 3 worlds are listed"));
+        check(|m| m.count = 2, Err("count is 2 but 3"));
+        check(|m| m.worlds.truncate(2), Err("count is 3 but 2"));
+        check(|m| m.worlds[2].id = 0, Err("world id 0 is listed twice"));
+        check(
+            file(1, "../other/world-00001.sqlite"),
+            Err("world 1: file \"../other"),
+        );
+        check(file(1, "/etc/passwd"), Err("not a plain file name"));
+        check(file(1, ".."), Err("not a plain file name"));
+        check(file(1, "."), Err("not a plain file name"));
+        check(file(1, ""), Err("not a plain file name"));
+        check(
+            file(1, "sub/world-00001.sqlite"),
+            Err("not a plain file name"),
+        );
+        check(
+            file(1, "..\\world-00001.sqlite"),
+            Err("not a plain file name"),
+        );
+        check(
+            file(1, "world-00000.sqlite"),
+            Err("not the expected \"world-00001.sqlite\""),
+        );
+        check(
+            |m| m.worlds[2].sha256 = "ab".into(),
+            Err("world 2: sha256 \"ab\""),
+        );
+        check(
+            |m| m.worlds[2].sha256 = "AB".repeat(32),
+            Err("not 64 lower-case"),
+        );
+        check(
+            |m| m.worlds[2].sha256 = "g".repeat(64),
+            Err("not 64 lower-case"),
+        );
+        check(
+            |m| m.shard = Some("3/3".into()),
+            Err("shard \"3/3\" is not I/N"),
+        );
+        check(|m| m.shard = Some("one".into()), Err("is not I/N"));
+        check(
+            |m| m.shard = Some("0/2".into()),
+            Err("world 1 is not in shard 0/2 of 3"),
+        );
+        check(
+            |m| {
+                m.shard = Some("0/1".into());
+                m.worlds.pop();
+            },
+            Err("shard 0/1 of 3 worlds holds 3 worlds but 2 are listed"),
+        );
+    }
+
+    #[test]
+    fn sha256_file_is_the_lower_hex_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("abc");
+        std::fs::write(&path, "abc").unwrap();
+        assert_eq!(
+            sha256_file(&path).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(matches!(
+            sha256_file(&dir.path().join("missing")),
+            Err(Error::Io { .. })
+        ));
     }
 }

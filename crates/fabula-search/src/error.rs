@@ -21,10 +21,19 @@ pub enum Error {
     /// A world file or the manifest could not be opened or read, or breaks the format.
     #[error("cannot read the dataset")]
     File(#[from] fabula_file::Error),
-    /// A world file or the manifest was read but breaks the contract (for example an unknown
-    /// manifest format, a world id listed twice, over 4 GiB of page text).
+    /// A world file was read but breaks the contract (for example over 4 GiB of page text).
     #[error("invalid world file {path}: {reason}")]
     BadWorld { path: PathBuf, reason: String },
+    /// The manifest was read but breaks the contract (see `fabula_file::Manifest::validate`: an
+    /// unknown format, a count that does not match the worlds listed, an id listed twice, a file
+    /// outside the dataset directory, a malformed hash).
+    #[error("invalid manifest {path}: {reason}")]
+    BadManifest { path: PathBuf, reason: String },
+    /// A listed world that cannot be served: its file was missing, unreadable, not the file the
+    /// manifest hashes, not a world file, or another world's. Found at the world's first use and
+    /// kept for the corpus's lifetime; `reason` is short and names no path (the log has the rest).
+    #[error("world {id} is unavailable: {reason}")]
+    WorldUnavailable { id: u32, reason: String },
     /// An invariant of this crate broke; a bug, not a caller's mistake.
     #[error("internal error: {0}")]
     Internal(String),

@@ -7,8 +7,9 @@
 //! [`WorldIndex::open`] reads one world's pages into a compact in-memory store and indexes titles
 //! and bodies with tantivy in a single RAM segment. The world file stays the single source of
 //! truth; the index is a cache rebuilt on every start (well under 100 ms per world).
-//! [`Corpus`] holds all worlds listed in a directory's `manifest.json` and builds each index the
-//! first time it is searched.
+//! [`Corpus`] holds all worlds listed in a directory's `manifest.json`, checked at open, and
+//! checks each world's file against the manifest (hash, world id) and builds its index the first
+//! time it is searched; a world whose file fails is kept as unavailable.
 //!
 //! Searching ([`WorldIndex::search`]) treats the query as plain text, ranks pages with BM25 (a
 //! title match counts twice), breaks score ties by url, and writes each hit's snippet at the

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 /// A stable, machine-readable error code. Clients may match on these strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Malformed JSON, a wrong field type, or a value out of range (400).
@@ -45,12 +45,16 @@ pub enum ErrorCode {
     RequestTimeout,
     /// The request ran past the server's per-request deadline (503).
     DeadlineExceeded,
-    /// The server is shutting down and takes no new work (503).
-    ShuttingDown,
     /// The URL is longer than the server accepts (414).
     UriTooLong,
     /// The request's headers are larger than the server accepts (431).
     HeadersTooLarge,
+    /// The request's `Host` or `Origin` is not one the server accepts (403).
+    Forbidden,
+    /// The request's `Accept` header excludes every type the route answers with (406).
+    NotAcceptable,
+    /// The request's `Content-Type` is not one the route reads (415).
+    UnsupportedMediaType,
 }
 
 impl ErrorCode {
@@ -71,12 +75,15 @@ impl ErrorCode {
             }
             ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
             ErrorCode::TooManySessions => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::WorldUnavailable | ErrorCode::DeadlineExceeded | ErrorCode::ShuttingDown => {
+            ErrorCode::WorldUnavailable | ErrorCode::DeadlineExceeded => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+            ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         }
     }
 
@@ -99,9 +106,11 @@ impl ErrorCode {
             ErrorCode::WorldUnavailable => "world_unavailable",
             ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
-            ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::UriTooLong => "uri_too_long",
             ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotAcceptable => "not_acceptable",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
         }
     }
 }
@@ -193,7 +202,7 @@ impl std::fmt::Display for DisplayChain<'_> {
 }
 
 /// The `{"code", "message"}` object of an error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,

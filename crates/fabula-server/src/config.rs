@@ -7,7 +7,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::lwm::LwmOptions;
-use crate::session_store::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_LOG_LIMIT};
+
+/// Sessions kept in memory when the config does not say.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// Log entries kept per session when the config does not say.
+pub const DEFAULT_SESSION_LOG_LIMIT: usize = 1_000;
 
 /// How to serve.
 #[derive(Clone)]

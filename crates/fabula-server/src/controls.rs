@@ -27,9 +27,12 @@ use fabula_search::{Hiding, Hit};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 use crate::api_error::ApiError;
-use crate::wire::MAX_TOP_K;
+use crate::wire::{HidingName, MAX_TOP_K};
 
 /// How long an injected timeout waits before answering 504, when `timeout_ms` is not given.
 pub const DEFAULT_TIMEOUT_MS: u64 = 3_000;
@@ -39,7 +42,7 @@ pub const MAX_DELAY_MS: u64 = 120_000;
 pub const RETRY_AFTER_S: u64 = 1;
 
 /// A kind of injected error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// 429 `rate_limited` with `Retry-After`.
@@ -52,46 +55,88 @@ pub enum ErrorKind {
 
 /// The `controls` object of `POST /v1/sessions`; every field is optional and unknown fields are
 /// rejected, so a misspelt control is an error rather than silently ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Controls)]
 pub struct ControlsRequest {
     /// 0..=1; sets every control left out to its level in the mix (see the module docs).
+    #[schema(minimum = 0, maximum = 1)]
     pub noise_level: Option<f64>,
     /// The chance, 0..=1, that a call fails as a whole with one of `error_kinds`.
+    #[schema(minimum = 0, maximum = 1)]
     pub error_rate: Option<f64>,
     /// The kinds an injected error is drawn from, uniformly; default `rate_limit` and `server_error`.
+    #[schema(min_items = 1)]
     pub error_kinds: Option<Vec<ErrorKind>>,
-    /// How long an injected timeout waits, in milliseconds.
+    /// How long an injected timeout waits, in milliseconds, at most 120,000.
+    #[schema(maximum = 120000)]
     pub timeout_ms: Option<u64>,
     /// The most results per page, 1..=50, whatever `top_k` asks.
+    #[schema(minimum = 1, maximum = 50)]
     pub page_size: Option<usize>,
     /// The chance, 0..=1, that each result is silently left out.
+    #[schema(minimum = 0, maximum = 1)]
     pub drop_rate: Option<f64>,
     /// The most characters an extract returns; a longer window is cut and ends the page
     /// (`next_start` null).
+    #[schema(minimum = 1, maximum = 18446744073709551615_u64)]
     pub truncate_extract: Option<usize>,
     /// The chance, 0..=1, that each query of a `queries` batch fails on its own.
+    #[schema(minimum = 0, maximum = 1)]
     pub batch_failure_rate: Option<f64>,
-    /// `[min, max]` milliseconds added to every call, drawn uniformly.
+    /// `[min, max]` milliseconds added to every call, drawn uniformly; the two bounds may come
+    /// in either order, and neither may be over 120,000.
+    #[schema(value_type = Option<Vec<DelayMs>>, min_items = 2, max_items = 2)]
     pub latency_ms: Option<[u64; 2]>,
     /// The hiding level every search of the session uses, whatever the request says.
+    #[schema(value_type = Option<HidingName>)]
     pub hiding: Option<Hiding>,
 }
 
 /// The controls of a session after defaults and the noise mix are applied.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(as = ResolvedControls)]
 pub struct Controls {
+    #[schema(minimum = 0, maximum = 1)]
     pub noise_level: f64,
+    #[schema(minimum = 0, maximum = 1)]
     pub error_rate: f64,
+    #[schema(min_items = 1)]
     pub error_kinds: Vec<ErrorKind>,
+    #[schema(maximum = 120000)]
     pub timeout_ms: u64,
+    /// `null` when pages are as long as `top_k` asks.
+    #[schema(required = true, minimum = 1, maximum = 50)]
     pub page_size: Option<usize>,
+    #[schema(minimum = 0, maximum = 1)]
     pub drop_rate: f64,
+    /// `null` when extracts are not cut.
+    #[schema(required = true, minimum = 1)]
     pub truncate_extract: Option<usize>,
+    #[schema(minimum = 0, maximum = 1)]
     pub batch_failure_rate: f64,
+    /// `[min, max]`, min <= max.
+    #[schema(value_type = Vec<DelayMs>, min_items = 2, max_items = 2)]
     pub latency_ms: [u64; 2],
+    /// `null` when each search's own `hiding` applies.
+    #[schema(required = true, value_type = Option<HidingName>)]
     pub hiding: Option<Hiding>,
 }
+
+/// The schema of one bound of `latency_ms`: milliseconds, at most [`MAX_DELAY_MS`].
+pub struct DelayMs;
+
+impl utoipa::PartialSchema for DelayMs {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+            .maximum(Some(MAX_DELAY_MS as usize))
+            .into()
+    }
+}
+
+impl ToSchema for DelayMs {}
 
 /// The controls that `noise_level` alone sets (see the module docs for the table).
 pub fn noise_controls(noise_level: f64) -> Controls {
@@ -157,10 +202,13 @@ impl ControlsRequest {
         if let Some(rate) = check_unit(self.batch_failure_rate, "batch_failure_rate")? {
             controls.batch_failure_rate = rate;
         }
-        if let Some([min, max]) = self.latency_ms {
-            if min > max || max > MAX_DELAY_MS {
+        if let Some([one, other]) = self.latency_ms {
+            // The bounds may come in either order, so every pair the OpenAPI schema allows is
+            // accepted (a schema cannot say that one item is at most the other).
+            let (min, max) = (one.min(other), one.max(other));
+            if max > MAX_DELAY_MS {
                 return Err(ApiError::bad_request(format!(
-                    "controls.latency_ms must be [min, max] with min <= max <= {MAX_DELAY_MS}"
+                    "controls.latency_ms must be two bounds of at most {MAX_DELAY_MS}"
                 )));
             }
             controls.latency_ms = [min, max];
@@ -297,6 +345,22 @@ mod tests {
         assert_eq!(noisy.page_size, Some(3));
         assert_eq!(noisy.truncate_extract, Some(2000));
         assert_eq!(noisy.latency_ms, [0, 100]);
+    }
+
+    #[test]
+    fn latency_bounds_may_come_in_either_order() {
+        for (bounds, expected) in [
+            ([5, 30], Some([5, 30])),
+            ([30, 5], Some([5, 30])),
+            ([0, 120_001], None),
+        ] {
+            let request = ControlsRequest {
+                latency_ms: Some(bounds),
+                ..ControlsRequest::default()
+            };
+            let resolved = request.resolve().ok().map(|controls| controls.latency_ms);
+            assert_eq!(resolved, expected, "{bounds:?}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
+use serde_json::{Number, Value};
 
 use crate::api_error::{ApiError, ErrorCode, TavilyError};
 
@@ -91,6 +92,12 @@ where
 }
 
 fn bytes_rejection(rejection: BytesRejection) -> ApiError {
+    if crate::edge::deadline::is_body_timeout(&rejection) {
+        return ApiError::new(
+            ErrorCode::RequestTimeout,
+            "the request body did not arrive within the server's body timeout",
+        );
+    }
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
         return ApiError::new(
             ErrorCode::PayloadTooLarge,
@@ -100,13 +107,33 @@ fn bytes_rejection(rejection: BytesRejection) -> ApiError {
     ApiError::bad_request("the request body could not be read")
 }
 
-/// Parses a JSON body, describing syntax errors and wrong field types to the client.
+/// Parses a JSON body, describing syntax errors and wrong field types to the client. A number
+/// written with a zero fraction (`3.0`) is read as the whole number it is, as JSON Schema's
+/// `integer` (and so the OpenAPI document) counts it.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes).map_err(|error| {
-        let what = match error.classify() {
-            serde_json::error::Category::Data => "invalid request",
-            _ => "malformed JSON",
-        };
-        ApiError::bad_request(format!("{what}: {error}"))
-    })
+    let mut value: Value = serde_json::from_slice(bytes)
+        .map_err(|error| ApiError::bad_request(format!("malformed JSON: {error}")))?;
+    read_whole_numbers(&mut value);
+    serde_json::from_value(value)
+        .map_err(|error| ApiError::bad_request(format!("invalid request: {error}")))
+}
+
+/// Rewrites every float with a zero fraction that fits a 64-bit integer as that integer.
+fn read_whole_numbers(value: &mut Value) {
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            let float = number.as_f64().unwrap_or(f64::NAN);
+            if float.fract() != 0.0 {
+                return;
+            }
+            if (0.0..u64::MAX as f64).contains(&float) {
+                *number = Number::from(float as u64);
+            } else if (i64::MIN as f64..0.0).contains(&float) {
+                *number = Number::from(float as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(read_whole_numbers),
+        Value::Object(fields) => fields.values_mut().for_each(read_whole_numbers),
+        _ => {}
+    }
 }

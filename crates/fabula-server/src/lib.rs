@@ -6,7 +6,7 @@
 //!
 //! | route                              | answer                                                 |
 //! |------------------------------------|--------------------------------------------------------|
-//! | `GET /health`                      | `{"status": "ok", "worlds", "sessions"}`; never needs a key |
+//! | `GET /health`                      | `{"status": "ok"/"degraded", "worlds", "sessions", "unavailable"}`; never needs a key |
 //! | `GET /v1/worlds`                   | `{"worlds": [{"id", "name", "theme", "pages"}]}`       |
 //! | `POST /v1/worlds/{id}/search`      | see below                                              |
 //! | `POST /v1/worlds/{id}/extract`     | `{"url", "title", "date", "content", "next_start"}`    |
@@ -31,15 +31,30 @@
 //! that failed on its own (a session's `batch_failure_rate`) is `{"query", "error": {..}}`.
 //! Extract takes `{"url", "start": 0, "max_chars": 8000}` (`max_chars` 1..=100,000).
 //!
-//! Errors: 400 `bad_request` (malformed JSON, wrong field types, unknown fields on the native and
-//! session routes, blank queries or queries over 2,000 characters, values out of range), 413
-//! `payload_too_large` (bodies over 64 KiB), 401 `unauthorized`, 404 `world_not_found`,
-//! `url_not_found`, `session_not_found`, `not_found`, 405 `method_not_allowed`, and from session
+//! Errors: 400 `bad_request` (malformed JSON or HTTP, wrong field types, unknown fields on the
+//! native and session routes, blank queries or queries over 2,000 characters, values out of
+//! range), 413 `payload_too_large` (bodies over 64 KiB), 414 `uri_too_long`, 431
+//! `headers_too_large`, 401 `unauthorized`, 404 `world_not_found`, `url_not_found`,
+//! `session_not_found`, `not_found`, 405 `method_not_allowed`, 408 `request_timeout` (the body
+//! did not arrive within `--body-timeout`), 429 `too_many_sessions` (with `Retry-After`: the
+//! session cap is reached and no session is idle past its time to live), 503 `world_unavailable`
+//! (the world's file is missing, damaged, foreign or does not match the manifest's hash; the
+//! reason is logged once), 503 `deadline_exceeded` (past `--request-timeout`), and from session
 //! controls 429 `rate_limited` (with `Retry-After`), 500 `injected_server_error`, 504 `timeout`.
-//! A 500 `internal` is a bug or a broken world file; its cause is logged, not returned.
+//! A 500 `internal` is a bug; its cause is logged, not returned. Every error body is JSON, even
+//! hyper's own rejections of malformed HTTP ([`edge`]).
 //!
-//! With an API key configured, every route but `GET /health` needs `Authorization: Bearer KEY`
-//! and answers 401 `unauthorized` without it (the health check stays open for load balancers).
+//! With API keys configured, every route but `GET /health` needs `Authorization: Bearer KEY`
+//! with one of them and answers 401 `unauthorized` without it (the health check stays open for
+//! load balancers). A session belongs to the key that created it: with another key its routes
+//! answer 404 `session_not_found`.
+//!
+//! Session ids are 128-bit random (`s_` and 32 hex digits). A session idle for `session_ttl`
+//! expires and answers `session_not_found`; each session's log keeps at most
+//! `session_log_limit` entries and `session_log_bytes` bytes, all logs together
+//! `total_log_bytes`; entries beyond them are counted in `forgotten`. The world file of every
+//! world is checked against the manifest (hash, world id) before its first use; `serve` refuses a
+//! manifest whose count, ids or file names do not hold.
 //!
 //! Native and session search and extract answers carry `"rendered_by"` (`"template"` or `"lwm"`),
 //! the renderer that produced them; see [`lwm`] for how the world model's text maps back into
@@ -51,6 +66,7 @@
 pub mod api_error;
 mod config;
 pub mod controls;
+pub mod edge;
 mod error;
 pub mod extractors;
 pub mod lwm;
@@ -74,7 +90,6 @@ use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
-use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 
 pub use crate::api_error::{ApiError, ErrorCode, TavilyError};
@@ -202,20 +217,14 @@ impl BoundServer {
         self.local_addr
     }
 
-    /// Serves until `shutdown` completes, then lets requests in flight finish.
+    /// Serves until `shutdown` completes, then lets requests in flight finish within the drain
+    /// timeout (see [`edge`]).
     pub async fn run_until<F>(self, shutdown: F) -> Result<()>
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let listener = self.listener.tap_io(|tcp| {
-            // Small JSON answers should leave at once, not wait for Nagle's algorithm.
-            if let Err(error) = tcp.set_nodelay(true) {
-                tracing::warn!(%error, "cannot set TCP_NODELAY");
-            }
-        });
-        axum::serve(listener, app(self.state))
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        let timeouts = self.state.timeouts();
+        edge::serve_router(self.listener, app(self.state), timeouts, shutdown).await?;
         Ok(())
     }
 }
@@ -237,16 +246,9 @@ pub async fn bind(config: ServeConfig) -> Result<BoundServer> {
     })
 }
 
-/// Serves `config.worlds` on `config.addr` until Ctrl-C, then shuts down gracefully.
+/// Serves `config.worlds` on `config.addr` until SIGINT or SIGTERM, then drains gracefully.
 pub async fn serve(config: ServeConfig) -> Result<()> {
     let server = bind(config).await?;
     tracing::info!(addr = %server.local_addr(), "serving");
-    server.run_until(shutdown_signal()).await
-}
-
-async fn shutdown_signal() {
-    if let Err(error) = tokio::signal::ctrl_c().await {
-        tracing::error!(%error, "cannot listen for Ctrl-C; serving until killed");
-        std::future::pending::<()>().await;
-    }
+    server.run_until(edge::shutdown_signal()).await
 }

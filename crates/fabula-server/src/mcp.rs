@@ -17,21 +17,28 @@
 //!
 //! The `Host` header is checked against an allowed list (default loopback only) against DNS
 //! rebinding; `ServeConfig::mcp_allowed_hosts` widens it.
+//!
+//! Limits ([`http`]): at most `ServeConfig::max_mcp_sessions` MCP sessions at once (a new one
+//! beyond it is 429 `too_many_sessions` with `Retry-After`), each closed after
+//! `ServeConfig::mcp_session_ttl` without traffic; bodies of at most 64 KiB, an `initialize` of
+//! at most [`http::MAX_INITIALIZE_BYTES`]. HTTP errors are the API's JSON errors (e.g. 406
+//! `not_acceptable`, 415 `unsupported_media_type`, 404 `session_not_found`); a body that is not a
+//! JSON-RPC message gets a JSON-RPC error (-32700 or -32600) with HTTP 400. DELETE of a session
+//! answers 204. An unknown tool is a tool error, like a failed call.
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
@@ -40,9 +47,12 @@ use tokio::sync::OnceCell;
 use crate::api_error::{ApiError, ErrorCode};
 use crate::controls::ControlsRequest;
 use crate::error::{Error, Result};
-use crate::sessions::{CreateSessionRequest, create_session};
+use crate::extractors::MAX_BODY_BYTES;
+use crate::sessions::{CreateSessionRequest, close_session, create_session};
 use crate::state::AppState;
 use crate::tools;
+
+pub mod http;
 
 /// The header carrying a session's seed over HTTP.
 pub const SEED_HEADER: &str = "x-fabula-seed";
@@ -173,31 +183,57 @@ fn percent_decode(text: &str) -> String {
 #[derive(Clone)]
 pub struct FabulaMcp {
     state: AppState,
-    /// The fabula session's id, made on the first tool call (HTTP) or up front (stdio).
-    session: Arc<OnceCell<String>>,
+    /// The fabula session, made on the first tool call (HTTP) or up front (stdio).
+    session: Arc<SessionSlot>,
+}
+
+/// The fabula session of one MCP session. It ends with the MCP session: when rmcp drops the
+/// session's server (closed by DELETE, idle past its time to live, or a stateless request
+/// answered), the fabula session is removed from the store, so MCP traffic never fills the
+/// REST session cap.
+struct SessionSlot {
+    state: AppState,
+    id: OnceCell<String>,
+}
+
+impl Drop for SessionSlot {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.get() {
+            close_session(&self.state, id);
+        }
+    }
 }
 
 impl FabulaMcp {
-    /// A server bound to an existing session.
+    /// A server bound to an existing session, which ends when the server is dropped.
     pub fn for_session(state: AppState, session_id: String) -> FabulaMcp {
+        let slot = SessionSlot {
+            state: state.clone(),
+            id: OnceCell::new_with(Some(session_id)),
+        };
         FabulaMcp {
             state,
-            session: Arc::new(OnceCell::new_with(Some(session_id))),
+            session: Arc::new(slot),
         }
     }
 
     /// A server whose session is made on the first tool call from the HTTP request's
     /// [`McpBinding`].
     fn lazy(state: AppState) -> FabulaMcp {
+        let slot = SessionSlot {
+            state: state.clone(),
+            id: OnceCell::new(),
+        };
         FabulaMcp {
             state,
-            session: Arc::new(OnceCell::new()),
+            session: Arc::new(slot),
         }
     }
 
     async fn session_id(&self, context: &RequestContext<RoleServer>) -> Result<String, ApiError> {
         let id = self
             .session
+            .id
             .get_or_try_init(|| async {
                 let binding = context
                     .extensions
@@ -246,10 +282,12 @@ fn tool_error(error: &ApiError) -> CallToolResult {
 
 impl ServerHandler for FabulaMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
-            "A fictional world's web. Search it with web_search, then read pages with \
-             web_extractor; snippets only hint at the facts.",
-        )
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("fabula", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "A fictional world's web. Search it with web_search, then read pages with \
+                 web_extractor; snippets only hint at the facts.",
+            )
     }
 
     async fn list_tools(
@@ -271,10 +309,12 @@ impl ServerHandler for FabulaMcp {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         if name != tools::WEB_SEARCH && name != tools::WEB_EXTRACTOR {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{name}`"),
-                None,
+            let error = ApiError::bad_request(format!(
+                "unknown tool `{name}`; the tools are `{}` and `{}`",
+                tools::WEB_SEARCH,
+                tools::WEB_EXTRACTOR
             ));
+            return Ok(tool_error(&error).into());
         }
         let session_id = match self.session_id(&context).await {
             Ok(id) => id,
@@ -310,21 +350,32 @@ pub async fn serve_stdio(state: AppState, request: CreateSessionRequest) -> Resu
     Ok(())
 }
 
-/// The route `/mcp/{world}`: Streamable HTTP with a session per MCP session.
+/// The route `/mcp/{world}`: Streamable HTTP with a session per MCP session, behind the
+/// limits and JSON errors of [`http`].
 pub fn routes(state: &AppState) -> Router<AppState> {
-    let config = StreamableHttpServerConfig::default();
+    let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_BODY_BYTES);
     let config = match state.mcp_allowed_hosts() {
         Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
         None => config.disable_allowed_hosts(),
     };
+    let manager = Arc::new(http::session_manager(state.mcp_session_ttl()));
+    let cap = Arc::new(http::SessionCap::new(
+        Arc::clone(&manager),
+        state.max_mcp_sessions(),
+    ));
     let factory_state = state.clone();
     let service = StreamableHttpService::new(
         move || Ok(FabulaMcp::lazy(factory_state.clone())),
-        Arc::new(LocalSessionManager::default()),
+        manager,
         config,
     );
+    // The last layer added runs first: the binding, then the body limit, the guard and the
+    // JSON errors around rmcp.
     Router::new()
         .route_service("/mcp/{world}", service)
+        .route_layer(middleware::from_fn(http::json_errors))
+        .route_layer(middleware::from_fn_with_state(cap, http::guard_request))
+        .route_layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .route_layer(middleware::from_fn_with_state(state.clone(), bind_request))
 }
 

@@ -6,38 +6,45 @@ use axum::Json;
 use axum::extract::State;
 use fabula_search::{Hiding, Hit, SearchOptions};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::api_error::ApiError;
 use crate::extractors::{ApiJson, ApiPath};
 use crate::state::AppState;
-use crate::wire::{MAX_QUERIES, MAX_TOP_K, validate_query, validate_top_k};
+use crate::wire::{HidingName, MAX_QUERIES, MAX_TOP_K, QueryText, validate_query, validate_top_k};
 
 /// Search-R1's default `topk` (its `retrieval_topk`, also verl's default).
 pub const DEFAULT_TOPK: usize = 3;
 
 /// The Search-R1 request. Unknown fields are ignored, as Search-R1's server does.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct RetrieveRequest {
+    /// At most 100 queries; one list of hits per query, in order.
+    #[schema(value_type = Vec<QueryText>, max_items = 100)]
     pub queries: Vec<String>,
     /// Results per query, 1..=50, default 3; `null` or 0 also mean the default, as in Search-R1.
+    #[schema(minimum = 0, maximum = 50)]
     pub topk: Option<usize>,
+    /// Whether each hit carries its BM25 score; default false.
     #[serde(default)]
     pub return_scores: bool,
     /// The world to search; needed on `/retrieve` unless the corpus holds exactly one world.
+    #[schema(format = "uint32", maximum = 4294967295_u64)]
     pub world: Option<u32>,
     /// A fabula extension: snippet hiding, default `"partial"`.
+    #[schema(value_type = Option<HidingName>)]
     pub hiding: Option<Hiding>,
 }
 
 /// A Search-R1 document: the url as id, and `"Title"\nsnippet` as contents.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Document {
     pub id: String,
     pub contents: String,
 }
 
 /// One hit: a document with its score, or the bare document when scores were not asked for.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum RetrieveHit {
     Scored { document: Document, score: f32 },
@@ -45,12 +52,16 @@ pub enum RetrieveHit {
 }
 
 /// The Search-R1 response: one list of hits per query.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct RetrieveResponse {
     pub result: Vec<Vec<RetrieveHit>>,
 }
 
 /// `POST /retrieve`, with the world in the body.
+#[utoipa::path(post, path = "/retrieve", operation_id = "retrieve", tag = "search-r1",
+    summary = "Search-R1 retrieval; the world is named in the body",
+    request_body(content = RetrieveRequest, description = "`world` is required unless the corpus holds exactly one world"),
+    responses((status = 200, description = "One list of hits per query", body = RetrieveResponse)))]
 pub(crate) async fn retrieve(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<RetrieveRequest>,
@@ -68,6 +79,11 @@ pub(crate) async fn retrieve(
 }
 
 /// `POST /v1/worlds/{id}/retrieve`; a `world` in the body is ignored.
+#[utoipa::path(post, path = "/v1/worlds/{id}/retrieve", operation_id = "retrieve_world", tag = "search-r1",
+    summary = "Search-R1 retrieval in one world",
+    params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
+    request_body(content = RetrieveRequest, description = "A `world` in the body is ignored"),
+    responses((status = 200, description = "One list of hits per query", body = RetrieveResponse)))]
 pub(crate) async fn retrieve_world(
     State(state): State<AppState>,
     ApiPath(world_id): ApiPath<u32>,

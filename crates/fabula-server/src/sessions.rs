@@ -4,49 +4,69 @@
 //! A call is counted (and gets the next call index) once its body parses and validates; requests
 //! rejected as bad input get a 400 and are neither counted nor logged.
 //!
-//! Eviction: at most `max_sessions` sessions are kept (default 10,000). Creating one more evicts
-//! the least recently used session (by creation or last call); its id then answers
-//! `session_not_found`. Each session keeps the last `session_log_limit` log entries (default 1,000)
-//! and counts the ones it forgot; each logged query is clipped to 200 characters.
+//! Ids are random and unguessable. With API keys configured, a session belongs to the key that
+//! created it; other keys get `session_not_found` for it, as if it did not exist.
+//!
+//! Bounds (all flags of `fabula serve`): at most `max_sessions` sessions (default 10,000); one idle
+//! for `session_ttl` (default an hour) expires and answers `session_not_found`. At the cap,
+//! expired sessions make room; when none has expired, creating one answers 429
+//! `too_many_sessions` with `Retry-After`, and no session in use is ever dropped. Each session's
+//! log keeps at most `session_log_limit` entries (default 1,000) and `session_log_bytes` bytes
+//! (default 1 MiB), all logs together `total_log_bytes` (default 64 MiB); entries beyond them are
+//! counted in `forgotten`. Each logged query and url is clipped to 256 characters, ending with
+//! `…` when clipped. See the `session_store` module for how these are kept.
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use fabula_search::SearchResults;
 use serde::{Deserialize, Serialize};
 
+use crate::KeyId;
 use crate::api_error::{ApiError, ErrorCode};
+pub use crate::config::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_LOG_LIMIT};
 use crate::controls::{
     Controls, ControlsRequest, ErrorKind, RETRY_AFTER_S, batch_failures, drop_hits, plan_call,
     truncate_chars,
 };
 use crate::extractors::{ApiJson, ApiPath};
+pub use crate::session_store::LogEntry;
 use crate::session_store::Session;
-pub use crate::session_store::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_LOG_LIMIT, LogEntry};
 use crate::state::AppState;
 use crate::wire::{
     BatchItem, ExtractRequest, ExtractResponse, SearchRequest, ValidSearch, query_response,
     search_options, search_response,
 };
 
-/// The most characters of one query kept in a log entry.
-const LOGGED_QUERY_CHARS: usize = 200;
+/// The most characters of one query (or url) kept in a log entry.
+const LOGGED_QUERY_CHARS: usize = 256;
+/// Ends a query clipped in the log.
+const CLIPPED_MARK: char = '…';
+
+/// The key a request presented, when the API needs one.
+type Key = Option<Extension<KeyId>>;
+
+fn key_id(key: Key) -> Option<KeyId> {
+    key.map(|Extension(key_id)| key_id)
+}
 
 /// The body of `POST /v1/sessions`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSessionRequest {
+    #[schema(format = "uint32", maximum = 4294967295_u64)]
     pub world: u32,
     /// Default 0.
     #[serde(default)]
+    #[schema(format = "uint64", maximum = 18446744073709551615_u64)]
     pub seed: u64,
     #[serde(default)]
     pub controls: ControlsRequest,
 }
 
 /// The answer to `POST /v1/sessions`: the id, and the controls in force after the noise mix.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct CreateSessionResponse {
     pub session: String,
     pub world: u32,
@@ -54,18 +74,32 @@ pub struct CreateSessionResponse {
     pub controls: Controls,
 }
 
-/// `POST /v1/sessions`.
+/// `POST /v1/sessions`: the session belongs to the key of the request.
+#[utoipa::path(post, path = "/v1/sessions", operation_id = "create_session", tag = "sessions",
+    summary = "Create a session: a world, a seed and controls",
+    request_body = CreateSessionRequest,
+    responses((status = 200, description = "The session and its controls after the noise mix", body = CreateSessionResponse)))]
 pub(crate) async fn create(
     State(state): State<AppState>,
+    key: Key,
     ApiJson(request): ApiJson<CreateSessionRequest>,
 ) -> Result<Json<CreateSessionResponse>, ApiError> {
-    create_session(&state, request).map(Json)
+    create_owned(&state, request, key_id(key)).map(Json)
 }
 
-/// Creates a session as `POST /v1/sessions` does, for the other front ends (MCP, the episode API).
+/// Creates a session as `POST /v1/sessions` does, for the other front ends (MCP, the episode API);
+/// it belongs to no key.
 pub fn create_session(
     state: &AppState,
     request: CreateSessionRequest,
+) -> Result<CreateSessionResponse, ApiError> {
+    create_owned(state, request, None)
+}
+
+fn create_owned(
+    state: &AppState,
+    request: CreateSessionRequest,
+    owner: Option<KeyId>,
 ) -> Result<CreateSessionResponse, ApiError> {
     let controls = request.controls.resolve()?;
     if !state.has_world(request.world) {
@@ -76,7 +110,7 @@ pub fn create_session(
     }
     let session = state
         .sessions()
-        .create(request.world, request.seed, controls);
+        .create(request.world, request.seed, controls, owner)?;
     Ok(CreateSessionResponse {
         session: session.id.clone(),
         world: session.world,
@@ -85,12 +119,24 @@ pub fn create_session(
     })
 }
 
+/// Ends a session that another front end made (an MCP session that closed): removes it from
+/// the store whatever its owner, and forgets its world-model view.
+pub(crate) fn close_session(state: &AppState, session_id: &str) {
+    state.sessions().remove(session_id, None);
+    state.render_service().forget_session(session_id);
+}
+
 /// `DELETE /v1/sessions/{sid}`: 204, or `session_not_found`.
+#[utoipa::path(delete, path = "/v1/sessions/{sid}", operation_id = "delete_session", tag = "sessions",
+    summary = "Delete a session",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    responses((status = 204, description = "Deleted")))]
 pub(crate) async fn delete(
     State(state): State<AppState>,
+    key: Key,
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
-    if state.sessions().remove(&session_id) {
+    if state.sessions().remove(&session_id, key_id(key)) {
         state.render_service().forget_session(&session_id);
         Ok(StatusCode::NO_CONTENT)
     } else {
@@ -102,25 +148,31 @@ pub(crate) async fn delete(
 }
 
 /// The answer to `GET /v1/sessions/{sid}/log`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct SessionLog {
     pub session: String,
     pub world: u32,
     pub seed: u64,
     /// Calls counted so far.
     pub calls: u64,
-    /// Entries no longer kept (the oldest ones beyond the per-session limit).
+    /// Entries no longer kept: the oldest ones beyond the session's entry or byte budget, and
+    /// new ones beyond the budget of all logs together.
     pub forgotten: u64,
     /// The kept entries, by call index.
     pub entries: Vec<LogEntry>,
 }
 
 /// `GET /v1/sessions/{sid}/log`.
+#[utoipa::path(get, path = "/v1/sessions/{sid}/log", operation_id = "session_log", tag = "sessions",
+    summary = "The session's call log",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    responses((status = 200, description = "The log", body = SessionLog)))]
 pub(crate) async fn log(
     State(state): State<AppState>,
+    key: Key,
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<Json<SessionLog>, ApiError> {
-    let session = state.sessions().get(&session_id)?;
+    let session = state.sessions().get(&session_id, key_id(key))?;
     let calls = session.calls();
     let mut entries: Vec<LogEntry> = calls.entries.iter().cloned().collect();
     entries.sort_by_key(|entry| entry.call);
@@ -177,7 +229,7 @@ async fn finish<T>(
             entry.outcome = error.code.as_str();
         }
     }
-    session.record(entry, state.sessions().log_limit);
+    state.sessions().record(session, entry);
     answer
 }
 
@@ -195,12 +247,19 @@ fn injected_failure(
 }
 
 /// `POST /v1/sessions/{sid}/search`: the native search under the session's controls.
+#[utoipa::path(post, path = "/v1/sessions/{sid}/search", operation_id = "search_session", tag = "sessions",
+    summary = "Search the session's world under its controls",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    request_body = SearchRequest,
+    responses((status = 200, description = "One query's answer for `query`; the batch envelope for `queries`, where a query that failed on its own is `{\"query\", \"error\"}`", body = crate::wire::SearchAnswer)))]
 pub(crate) async fn search(
     State(state): State<AppState>,
+    key: Key,
     ApiPath(session_id): ApiPath<String>,
     ApiJson(request): ApiJson<SearchRequest>,
 ) -> Result<Response, ApiError> {
-    let answer = session_search(&state, &session_id, request).await?;
+    let session = state.sessions().get(&session_id, key_id(key))?;
+    let answer = search_in(&state, &session, request).await?;
     Ok(search_response(answer.batch, answer.items))
 }
 
@@ -214,13 +273,23 @@ pub struct SessionSearch {
 }
 
 /// Searches under a session's controls exactly as `POST /v1/sessions/{sid}/search` does
-/// (counted, logged, with the same injected faults), for the other front ends.
+/// (counted, logged, with the same injected faults), for the other front ends. Sessions that
+/// belong to an API key answer `session_not_found` here.
 pub async fn session_search(
     state: &AppState,
     session_id: &str,
     request: SearchRequest,
 ) -> Result<SessionSearch, ApiError> {
-    let session = state.sessions().get(session_id)?;
+    let session = state.sessions().get(session_id, None)?;
+    search_in(state, &session, request).await
+}
+
+/// Searches in a session under its controls: the work of [`session_search`].
+async fn search_in(
+    state: &AppState,
+    session: &Session,
+    request: SearchRequest,
+) -> Result<SessionSearch, ApiError> {
     let valid = request.validate()?;
     let controls = &session.controls;
     let call = session.begin_call();
@@ -228,8 +297,8 @@ pub async fn session_search(
     let mut entry = LogEntry::new(call, "search");
     entry.queries = Some(valid.queries.iter().map(|query| clip(query)).collect());
     if let Some(kind) = plan.error {
-        let (delay, error) = injected_failure(&session, kind, plan.latency);
-        return finish(state, &session, entry, delay, Err(error)).await;
+        let (delay, error) = injected_failure(session, kind, plan.latency);
+        return finish(state, session, entry, delay, Err(error)).await;
     }
     let top_k = controls
         .page_size
@@ -258,9 +327,9 @@ pub async fn session_search(
     };
     let searched = match searched.await {
         Ok(searched) => searched,
-        Err(error) => return finish(state, &session, entry, plan.latency, Err(error)).await,
+        Err(error) => return finish(state, session, entry, plan.latency, Err(error)).await,
     };
-    let items = controlled_items(&session, call, &valid, options.offset, searched, &mut entry);
+    let items = controlled_items(session, call, &valid, options.offset, searched, &mut entry);
     let items = state
         .render_search(session.world, Some(&session.id), hiding, items)
         .await;
@@ -268,7 +337,7 @@ pub async fn session_search(
         batch: valid.batch,
         items,
     });
-    finish(state, &session, entry, plan.latency, answer).await
+    finish(state, session, entry, plan.latency, answer).await
 }
 
 /// Turns a session's search results into answer items under its controls: a query that failed on
@@ -316,31 +385,48 @@ fn controlled_items(
 }
 
 /// `POST /v1/sessions/{sid}/extract`: the native extract under the session's controls.
+#[utoipa::path(post, path = "/v1/sessions/{sid}/extract", operation_id = "extract_session", tag = "sessions",
+    summary = "Extract from the session's world under its controls",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    request_body = ExtractRequest,
+    responses((status = 200, description = "The page window, cut at `truncate_extract` when that control is set", body = ExtractResponse)))]
 pub(crate) async fn extract(
     State(state): State<AppState>,
+    key: Key,
     ApiPath(session_id): ApiPath<String>,
     ApiJson(request): ApiJson<ExtractRequest>,
 ) -> Result<Response, ApiError> {
-    let extract = session_extract(&state, &session_id, request).await?;
+    let session = state.sessions().get(&session_id, key_id(key))?;
+    let extract = extract_in(&state, &session, request).await?;
     Ok(Json(extract).into_response())
 }
 
 /// Extracts under a session's controls exactly as `POST /v1/sessions/{sid}/extract` does
-/// (counted, logged, with the same injected faults), for the other front ends.
+/// (counted, logged, with the same injected faults), for the other front ends. Sessions that
+/// belong to an API key answer `session_not_found` here.
 pub async fn session_extract(
     state: &AppState,
     session_id: &str,
     request: ExtractRequest,
 ) -> Result<ExtractResponse, ApiError> {
-    let session = state.sessions().get(session_id)?;
+    let session = state.sessions().get(session_id, None)?;
+    extract_in(state, &session, request).await
+}
+
+/// Extracts in a session under its controls: the work of [`session_extract`].
+async fn extract_in(
+    state: &AppState,
+    session: &Session,
+    request: ExtractRequest,
+) -> Result<ExtractResponse, ApiError> {
     let (start, max_chars) = request.validate()?;
     let call = session.begin_call();
     let plan = plan_call(&session.controls, session.seed, call);
     let mut entry = LogEntry::new(call, "extract");
     entry.url = Some(clip(&request.url));
     if let Some(kind) = plan.error {
-        let (delay, error) = injected_failure(&session, kind, plan.latency);
-        return finish(state, &session, entry, delay, Err(error)).await;
+        let (delay, error) = injected_failure(session, kind, plan.latency);
+        return finish(state, session, entry, delay, Err(error)).await;
     }
     let url = request.url;
     let hiding = session.controls.hiding.unwrap_or_default();
@@ -351,7 +437,7 @@ pub async fn session_extract(
         .await;
     let extract = match extracted {
         Ok(extract) => extract,
-        Err(error) => return finish(state, &session, entry, plan.latency, Err(error)).await,
+        Err(error) => return finish(state, session, entry, plan.latency, Err(error)).await,
     };
     let mut response = state
         .render_extract(
@@ -371,12 +457,44 @@ pub async fn session_extract(
     }
     entry.truncated = Some(truncated);
     let answer = Ok(response);
-    finish(state, &session, entry, plan.latency, answer).await
+    finish(state, session, entry, plan.latency, answer).await
 }
 
+/// A query or url as the log keeps it: at most [`LOGGED_QUERY_CHARS`] characters, the last
+/// one [`CLIPPED_MARK`] when it was clipped.
 fn clip(text: &str) -> String {
     match text.char_indices().nth(LOGGED_QUERY_CHARS) {
-        Some((byte_idx, _)) => text[..byte_idx].to_owned(),
+        Some(_) => {
+            let (byte_idx, _) = text
+                .char_indices()
+                .nth(LOGGED_QUERY_CHARS - 1)
+                .unwrap_or_default();
+            let mut clipped = text[..byte_idx].to_owned();
+            clipped.push(CLIPPED_MARK);
+            clipped
+        }
         None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_short_text_and_marks_clipped_text() {
+        let long = "é".repeat(300);
+        let clipped_long = format!("{}…", "é".repeat(255));
+        // (text, logged)
+        let cases = [
+            ("harbour", "harbour"),
+            (&"a".repeat(256), &"a".repeat(256)),
+            (&"a".repeat(257), &format!("{}…", "a".repeat(255))),
+            (&long, &clipped_long),
+        ];
+        for (text, logged) in cases {
+            assert_eq!(clip(text), logged);
+            assert!(clip(text).chars().count() <= LOGGED_QUERY_CHARS);
+        }
     }
 }

@@ -4,15 +4,17 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use fabula_search::{Corpus, Hiding, WorldIndex, WorldInfo};
 use tokio::sync::Semaphore;
 
 use crate::api_error::{ApiError, ErrorCode};
 use crate::config::ServeConfig;
+use crate::edge::Timeouts;
 use crate::error::Result;
 use crate::lwm::RenderService;
-use crate::session_store::SessionStore;
+use crate::session_store::{SessionLimits, SessionStore};
 use crate::wire::{BatchItem, ExtractResponse};
 
 /// Everything a request handler needs; cheap to clone (one `Arc`).
@@ -33,6 +35,12 @@ struct Inner {
     renderer: RenderService,
     /// The `Host` values `/mcp/{world}` accepts; `None` accepts any.
     mcp_allowed_hosts: Option<Vec<String>>,
+    /// The most MCP sessions kept at once.
+    max_mcp_sessions: usize,
+    /// How long an MCP session may sit idle before it is closed.
+    mcp_session_ttl: Duration,
+    /// The HTTP timeouts of both listeners.
+    timeouts: Timeouts,
 }
 
 impl AppState {
@@ -64,12 +72,15 @@ impl AppState {
     ) -> AppState {
         let inner = Inner {
             corpus,
-            sessions: SessionStore::new(config.max_sessions, config.session_log_limit),
+            sessions: SessionStore::new(SessionLimits::from_config(config)),
             api_keys: config.api_keys.clone(),
             world_permits: Semaphore::new(config.max_blocking_calls.max(1)),
             renderer,
             mcp_allowed_hosts: (!config.mcp_allowed_hosts.iter().any(|host| host == "*"))
                 .then(|| config.mcp_allowed_hosts.clone()),
+            timeouts: Timeouts::from_config(config),
+            max_mcp_sessions: config.max_mcp_sessions,
+            mcp_session_ttl: config.mcp_session_ttl,
         };
         AppState {
             inner: Arc::new(inner),
@@ -86,9 +97,25 @@ impl AppState {
         &self.inner.api_keys
     }
 
+    /// The HTTP timeouts both listeners serve with.
+    pub fn timeouts(&self) -> Timeouts {
+        self.inner.timeouts
+    }
+
     /// The `Host` values the MCP endpoint accepts; `None` when any host is accepted.
     pub fn mcp_allowed_hosts(&self) -> Option<&[String]> {
         self.inner.mcp_allowed_hosts.as_deref()
+    }
+
+    /// The most MCP sessions kept at once (`ServeConfig::max_mcp_sessions`).
+    pub fn max_mcp_sessions(&self) -> usize {
+        self.inner.max_mcp_sessions
+    }
+
+    /// How long an MCP session may sit idle before it is closed
+    /// (`ServeConfig::mcp_session_ttl`).
+    pub fn mcp_session_ttl(&self) -> Duration {
+        self.inner.mcp_session_ttl
     }
 
     pub(crate) fn sessions(&self) -> &SessionStore {
@@ -118,6 +145,11 @@ impl AppState {
         self.world_info(world_id).map(|info| info.file.clone())
     }
 
+    /// The ids of the worlds found unavailable so far (see [`Corpus::unavailable`]), sorted.
+    pub fn unavailable_worlds(&self) -> Vec<u32> {
+        self.inner.corpus.unavailable()
+    }
+
     /// Runs `work` on one world's index on a blocking thread, at most
     /// `ServeConfig::max_blocking_calls` at once; the rest wait without holding a thread. The
     /// first use of a world builds its index there too; concurrent first uses wait for one build.
@@ -128,16 +160,32 @@ impl AppState {
     /// requests/s and cut p99 latency from 16-50 ms to about 7-9 ms: the workers keep reading and
     /// writing sockets while searches run. Without a bound, throughput was similar but the tail
     /// longer; a bound of two per core lost a third of the throughput.
+    ///
+    /// A world whose file failed its checks at first use (see [`Corpus`]) answers 503
+    /// `world_unavailable` naming the world and the reason, at once and without a log line.
     pub(crate) async fn with_world<T, F>(&self, world_id: u32, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&WorldIndex) -> Result<T, ApiError> + Send + 'static,
     {
+        /// A world that failed its checks is 503 `world_unavailable`, logged once by the corpus
+        /// and not here; every other error maps as usual.
+        fn world_error(error: fabula_search::Error) -> ApiError {
+            match error {
+                fabula_search::Error::WorldUnavailable { .. } => {
+                    ApiError::new(ErrorCode::WorldUnavailable, error.to_string())
+                }
+                other => ApiError::from(other),
+            }
+        }
         if !self.has_world(world_id) {
             return Err(ApiError::new(
                 ErrorCode::WorldNotFound,
                 format!("no world with id {world_id}"),
             ));
+        }
+        if let Some(Err(error)) = self.inner.corpus.world_if_used(world_id) {
+            return Err(world_error(error));
         }
         let _permit = self
             .inner
@@ -147,7 +195,7 @@ impl AppState {
             .map_err(|error| ApiError::internal(&error))?;
         let state = self.clone();
         let run = move || {
-            let index = state.inner.corpus.world(world_id)?;
+            let index = state.inner.corpus.world(world_id).map_err(world_error)?;
             work(&index)
         };
         tokio::task::spawn_blocking(run)

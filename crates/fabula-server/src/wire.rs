@@ -1,11 +1,18 @@
 //! The JSON shapes of the native and session routes (search and extract requests, their
-//! answers, the hiding names and the limits), with the validation every API shape shares. This
-//! module knows nothing of the server's state, so every other module can use it.
+//! answers, the hiding names and the limits), with the validation every API shape shares, and
+//! their OpenAPI schemas (derived with `utoipa`; the query, url and hiding schemas are written
+//! here from the same limits the validation uses). This module knows nothing of the server's
+//! state, so every other module can use it.
+
+use std::borrow::Cow;
 
 use axum::Json;
 use axum::response::{IntoResponse, Response};
 use fabula_search::{Extract, Hiding, Hit, SearchOptions, SearchResults};
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::api_error::{ApiError, ErrorBody};
 
@@ -26,19 +33,100 @@ pub const MAX_MAX_CHARS: usize = 100_000;
 /// The longest url accepted, in characters.
 pub const MAX_URL_CHARS: usize = 2_000;
 
-/// The body of `POST /v1/worlds/{id}/search` (and of a session's search).
-#[derive(Debug, Clone, Deserialize)]
+/// A JSON Schema pattern (ECMA-262, unanchored) that a string matches when it holds a character
+/// other than Rust's whitespace (`char::is_whitespace`), which is what `str::trim` removes: the
+/// rule behind "must not be blank". The class lists the whitespace characters one by one so that
+/// every regex dialect reads it alike.
+pub const NOT_BLANK_PATTERN: &str =
+    "[^\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/// The schema of one query: not blank, at most [`MAX_QUERY_CHARS`] characters.
+pub struct QueryText;
+
+impl PartialSchema for QueryText {
+    fn schema() -> RefOr<Schema> {
+        text_schema(
+            MAX_QUERY_CHARS,
+            "A search query: not blank, at most 2,000 characters.",
+        )
+    }
+}
+
+impl ToSchema for QueryText {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Query")
+    }
+}
+
+/// The schema of one url: not blank, at most [`MAX_URL_CHARS`] characters.
+pub struct UrlText;
+
+impl PartialSchema for UrlText {
+    fn schema() -> RefOr<Schema> {
+        text_schema(
+            MAX_URL_CHARS,
+            "A page url as search results give it: not blank, at most 2,000 characters.",
+        )
+    }
+}
+
+impl ToSchema for UrlText {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Url")
+    }
+}
+
+fn text_schema(max_chars: usize, description: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(max_chars))
+        .pattern(Some(NOT_BLANK_PATTERN))
+        .description(Some(description))
+        .into()
+}
+
+/// The schema of [`Hiding`] (a type of `fabula_search`, so it cannot derive one here): its names.
+pub struct HidingName;
+
+impl PartialSchema for HidingName {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(Hiding::ALL.map(Hiding::as_str)))
+            .description(Some(
+                "How much of a page's detail a snippet may show; `partial` when not given.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for HidingName {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Hiding")
+    }
+}
+
+/// The body of `POST /v1/worlds/{id}/search` (and of a session's search). Exactly one of `query`
+/// and `queries` is given (a `null` counts as not given).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
     /// One query; the answer is one query response object.
+    #[schema(value_type = Option<QueryText>)]
     pub query: Option<String>,
-    /// A batch of queries; the answer is `{"responses": [..]}`, one entry per query, in order.
+    /// A batch of 1 to 100 queries; the answer is `{"responses": [..]}`, one entry per query, in
+    /// order.
+    #[schema(value_type = Option<Vec<QueryText>>, min_items = 1, max_items = 100)]
     pub queries: Option<Vec<String>>,
     /// Results per page, 1..=50, default 10.
+    #[schema(minimum = 1, maximum = 50)]
     pub top_k: Option<usize>,
     /// The result page, from 1, default 1.
+    #[schema(minimum = 1, maximum = 1000)]
     pub page: Option<usize>,
     /// Snippet hiding, default `"partial"`.
+    #[schema(value_type = Option<HidingName>)]
     pub hiding: Option<Hiding>,
 }
 
@@ -140,13 +228,17 @@ pub(crate) fn validate_url(url: &str) -> Result<(), ApiError> {
 }
 
 /// One result of a search response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(as = Hit)]
 pub struct HitJson {
+    /// The result's position over all pages, from 1.
+    #[schema(minimum = 1)]
     pub rank: usize,
     pub url: String,
     pub title: String,
     pub snippet: String,
     /// The page's date (`YYYY-MM-DD`), `null` for reference pages.
+    #[schema(required = true)]
     pub date: Option<String>,
 }
 
@@ -171,52 +263,85 @@ impl From<Hit> for HitJson {
 }
 
 /// The answer to one query: `{"query", "results", "page", "has_more"}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct QueryResponse {
     pub query: String,
     pub results: Vec<HitJson>,
+    #[schema(minimum = 1)]
     pub page: usize,
     pub has_more: bool,
     /// The renderer that produced the results: `"template"` or `"lwm"`.
+    #[schema(value_type = RendererName)]
     pub rendered_by: &'static str,
 }
 
+/// The schema of `rendered_by`: the renderers' names.
+#[derive(ToSchema)]
+#[schema(as = Renderer)]
+#[serde(rename_all = "snake_case")]
+#[allow(
+    dead_code,
+    reason = "a schema only: `rendered_by` is written as a `&'static str`"
+)]
+pub enum RendererName {
+    Template,
+    Lwm,
+}
+
 /// One entry of a batch answer: a query response, or `{"query", "error"}` for a query that failed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum BatchItem {
     Ok(QueryResponse),
-    Failed { query: String, error: ErrorBody },
+    /// A query of the batch that failed on its own (`injected_server_error`).
+    #[schema(title = "FailedQuery")]
+    Failed {
+        query: String,
+        error: ErrorBody,
+    },
 }
 
 /// The answer to a batch: `{"responses": [..]}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct BatchResponse {
     pub responses: Vec<BatchItem>,
+}
+
+/// The answer to a search: one query's object for `query`, the batch envelope for `queries`.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum SearchAnswer {
+    One(QueryResponse),
+    Batch(BatchResponse),
 }
 
 /// Renders a search answer: the single object for `query`, the batch envelope for `queries`.
 pub(crate) fn search_response(batch: bool, mut items: Vec<BatchItem>) -> Response {
     if !batch && items.len() == 1 {
         match items.pop() {
-            Some(BatchItem::Ok(response)) => return Json(response).into_response(),
+            Some(BatchItem::Ok(response)) => {
+                return Json(SearchAnswer::One(response)).into_response();
+            }
             Some(BatchItem::Failed { error, .. }) => {
                 return ApiError::new(error.code, error.message).into_response();
             }
             None => {}
         }
     }
-    Json(BatchResponse { responses: items }).into_response()
+    Json(SearchAnswer::Batch(BatchResponse { responses: items })).into_response()
 }
 
 /// The body of `POST /v1/worlds/{id}/extract` (and of a session's extract).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExtractRequest {
+    #[schema(value_type = UrlText)]
     pub url: String,
     /// The first character of the window, default 0.
+    #[schema(maximum = 18446744073709551615_u64)]
     pub start: Option<usize>,
     /// The window's length in characters, 1..=100,000, default 8,000.
+    #[schema(minimum = 1, maximum = 100000)]
     pub max_chars: Option<usize>,
 }
 
@@ -235,15 +360,20 @@ impl ExtractRequest {
 }
 
 /// The answer to an extract: `{"url", "title", "date", "content", "next_start"}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ExtractResponse {
     pub url: String,
     pub title: String,
+    /// The page's date (`YYYY-MM-DD`), `null` for reference pages.
+    #[schema(required = true)]
     pub date: Option<String>,
+    /// The window of the page's Markdown.
     pub content: String,
     /// Where the next window starts; `null` at the end of the page.
+    #[schema(required = true)]
     pub next_start: Option<usize>,
     /// The renderer that produced `content`: `"template"` or `"lwm"`.
+    #[schema(value_type = RendererName)]
     pub rendered_by: &'static str,
 }
 

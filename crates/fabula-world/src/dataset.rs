@@ -9,13 +9,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 pub use fabula_file::{MANIFEST, Manifest, ManifestEntry, world_file_name};
 
@@ -106,25 +105,6 @@ pub struct Summary {
 /// The full generator version of a dataset: the world generator's and the renderer's.
 pub fn dataset_version(renderer: &dyn Renderer) -> String {
     format!("{GENERATOR_VERSION}/{}", renderer.version())
-}
-
-/// The SHA-256 of a file, as lower-case hex.
-pub fn sha256_file(path: &Path) -> Result<String> {
-    let mut file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Resolves the theme filter into themes, in index order.
@@ -301,7 +281,7 @@ fn keep_finished(
     for id in ids {
         let Some(e) = earlier.get(id) else { continue };
         let path = cfg.out.join(&e.file);
-        if path.exists() && sha256_file(&path)? == e.sha256 {
+        if path.exists() && fabula_file::sha256_file(&path)? == e.sha256 {
             journal.record(e)?;
             kept.insert(*id, e.clone());
             progress();
@@ -389,7 +369,7 @@ fn build_one(
     fs::File::open(&tmp)
         .and_then(|f| f.sync_all())
         .map_err(|e| Error::io(&tmp, e))?;
-    let sha256 = sha256_file(&tmp)?;
+    let sha256 = fabula_file::sha256_file(&tmp)?;
     fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
     Ok(ManifestEntry {
         id,

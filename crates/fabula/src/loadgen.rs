@@ -14,7 +14,7 @@ use anyhow::{Context, anyhow, ensure};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::{self, SendRequest};
-use hyper::{Method, Request, StatusCode, header};
+use hyper::{HeaderMap, Method, Request, StatusCode, header};
 use hyper_util::rt::TokioIo;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -177,7 +177,7 @@ pub async fn run(config: LoadConfig) -> anyhow::Result<LoadReport> {
 
 /// Sends one search per world, spread over the connections, so index builds on first use are not
 /// counted as latency.
-async fn warm_up(config: &LoadConfig, worlds: &[u32], word: &str) -> anyhow::Result<()> {
+pub(crate) async fn warm_up(config: &LoadConfig, worlds: &[u32], word: &str) -> anyhow::Result<()> {
     let mut warmers = Vec::new();
     for chunk in worlds.chunks(worlds.len().div_ceil(config.connections)) {
         let chunk = chunk.to_vec();
@@ -283,7 +283,10 @@ async fn list_worlds(control: &mut Connection) -> anyhow::Result<Vec<WorldEntry>
     Ok(list.worlds)
 }
 
-async fn pick_worlds(control: &mut Connection, config: &LoadConfig) -> anyhow::Result<Vec<u32>> {
+pub(crate) async fn pick_worlds(
+    control: &mut Connection,
+    config: &LoadConfig,
+) -> anyhow::Result<Vec<u32>> {
     if !config.worlds.is_empty() {
         return Ok(config.worlds.clone());
     }
@@ -298,7 +301,7 @@ async fn pick_worlds(control: &mut Connection, config: &LoadConfig) -> anyhow::R
 
 /// Collects words from the titles and unhidden snippets of a few worlds, found by searching for
 /// each world's name.
-async fn fetch_vocabulary(
+pub(crate) async fn fetch_vocabulary(
     control: &mut Connection,
     worlds: &[u32],
     seed: u64,
@@ -397,15 +400,26 @@ async fn run_client(plan: ClientPlan) -> ClientOutcome {
     outcome
 }
 
-/// One keep-alive HTTP/1.1 connection driven by hyper, one request at a time.
-struct Connection {
+/// One answer read whole: the status, the headers and the body.
+pub(crate) struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// One keep-alive HTTP/1.1 connection driven by hyper, one request at a time; shared with the
+/// soak benchmark.
+pub(crate) struct Connection {
     sender: SendRequest<Full<Bytes>>,
     host: String,
     api_key: Option<String>,
 }
 
 impl Connection {
-    async fn open(addr: SocketAddr, api_key: Option<String>) -> anyhow::Result<Connection> {
+    pub(crate) async fn open(
+        addr: SocketAddr,
+        api_key: Option<String>,
+    ) -> anyhow::Result<Connection> {
         let stream = TcpStream::connect(addr)
             .await
             .with_context(|| format!("cannot connect to {addr}"))?;
@@ -422,21 +436,29 @@ impl Connection {
         })
     }
 
-    async fn get(&mut self, path: &str) -> anyhow::Result<(StatusCode, Bytes)> {
-        self.send(Method::GET, path, None).await
+    pub(crate) async fn get(&mut self, path: &str) -> anyhow::Result<(StatusCode, Bytes)> {
+        let answer = self.request(Method::GET, path, &[], None).await?;
+        Ok((answer.status, answer.body))
     }
 
-    async fn post(&mut self, path: &str, body: Bytes) -> anyhow::Result<(StatusCode, Bytes)> {
-        self.send(Method::POST, path, Some(body)).await
+    pub(crate) async fn post(
+        &mut self,
+        path: &str,
+        body: Bytes,
+    ) -> anyhow::Result<(StatusCode, Bytes)> {
+        let answer = self.request(Method::POST, path, &[], Some(body)).await?;
+        Ok((answer.status, answer.body))
     }
 
-    /// Sends one request and reads the whole answer.
-    async fn send(
+    /// Sends one request with extra headers and reads the whole answer. A JSON body gets
+    /// `Content-Type: application/json` unless `headers` names one.
+    pub(crate) async fn request(
         &mut self,
         method: Method,
         path: &str,
+        headers: &[(&str, &str)],
         body: Option<Bytes>,
-    ) -> anyhow::Result<(StatusCode, Bytes)> {
+    ) -> anyhow::Result<Answer> {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
@@ -444,15 +466,26 @@ impl Connection {
         if let Some(key) = &self.api_key {
             request = request.header(header::AUTHORIZATION, format!("Bearer {key}"));
         }
-        if body.is_some() {
+        let typed = headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("content-type"));
+        if body.is_some() && !typed {
             request = request.header(header::CONTENT_TYPE, "application/json");
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let request = request.body(Full::new(body.unwrap_or_default()))?;
         self.sender.ready().await?;
         let response = self.sender.send_request(request).await?;
         let status = response.status();
+        let headers = response.headers().clone();
         let body = response.into_body().collect().await?.to_bytes();
-        Ok((status, body))
+        Ok(Answer {
+            status,
+            headers,
+            body,
+        })
     }
 }
 

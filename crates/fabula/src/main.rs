@@ -4,6 +4,7 @@ mod generate;
 mod loadgen;
 mod mcp;
 mod serve;
+mod soak;
 mod tasks;
 mod wm;
 
@@ -67,6 +68,8 @@ enum Command {
 enum BenchCommand {
     /// Load /v1/worlds/{id}/search with random queries from 32 keep-alive connections.
     Search(serve::BenchSearchArgs),
+    /// Soak or flood a server it starts (or attaches to) and report errors, latency and RSS.
+    Soak(soak::SoakArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Wm(wm::WmCommand::Bench(args)) => wm::run_bench(&args),
         Command::Export(wm::ExportCommand::LwmData(args)) => wm::run_export_lwm_data(&args),
         Command::Bench(BenchCommand::Search(args)) => serve::run_bench_search(&args),
+        Command::Bench(BenchCommand::Soak(args)) => soak::run_soak(&args),
         Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)
             .map(|text| print!("{text}"))
             .map_err(anyhow::Error::from),

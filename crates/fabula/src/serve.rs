@@ -144,9 +144,14 @@ pub struct BenchSearchArgs {
     pub api_key: Option<String>,
 }
 
+/// The log filter when `FABULA_LOG` is not set: rmcp logs every MCP session's creation, its
+/// client's whole `initialize` parameters and every notification at INFO, so it speaks only from
+/// WARN; fabula's own debug line names the client, truncated.
+const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn";
+
 fn init_logging() {
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_env("FABULA_LOG").unwrap_or_else(|_| "info".into());
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FABULA_LOG")
+        .unwrap_or_else(|_| DEFAULT_LOG_FILTER.into());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -193,7 +198,7 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("serving {}", args.worlds.display()))?;
         eprintln!(
-            "fabula: serving {} on http://{} (ready in {:.2} s; Ctrl-C stops)",
+            "fabula: serving {} on http://{} (ready in {:.2} s; Ctrl-C or SIGTERM stops)",
             args.worlds.display(),
             server.local_addr(),
             started.elapsed().as_secs_f64()
@@ -216,7 +221,7 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         }
         server
             .run_until(async move {
-                let _ = tokio::signal::ctrl_c().await;
+                fabula_server::edge::shutdown_signal().await;
                 let _ = shutdown.0.send(true);
             })
             .await?;

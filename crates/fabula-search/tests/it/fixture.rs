@@ -104,14 +104,15 @@ impl FixturePage {
     }
 }
 
-/// Writes `manifest.json` listing `(id, file, name, pages)` worlds.
+/// Writes `manifest.json` listing `(id, file, name, pages)` worlds, with the SHA-256 of each
+/// file found in `dir` (64 zeros for a missing one).
 pub fn write_manifest(dir: &Path, worlds: &[(u32, &str, &str, usize)]) {
     let worlds = worlds
         .iter()
         .map(|&(id, file, name, pages)| ManifestEntry {
             id,
             file: file.to_owned(),
-            sha256: "0".repeat(64),
+            sha256: fabula_file::sha256_file(&dir.join(file)).unwrap_or_else(|_| "0".repeat(64)),
             theme: "river-city-states".to_owned(),
             name: name.to_owned(),
             rows: 400,

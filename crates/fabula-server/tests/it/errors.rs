@@ -206,7 +206,7 @@ async fn odd_queries_are_searched_not_rejected() {
 }
 
 #[tokio::test]
-async fn a_broken_world_file_is_an_opaque_500() {
+async fn a_broken_world_file_is_a_503_without_internals() {
     let app = TestApp::new();
     std::fs::write(
         app.dir.path().join("world-00003.sqlite"),
@@ -216,10 +216,11 @@ async fn a_broken_world_file_is_an_opaque_500() {
     let answer = app
         .post("/v1/worlds/3/search", json!({"query": "ferry"}))
         .await;
-    assert_error(&answer, 500, "internal");
+    assert_error(&answer, 503, "world_unavailable");
     assert_eq!(
-        answer.json["error"]["message"], "internal error",
-        "no internals in the body"
+        answer.json["error"]["message"],
+        "world 3 is unavailable: its file does not match the manifest's sha256",
+        "no paths in the body"
     );
     let healthy = app
         .post("/v1/worlds/0/search", json!({"query": "harbour"}))

@@ -3,10 +3,14 @@
 
 mod auth;
 mod compat;
+mod edge;
 mod errors;
+mod limits_sessions;
 mod lwm;
+mod mcp_limits;
 mod native;
 mod openapi;
 mod sessions;
 mod socket;
 mod support;
+mod worlds_on_disk;

@@ -14,6 +14,7 @@ async fn health_reports_worlds() {
     {
       "sessions": 0,
       "status": "ok",
+      "unavailable": [],
       "worlds": 2
     }
     "#);

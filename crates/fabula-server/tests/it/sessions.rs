@@ -1,5 +1,5 @@
-//! Sessions and their controls: every control's effect, the log, reproducibility from the seed,
-//! and the bound on sessions kept.
+//! Sessions and their controls: every control's effect, the log and reproducibility from the
+//! seed. The bounds on sessions and their owners are tested in `limits_sessions`.
 
 use std::time::{Duration, Instant};
 
@@ -39,7 +39,10 @@ async fn create_answers_id_and_resolved_controls() {
         )
         .await;
     assert_eq!(answer.status, 200);
-    insta::assert_json_snapshot!(answer.json);
+    let mut created = answer.json;
+    assert_eq!(created["session"].as_str().unwrap().len(), "s_".len() + 32);
+    created["session"] = json!("<sid>");
+    insta::assert_json_snapshot!(created);
     let half = app
         .post(
             "/v1/sessions",
@@ -80,7 +83,7 @@ async fn bad_sessions_are_rejected() {
         json!({"drop_rate": "high"}),
         json!({"error_kinds": []}),
         json!({"error_kinds": ["explode"]}),
-        json!({"latency_ms": [50, 10]}),
+        json!({"latency_ms": [50, 120_001]}),
         json!({"latency_ms": [1]}),
         json!({"page_size": 0}),
         json!({"page_size": 51}),
@@ -464,38 +467,6 @@ async fn the_log_lists_calls_and_outcomes() {
 }
 
 #[tokio::test]
-async fn least_recently_used_sessions_are_evicted() {
-    let app = TestApp::with_config(|config| config.max_sessions = 2);
-    let first = session(&app, 1, json!({})).await;
-    let second = session(&app, 2, json!({})).await;
-    assert_eq!(
-        search(&app, &first, json!({"query": "harbour"}))
-            .await
-            .status,
-        200
-    );
-    let third = session(&app, 3, json!({})).await;
-    assert_error(
-        &search(&app, &second, json!({"query": "harbour"})).await,
-        404,
-        "session_not_found",
-    );
-    assert_eq!(
-        search(&app, &first, json!({"query": "harbour"}))
-            .await
-            .status,
-        200
-    );
-    assert_eq!(
-        search(&app, &third, json!({"query": "harbour"}))
-            .await
-            .status,
-        200
-    );
-    assert_eq!(app.get("/health").await.json["sessions"], 2);
-}
-
-#[tokio::test]
 async fn logs_keep_the_latest_entries() {
     let app = TestApp::with_config(|config| config.session_log_limit = 3);
     let sid = session(&app, 1, json!({})).await;
@@ -531,14 +502,4 @@ async fn sessions_can_be_deleted() {
         .send("DELETE", &format!("/v1/sessions/{sid}"), None, &[])
         .await;
     assert_error(&again, 404, "session_not_found");
-}
-
-#[tokio::test]
-async fn session_ids_follow_creation_order_and_seed() {
-    let first = TestApp::new();
-    let second = TestApp::new();
-    let a = session(&first, 5, json!({})).await;
-    let b = session(&second, 5, json!({})).await;
-    assert_eq!(a, b);
-    assert!(a.starts_with("s0-"));
 }

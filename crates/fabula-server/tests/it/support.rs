@@ -184,7 +184,7 @@ pub fn write_corpus(dir: &Path, worlds: &[WorldSpec]) {
         entries.push(json!({
             "id": world.id,
             "file": file,
-            "sha256": "0".repeat(64),
+            "sha256": fabula_file::sha256_file(&dir.join(&file)).unwrap(),
             "theme": world.theme,
             "name": world.name,
             "rows": 10,

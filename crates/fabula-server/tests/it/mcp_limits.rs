@@ -1,0 +1,385 @@
+//! The MCP endpoint's limits and errors, driven in process: the session cap (429 with
+//! `Retry-After`, freed by DELETE and by the idle time to live), JSON bodies for every HTTP error,
+//! JSON-RPC errors for bodies that are no message, an unknown tool as a tool error, and the
+//! server's name.
+
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use crate::support::TestApp;
+
+const PATH: &str = "/mcp/0";
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+const JSON_TYPE: (&str, &str) = ("content-type", "application/json");
+const ACCEPT_ALL: (&str, &str) = ("accept", ACCEPT_BOTH);
+
+/// An answer of the MCP endpoint: status, headers and the body as text (JSON or SSE).
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Reply {
+    /// The body as JSON: the whole body, or the last SSE `data:` line that holds JSON.
+    fn json(&self) -> Value {
+        if let Ok(value) = serde_json::from_str(&self.body) {
+            return value;
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .next_back()
+            .unwrap_or_else(|| panic!("no JSON in {:?}", self.body))
+    }
+
+    fn session(&self) -> String {
+        self.headers["mcp-session-id"].to_str().unwrap().to_owned()
+    }
+
+    #[track_caller]
+    fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status.as_u16(), status, "{}", self.body);
+        let json: Value = serde_json::from_str(&self.body)
+            .unwrap_or_else(|_| panic!("not JSON: {:?}", self.body));
+        assert_eq!(json["error"]["code"], code, "{json}");
+        assert!(
+            json["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
+    }
+}
+
+/// Sends a request to the MCP endpoint with the given headers, and `Host: localhost` unless they
+/// name a host.
+async fn call(app: &TestApp, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut request = Request::builder().method(method).uri(PATH);
+    if !headers.iter().any(|(name, _)| *name == "host") {
+        request = request.header("host", "localhost");
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(Body::from(body.to_owned())).unwrap();
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+/// POSTs a JSON-RPC message the way an MCP client does, in a session when one is given.
+async fn post(app: &TestApp, session: Option<&str>, message: &Value) -> Reply {
+    let mut headers = vec![JSON_TYPE, ACCEPT_ALL];
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    call(app, "POST", &headers, &message.to_string()).await
+}
+
+fn initialize_message(client_name: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": client_name, "version": "0"}
+    }})
+}
+
+async fn initialize(app: &TestApp) -> Reply {
+    post(app, None, &initialize_message("fabula-it")).await
+}
+
+/// Opens a session (initialize and the initialized notification) and returns its id and the
+/// initialize result.
+async fn open_session(app: &TestApp) -> (String, Value) {
+    let reply = initialize(app).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let session = reply.session();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let notified = post(app, Some(&session), &initialized).await;
+    assert!(notified.status.is_success(), "{}", notified.body);
+    (session, reply.json()["result"].clone())
+}
+
+async fn delete(app: &TestApp, session: &str) -> Reply {
+    call(app, "DELETE", &[("mcp-session-id", session)], "").await
+}
+
+#[tokio::test]
+async fn the_session_cap_refuses_with_429_until_a_session_is_deleted() {
+    let app = TestApp::with_config(|config| config.max_mcp_sessions = 2);
+    let (first, _) = open_session(&app).await;
+    let (second, _) = open_session(&app).await;
+    let refused = initialize(&app).await;
+    refused.assert_error(429, "too_many_sessions");
+    assert!(refused.headers.contains_key("retry-after"));
+    assert!(!refused.headers.contains_key("mcp-session-id"));
+
+    let deleted = delete(&app, &first).await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    delete(&app, &first)
+        .await
+        .assert_error(404, "session_not_found");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    post(&app, Some(&first), &ping)
+        .await
+        .assert_error(404, "session_not_found");
+
+    let (third, _) = open_session(&app).await;
+    initialize(&app)
+        .await
+        .assert_error(429, "too_many_sessions");
+    // Calls in open sessions still work at the cap.
+    let pong = post(&app, Some(&second), &ping).await;
+    assert_eq!(pong.status, StatusCode::OK, "{}", pong.body);
+    assert_eq!(pong.json()["id"], 2);
+    assert_ne!(second, third);
+}
+
+#[tokio::test]
+async fn idle_sessions_expire_and_free_their_place() {
+    let app = TestApp::with_config(|config| {
+        config.max_mcp_sessions = 1;
+        config.mcp_session_ttl = Duration::from_millis(200);
+    });
+    let (session, _) = open_session(&app).await;
+    initialize(&app)
+        .await
+        .assert_error(429, "too_many_sessions");
+    let started = Instant::now();
+    let reopened = loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let reply = initialize(&app).await;
+        if reply.status != StatusCode::TOO_MANY_REQUESTS {
+            break reply;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the idle session never expired"
+        );
+    };
+    assert_eq!(reopened.status, StatusCode::OK, "{}", reopened.body);
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    post(&app, Some(&session), &ping)
+        .await
+        .assert_error(404, "session_not_found");
+}
+
+/// A request and the JSON error it must get.
+struct ErrorCase<'a> {
+    method: &'a str,
+    headers: &'a [(&'a str, &'a str)],
+    body: &'a str,
+    status: u16,
+    code: &'a str,
+}
+
+fn case<'a>(
+    method: &'a str,
+    headers: &'a [(&'a str, &'a str)],
+    body: &'a str,
+    status: u16,
+    code: &'a str,
+) -> ErrorCase<'a> {
+    ErrorCase {
+        method,
+        headers,
+        body,
+        status,
+        code,
+    }
+}
+
+#[tokio::test]
+async fn http_errors_have_json_bodies() {
+    let app = TestApp::new();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let huge_client = initialize_message(&"x".repeat(20_000)).to_string();
+    let huge_body = json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {
+        "_meta": {"pad": "x".repeat(70_000)}
+    }})
+    .to_string();
+    let cases = [
+        case(
+            "POST",
+            &[JSON_TYPE, ("accept", "application/json")],
+            &ping,
+            406,
+            "not_acceptable",
+        ),
+        case(
+            "POST",
+            &[("content-type", "text/plain"), ACCEPT_ALL],
+            &ping,
+            415,
+            "unsupported_media_type",
+        ),
+        case(
+            "POST",
+            &[JSON_TYPE, ACCEPT_ALL, ("mcp-session-id", "nope")],
+            &ping,
+            404,
+            "session_not_found",
+        ),
+        case("POST", &[JSON_TYPE, ACCEPT_ALL], &ping, 400, "bad_request"),
+        case(
+            "POST",
+            &[JSON_TYPE, ACCEPT_ALL],
+            &huge_client,
+            413,
+            "payload_too_large",
+        ),
+        case(
+            "POST",
+            &[JSON_TYPE, ACCEPT_ALL],
+            &huge_body,
+            413,
+            "payload_too_large",
+        ),
+        case(
+            "POST",
+            &[JSON_TYPE, ACCEPT_ALL, ("host", "evil.example")],
+            &ping,
+            403,
+            "forbidden",
+        ),
+        case(
+            "GET",
+            &[("accept", "application/json")],
+            "",
+            406,
+            "not_acceptable",
+        ),
+        case(
+            "GET",
+            &[("accept", "text/event-stream")],
+            "",
+            400,
+            "bad_request",
+        ),
+        case(
+            "GET",
+            &[("accept", "text/event-stream"), ("mcp-session-id", "nope")],
+            "",
+            404,
+            "session_not_found",
+        ),
+        case(
+            "DELETE",
+            &[("mcp-session-id", "nope")],
+            "",
+            404,
+            "session_not_found",
+        ),
+        case("DELETE", &[], "", 400, "bad_request"),
+        case("PUT", &[], "", 405, "method_not_allowed"),
+    ];
+    for ErrorCase {
+        method,
+        headers,
+        body,
+        status,
+        code,
+    } in cases
+    {
+        let reply = call(&app, method, headers, body).await;
+        let case = format!("{method} {headers:?}");
+        assert_eq!(reply.status.as_u16(), status, "{case}: {}", reply.body);
+        let json: Value = serde_json::from_str(&reply.body)
+            .unwrap_or_else(|_| panic!("{case}: not JSON: {:?}", reply.body));
+        assert_eq!(json["error"]["code"], code, "{case}: {json}");
+        assert_eq!(reply.headers["content-type"], "application/json", "{case}");
+    }
+    let put = call(&app, "PUT", &[], "").await;
+    assert!(put.headers["allow"].to_str().unwrap().contains("POST"));
+}
+
+#[tokio::test]
+async fn bodies_that_are_no_json_rpc_message_get_json_rpc_errors() {
+    let app = TestApp::new();
+    let headers = [JSON_TYPE, ACCEPT_ALL];
+    let cases = [
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\"",
+            -32700,
+            Value::Null,
+        ),
+        ("not json at all", -32700, Value::Null),
+        (r#"{"jsonrpc": "2.0", "id": 5}"#, -32600, json!(5)),
+    ];
+    for (body, code, id) in cases {
+        let reply = call(&app, "POST", &headers, body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            reply.body
+        );
+        let json = reply.json();
+        assert_eq!(json["jsonrpc"], "2.0", "{json}");
+        assert_eq!(json["id"], id, "{json}");
+        assert_eq!(json["error"]["code"], code, "{json}");
+        assert!(json["error"]["message"].is_string(), "{json}");
+    }
+}
+
+#[tokio::test]
+async fn the_server_is_fabula_and_an_unknown_tool_is_a_tool_error() {
+    let app = TestApp::new();
+    let (session, result) = open_session(&app).await;
+    assert_eq!(result["serverInfo"]["name"], "fabula", "{result}");
+    assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    let call_tool = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "web_browse", "arguments": {}
+    }});
+    let reply = post(&app, Some(&session), &call_tool).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let answer = reply.json();
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("unknown tool `web_browse`"), "{text}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["error"]["code"],
+        "bad_request"
+    );
+}
+
+/// The number of REST sessions the store holds, from `/health`.
+async fn rest_sessions(app: &TestApp) -> u64 {
+    app.get("/health").await.json["sessions"].as_u64().unwrap()
+}
+
+#[tokio::test]
+async fn an_mcp_session_takes_its_fabula_session_with_it_when_it_ends() {
+    let app = TestApp::new();
+    let (session, _) = open_session(&app).await;
+    let search = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "web_search", "arguments": {"query": ["harbour ferry guild"]}
+    }});
+    let reply = post(&app, Some(&session), &search).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(rest_sessions(&app).await, 1, "the tool call made a session");
+    let deleted = delete(&app, &session).await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    // rmcp drops the session's server as its worker stops, a moment after the answer.
+    let started = Instant::now();
+    while rest_sessions(&app).await != 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the session stayed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
