@@ -13,6 +13,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// jemalloc rather than the system allocator, so that a server's memory goes back to the system
+/// once the sessions that held it expire: [`serve`] turns on jemalloc's background threads,
+/// which purge freed pages after a few seconds. glibc's allocator kept its peak (see
+/// `serve::return_freed_memory`).
+#[cfg(all(unix, not(target_env = "musl")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// fabula: self-consistent fictional worlds served as a local web-search environment.
 #[derive(Debug, Parser)]
 #[command(name = "fabula", version, about)]
