@@ -244,8 +244,8 @@ fn bad_world(info: &WorldInfo, reason: String) -> Error {
     }
 }
 
-/// Displays an error with its chain of sources, for the log.
-struct ErrorChain<'a>(&'a dyn std::error::Error);
+/// Displays an error with its chain of sources (`error: cause: cause`), for the log.
+pub struct ErrorChain<'a>(pub &'a dyn std::error::Error);
 
 impl std::fmt::Display for ErrorChain<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -42,7 +42,7 @@ mod store;
 mod text;
 mod world;
 
-pub use corpus::{Corpus, WorldInfo};
+pub use corpus::{Corpus, ErrorChain, WorldInfo};
 pub use error::{Error, Result};
 pub use fabula_file::Hiding;
 pub use text::plain_text;

@@ -181,23 +181,8 @@ impl From<fabula_search::Error> for ApiError {
             }
             fabula_search::Error::BadQuery(message)
             | fabula_search::Error::BadArgument(message) => ApiError::bad_request(message),
-            other => ApiError::internal(&DisplayChain(&other)),
+            other => ApiError::internal(&fabula_search::ErrorChain(&other)),
         }
-    }
-}
-
-/// Displays an error with its chain of sources, for the log.
-struct DisplayChain<'a>(&'a dyn std::error::Error);
-
-impl std::fmt::Display for DisplayChain<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(cause) = source {
-            write!(f, ": {cause}")?;
-            source = cause.source();
-        }
-        Ok(())
     }
 }
 

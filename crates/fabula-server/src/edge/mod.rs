@@ -54,12 +54,6 @@ impl Timeouts {
     }
 }
 
-impl Default for Timeouts {
-    fn default() -> Timeouts {
-        Timeouts::from_config(&ServeConfig::default())
-    }
-}
-
 /// Serves `router` on `listener` until `shutdown` completes, then drains: returns once every
 /// connection has closed or `timeouts.drain` has passed, whichever comes first.
 pub async fn serve_router<F>(

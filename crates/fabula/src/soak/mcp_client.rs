@@ -3,6 +3,8 @@
 //! `notifications/initialized` notification, `tools/call` of `web_search`, and `DELETE` to end the
 //! session. Answers come as JSON or as SSE `data:` lines; both are read.
 
+use std::time::Duration;
+
 use hyper::Method;
 use hyper::StatusCode;
 use hyper::body::Bytes;
@@ -10,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::client::Client;
 use super::tally::{Op, Outcome, classify, is_injected_code};
+use crate::loadgen::Answer;
 
 /// The protocol version the benchmark asks for.
 const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -39,6 +42,18 @@ pub fn rpc_message(body: &[u8], id: u64) -> Option<Value> {
         .find(|message| message["id"] == json!(id))
 }
 
+/// Sends one request of an MCP session (`session` None for `initialize`) with the MCP headers.
+async fn send(
+    client: &mut Client,
+    op: Op,
+    method: Method,
+    path: &str,
+    session: Option<&str>,
+    body: Option<Bytes>,
+) -> Option<(Answer, Duration)> {
+    client.send(op, method, path, &headers(session), body).await
+}
+
 /// The body of an `initialize` request (id 1).
 pub fn initialize_body() -> Bytes {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -51,15 +66,15 @@ pub fn initialize_body() -> Bytes {
 
 /// Sends `initialize` to `path` (`/mcp/{world}?..`) and returns the session id on success.
 pub async fn initialize(client: &mut Client, path: &str) -> Option<String> {
-    let (answer, latency) = client
-        .send(
-            Op::McpInitialize,
-            Method::POST,
-            path,
-            &headers(None),
-            Some(initialize_body()),
-        )
-        .await?;
+    let (answer, latency) = send(
+        client,
+        Op::McpInitialize,
+        Method::POST,
+        path,
+        None,
+        Some(initialize_body()),
+    )
+    .await?;
     if answer.status != StatusCode::OK {
         let outcome = classify(answer.status, &answer.body, false);
         client.record(Op::McpInitialize, latency, outcome);
@@ -84,22 +99,16 @@ pub async fn initialize(client: &mut Client, path: &str) -> Option<String> {
 /// Sends `notifications/initialized`; 202 or 200 is success.
 pub async fn initialized(client: &mut Client, path: &str, session: &str) -> bool {
     let body = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let Some((answer, latency)) = client
-        .send(
-            Op::McpInitialized,
-            Method::POST,
-            path,
-            &headers(Some(session)),
-            Some(Bytes::from(body.to_string())),
-        )
-        .await
-    else {
-        return false;
-    };
-    let outcome = classify(answer.status, &answer.body, false);
-    let ok = outcome == Outcome::Ok;
-    client.record(Op::McpInitialized, latency, outcome);
-    ok
+    let body = Some(Bytes::from(body.to_string()));
+    send_and_record(
+        client,
+        Op::McpInitialized,
+        Method::POST,
+        path,
+        session,
+        body,
+    )
+    .await
 }
 
 /// Calls the `web_search` tool; a tool error with an injected code counts as injected when the
@@ -115,15 +124,15 @@ pub async fn web_search(
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "web_search", "arguments": {"query": query, "top_k": 5},
     }});
-    let Some((answer, latency)) = client
-        .send(
-            Op::McpToolCall,
-            Method::POST,
-            path,
-            &headers(Some(session)),
-            Some(Bytes::from(body.to_string())),
-        )
-        .await
+    let Some((answer, latency)) = send(
+        client,
+        Op::McpToolCall,
+        Method::POST,
+        path,
+        Some(session),
+        Some(Bytes::from(body.to_string())),
+    )
+    .await
     else {
         return;
     };
@@ -164,20 +173,26 @@ fn tool_outcome(message: Option<&Value>, injecting: bool) -> Outcome {
 
 /// Ends the MCP session with `DELETE`.
 pub async fn delete(client: &mut Client, path: &str, session: &str) {
-    let Some((answer, latency)) = client
-        .send(
-            Op::McpDelete,
-            Method::DELETE,
-            path,
-            &headers(Some(session)),
-            None,
-        )
-        .await
-    else {
-        return;
+    send_and_record(client, Op::McpDelete, Method::DELETE, path, session, None).await;
+}
+
+/// Sends one request of a session whose answer carries nothing to read but its status, and
+/// records its outcome; true when it succeeded.
+async fn send_and_record(
+    client: &mut Client,
+    op: Op,
+    method: Method,
+    path: &str,
+    session: &str,
+    body: Option<Bytes>,
+) -> bool {
+    let Some((answer, latency)) = send(client, op, method, path, Some(session), body).await else {
+        return false;
     };
     let outcome = classify(answer.status, &answer.body, false);
-    client.record(Op::McpDelete, latency, outcome);
+    let ok = outcome == Outcome::Ok;
+    client.record(op, latency, outcome);
+    ok
 }
 
 #[cfg(test)]
