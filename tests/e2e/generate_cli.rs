@@ -1,4 +1,4 @@
-//! `fabula generate`, `check` and `inspect` from the command line.
+//! `fabula generate`, `manifest merge`, `check` and `inspect` from the command line.
 
 use std::fs;
 
@@ -100,6 +100,103 @@ fn generated_worlds_pass_check_and_are_deterministic() {
     assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
 }
 
+/// The names of the files in `dir` that a dataset consists of (world files and manifests), sorted.
+fn dataset_files(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".sqlite") || name.starts_with("manifest"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn shards_in_one_directory_merge_into_the_manifest_of_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (whole, shared) = (tmp.path().join("whole"), tmp.path().join("shared"));
+    generate(&whole, 5, 3);
+    for shard in ["2/3", "0/3", "1/3"] {
+        let out = fabula(&[
+            "generate",
+            "--count",
+            "5",
+            "--seed",
+            "3",
+            "--jobs",
+            "1",
+            "--shard",
+            shard,
+            "--out",
+            shared.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("fabula manifest merge"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let shard_manifests: Vec<String> = (0..3)
+        .map(|index| format!("manifest.shard-{index}-of-3.json"))
+        .collect();
+    let has_shard_manifests = |dir: &std::path::Path| {
+        let names = dataset_files(dir);
+        shard_manifests.iter().all(|name| names.contains(name))
+    };
+    assert!(has_shard_manifests(&shared), "{:?}", dataset_files(&shared));
+    assert!(!shared.join("manifest.json").exists());
+
+    let out = fabula(&["manifest", "merge", shared.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("merged 3 shard manifests of 5 worlds"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(dataset_files(&shared), dataset_files(&whole));
+    for name in dataset_files(&whole) {
+        assert_eq!(
+            fs::read(shared.join(&name)).unwrap(),
+            fs::read(whole.join(&name)).unwrap(),
+            "{name} differs between three shards and one run"
+        );
+    }
+    let out = fabula(&["check", shared.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // Shards run again keep every world; --keep-shards leaves their manifests in place.
+    for shard in ["0/3", "1/3", "2/3"] {
+        let args = [
+            "generate", "--count", "5", "--seed", "3", "--shard", shard, "--out",
+        ];
+        let out = fabula(&[&args[..], &[shared.to_str().unwrap()]].concat());
+        assert!(
+            stderr(&out).contains("kept from an earlier run"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("(0 kept"), "{}", stderr(&out));
+    }
+    let out = fabula(&[
+        "manifest",
+        "merge",
+        "--keep-shards",
+        shared.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(has_shard_manifests(&shared), "{:?}", dataset_files(&shared));
+    assert_eq!(
+        fs::read(shared.join("manifest.json")).unwrap(),
+        fs::read(whole.join("manifest.json")).unwrap()
+    );
+}
+
 #[test]
 fn bad_input_gets_one_clear_line_and_a_failure_exit() {
     let tmp = tempfile::tempdir().unwrap();
@@ -138,6 +235,10 @@ fn bad_input_gets_one_clear_line_and_a_failure_exit() {
             "plain-file",
         ),
         (vec!["check", missing.to_str().unwrap()], "manifest.json"),
+        (
+            vec!["manifest", "merge", tmp.path().to_str().unwrap()],
+            "there are no shard manifests",
+        ),
     ];
     for (args, needle) in cases {
         let out = fabula(&args);

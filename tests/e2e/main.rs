@@ -1,5 +1,6 @@
 //! End-to-end tests of the `fabula` binary: the commands a user runs, on real generated worlds.
 
+mod bench_search;
 mod check_rules;
 mod generate_cli;
 mod mcp;

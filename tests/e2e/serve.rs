@@ -127,6 +127,10 @@ fn up_generates_when_absent_then_serves() {
     let (status, body) = http(&server.addr, "GET", "/health", "");
     assert_eq!(status, 200, "{body}");
     assert!(dir.join("world-00001.sqlite").exists());
+    assert!(
+        dir.join("index/world-00001.fidx").exists(),
+        "`up` writes the persisted indexes"
+    );
     drop(server);
     // A second `up` finds valid worlds and serves them without regenerating.
     let before = std::fs::metadata(dir.join("world-00000.sqlite"))
@@ -237,4 +241,70 @@ fn sigterm_lets_requests_in_flight_finish_and_exits_zero() {
     }
     let exit = server.child.wait().unwrap();
     assert_eq!(exit.code(), Some(0), "{exit:?}");
+}
+
+/// The summary line `fabula index` prints, from "indexed" on.
+fn index_summary(dir: &std::path::Path) -> String {
+    let out = super::fabula(&["index", dir.to_str().unwrap(), "--jobs", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|line| line.starts_with("indexed"))
+        .unwrap();
+    line.split(" in ").next().unwrap().to_owned()
+}
+
+/// Every world's first result page for one query, searched world by world, twice over.
+fn search_every_world_twice(addr: &str, worlds: u32) -> Vec<String> {
+    let mut answers = Vec::new();
+    for world in (0..worlds).chain(0..worlds) {
+        let path = format!("/v1/worlds/{world}/search");
+        let (status, body) = http(addr, "POST", &path, r#"{"query": "founded the"}"#);
+        assert_eq!(status, 200, "{body}");
+        answers.push(body);
+    }
+    answers
+}
+
+#[test]
+fn indexes_are_written_once_kept_when_fresh_and_rebuilt_when_damaged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w");
+    generate(&dir, 3, 3);
+    assert_eq!(
+        index_summary(&dir),
+        "indexed 3 worlds (3 built, 0 rebuilt, 0 already fresh)"
+    );
+    assert_eq!(
+        index_summary(&dir),
+        "indexed 3 worlds (0 built, 0 rebuilt, 3 already fresh)"
+    );
+    let damaged = dir.join("index/world-00001.fidx");
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&damaged, bytes).unwrap();
+    assert_eq!(
+        index_summary(&dir),
+        "indexed 3 worlds (0 built, 1 rebuilt, 2 already fresh)"
+    );
+
+    // One world open at a time: every search closes the world before it, and a reopened world
+    // answers as it did the first time.
+    let dir_arg = dir.to_str().unwrap();
+    let persisted = std::fs::read(&damaged).unwrap();
+    let server = start(&["serve", "--worlds", dir_arg, "--max-open-worlds", "1"]);
+    let answers = search_every_world_twice(&server.addr, 3);
+    drop(server);
+    assert_eq!(answers[..3], answers[3..]);
+    assert_eq!(std::fs::read(&damaged).unwrap(), persisted);
+
+    // The indexes are a cache: without them the server answers the same, and with
+    // --no-index-writes it leaves the directory as it found it.
+    std::fs::remove_dir_all(dir.join("index")).unwrap();
+    let server = start(&["serve", "--worlds", dir_arg, "--no-index-writes"]);
+    assert_eq!(search_every_world_twice(&server.addr, 3), answers);
+    drop(server);
+    assert!(!dir.join("index").exists());
 }

@@ -30,7 +30,8 @@ pub use error::{Error, Result};
 pub use fabula_score::TaskKind;
 pub use kinds::{Hiding, PageKind, ValueKind};
 pub use manifest::{
-    MANIFEST, Manifest, ManifestEntry, read_manifest, sha256_file, world_file_name,
+    MANIFEST, Manifest, ManifestEntry, parse_shard_manifest_name, read_manifest,
+    read_manifest_file, sha256_file, shard_manifest_name, world_file_name,
 };
 pub use read::WorldFile;
 pub use roles::{ColumnRole, SqlType, TableRole};

@@ -1,7 +1,10 @@
 //! The manifest of a dataset directory (`manifest.json`): which world files it holds, with their
 //! hashes and sizes. The generator writes it last, by rename; the server and `fabula check` read it.
 //! [`Manifest::validate`] and [`sha256_file`] let a reader trust nothing it was not able to check.
+//! A sharded run writes its part as [`shard_manifest_name`] instead, so that the shards of one
+//! dataset can share a directory; [`Manifest::merge`] joins them into the manifest of a whole run.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
 use serde::{Deserialize, Serialize};
@@ -11,6 +14,21 @@ use crate::{Error, FORMAT_VERSION, Result};
 
 /// File name of the manifest inside a dataset directory.
 pub const MANIFEST: &str = "manifest.json";
+
+/// The file name of one shard's manifest, `manifest.shard-I-of-K.json`.
+pub fn shard_manifest_name(index: u32, total: u32) -> String {
+    format!("manifest.shard-{index}-of-{total}.json")
+}
+
+/// The shard `(I, K)` that a file name `manifest.shard-I-of-K.json` stands for, if it is one.
+pub fn parse_shard_manifest_name(name: &str) -> Option<(u32, u32)> {
+    let middle = name
+        .strip_prefix("manifest.shard-")?
+        .strip_suffix(".json")?;
+    let (index, total) = middle.split_once("-of-")?;
+    let (index, total) = (index.parse().ok()?, total.parse().ok()?);
+    (index < total && shard_manifest_name(index, total) == name).then_some((index, total))
+}
 
 /// One world's entry in the manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +85,52 @@ impl Manifest {
         Ok(())
     }
 
+    /// Joins the manifests of all `K` shards of one dataset, in any order, into the manifest an
+    /// unsharded run of the same seed, count and themes writes, byte for byte: no `shard`, every
+    /// world in id order. The shards must agree on the format and generator versions, the seed,
+    /// the count, the themes and `K`, each must be valid and hold only its own worlds, and all `K`
+    /// must be there. Returns the first problem as a sentence naming the shard or world.
+    pub fn merge(shards: &[Manifest]) -> std::result::Result<Manifest, String> {
+        let first = shards.first().ok_or("there are no shard manifests")?;
+        let total = shard_of(first)?.1;
+        let mut by_index = BTreeMap::new();
+        for manifest in shards {
+            let (index, shard_total) = shard_of(manifest)?;
+            if shard_total != total {
+                return Err(format!(
+                    "shard {index}/{shard_total} is one of {shard_total} shards, \
+                     but shard {} is one of {total}",
+                    first.shard.as_deref().unwrap_or_default()
+                ));
+            }
+            manifest
+                .validate()
+                .map_err(|problem| format!("shard {index}/{total}: {problem}"))?;
+            agree(first, manifest)?;
+            if by_index.insert(index, manifest).is_some() {
+                return Err(format!("shard {index}/{total} is given twice"));
+            }
+        }
+        if let Some(index) = (0..total).find(|index| !by_index.contains_key(index)) {
+            return Err(format!(
+                "shard {index}/{total} is missing (no {})",
+                shard_manifest_name(index, total)
+            ));
+        }
+        let mut worlds: Vec<ManifestEntry> = by_index
+            .values()
+            .flat_map(|manifest| manifest.worlds.iter().cloned())
+            .collect();
+        worlds.sort_by_key(|entry| entry.id);
+        let merged = Manifest {
+            shard: None,
+            worlds,
+            ..first.clone()
+        };
+        merged.validate()?;
+        Ok(merged)
+    }
+
     /// `count` and `shard` against the listed ids, and no id listed twice.
     fn validate_ids(&self) -> std::result::Result<(), String> {
         let mut ids: Vec<u32> = self.worlds.iter().map(|entry| entry.id).collect();
@@ -103,6 +167,45 @@ impl Manifest {
             ));
         }
         Ok(())
+    }
+}
+
+/// The shard `(I, K)` of a manifest that must be one shard's.
+fn shard_of(manifest: &Manifest) -> std::result::Result<(u32, u32), String> {
+    match &manifest.shard {
+        Some(shard) => parse_shard(shard),
+        None => Err("a manifest of a whole dataset is not a shard's".to_owned()),
+    }
+}
+
+/// Whether two shards' manifests describe parts of the same dataset; the first difference if not.
+fn agree(first: &Manifest, other: &Manifest) -> std::result::Result<(), String> {
+    let fields = [
+        (
+            "format_version",
+            first.format_version.to_string(),
+            other.format_version.to_string(),
+        ),
+        (
+            "generator_version",
+            first.generator_version.clone(),
+            other.generator_version.clone(),
+        ),
+        (
+            "master_seed",
+            first.master_seed.to_string(),
+            other.master_seed.to_string(),
+        ),
+        ("count", first.count.to_string(), other.count.to_string()),
+        ("themes", first.themes.join(","), other.themes.join(",")),
+    ];
+    match fields.into_iter().find(|(_, a, b)| a != b) {
+        None => Ok(()),
+        Some((field, a, b)) => Err(format!(
+            "shard {} has {field} {b:?} but shard {} has {a:?}",
+            other.shard.as_deref().unwrap_or_default(),
+            first.shard.as_deref().unwrap_or_default()
+        )),
     }
 }
 
@@ -170,12 +273,19 @@ pub fn sha256_file(path: &Path) -> Result<String> {
 
 /// Reads `dir/manifest.json`.
 pub fn read_manifest(dir: &Path) -> Result<Manifest> {
-    let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-        path: path.clone(),
+    read_manifest_file(&dir.join(MANIFEST))
+}
+
+/// Reads a manifest from any file, such as a shard's.
+pub fn read_manifest_file(path: &Path) -> Result<Manifest> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|source| Error::Json { path, source })
+    serde_json::from_str(&text).map_err(|source| Error::Json {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -327,6 +437,123 @@ mod tests {
                 m.worlds.pop();
             },
             Err("shard 0/1 of 3 worlds holds 3 worlds but 2 are listed"),
+        );
+    }
+
+    #[test]
+    fn shard_manifest_names_round_trip() {
+        assert_eq!(shard_manifest_name(2, 4), "manifest.shard-2-of-4.json");
+        assert_eq!(
+            parse_shard_manifest_name("manifest.shard-2-of-4.json"),
+            Some((2, 4))
+        );
+        for name in [
+            MANIFEST,
+            "manifest.shard-4-of-4.json",
+            "manifest.shard-02-of-4.json",
+            "manifest.shard-+2-of-4.json",
+            "manifest.shard-2-of-4.json.tmp",
+            "manifest.shard-x-of-4.json",
+            "manifest.shard-2-4.json",
+        ] {
+            assert_eq!(parse_shard_manifest_name(name), None, "{name}");
+        }
+    }
+
+    /// The manifests of the `total` shards of [`three_worlds`], as sharded runs write them.
+    fn three_shards(total: u32) -> Vec<Manifest> {
+        let whole = three_worlds();
+        (0..total)
+            .map(|index| Manifest {
+                shard: Some(format!("{index}/{total}")),
+                worlds: (0..3).filter(|id| id % total == index).map(entry).collect(),
+                ..whole.clone()
+            })
+            .collect()
+    }
+
+    /// Merges the shards of [`three_shards`] after `edit`: `expect` is `Ok` or a part of the
+    /// problem; a merge that succeeds must give the whole run's manifest.
+    #[track_caller]
+    fn check_merge(
+        total: u32,
+        edit: impl FnOnce(&mut Vec<Manifest>),
+        expect: std::result::Result<(), &str>,
+    ) {
+        let mut shards = three_shards(total);
+        edit(&mut shards);
+        match (Manifest::merge(&shards), expect) {
+            (Ok(merged), Ok(())) => assert_eq!(merged.to_json(), three_worlds().to_json()),
+            (Err(problem), Err(part)) => assert!(problem.contains(part), "{problem}"),
+            (got, expect) => panic!("got {got:?}, expected {expect:?}"),
+        }
+    }
+
+    #[test]
+    fn merge_gives_the_whole_runs_manifest() {
+        check_merge(1, |_| {}, Ok(()));
+        check_merge(2, |_| {}, Ok(()));
+        check_merge(3, |s| s.reverse(), Ok(()));
+        // A shard may hold no world at all when there are more shards than worlds.
+        check_merge(4, |s| s.rotate_left(1), Ok(()));
+    }
+
+    #[test]
+    fn merge_names_the_first_problem() {
+        check_merge(2, |s| s.clear(), Err("there are no shard manifests"));
+        check_merge(3, |s| s.remove(1).shard = None, Err("shard 1/3 is missing"));
+        check_merge(
+            3,
+            |s| {
+                s.remove(2);
+            },
+            Err("shard 2/3 is missing (no manifest.shard-2-of-3.json)"),
+        );
+        check_merge(2, |s| s[1] = s[0].clone(), Err("shard 0/2 is given twice"));
+        check_merge(
+            2,
+            |s| s[1].shard = None,
+            Err("a manifest of a whole dataset is not a shard's"),
+        );
+        check_merge(
+            2,
+            |s| s.push(three_shards(3).remove(2)),
+            Err("shard 2/3 is one of 3 shards, but shard 0/2 is one of 2"),
+        );
+        check_merge(
+            2,
+            |s| s[1].master_seed = 8,
+            Err("shard 1/2 has master_seed \"8\" but shard 0/2 has \"7\""),
+        );
+        check_merge(
+            2,
+            |s| s[1].generator_version = "h".into(),
+            Err("has generator_version \"h\""),
+        );
+        check_merge(
+            2,
+            |s| s[0].count = 4,
+            Err("shard 1/2 has count \"3\" but shard 0/2 has \"4\""),
+        );
+        check_merge(
+            2,
+            |s| s[1].themes = vec!["islands".into()],
+            Err("has themes \"islands\" but shard 0/2 has \"\""),
+        );
+        check_merge(
+            2,
+            |s| s[1].worlds.clear(),
+            Err("shard 1/2: shard 1/2 of 3 worlds holds 1 worlds but 0 are listed"),
+        );
+        check_merge(
+            2,
+            |s| s[1].worlds[0].id = 3,
+            Err("shard 1/2: world 3 is not in shard 1/2 of 3 worlds"),
+        );
+        check_merge(
+            2,
+            |s| s[0].worlds[1].sha256 = "ab".into(),
+            Err("shard 0/2: world 2: sha256"),
         );
     }
 

@@ -1,10 +1,10 @@
 //! Benchmarks of one world of about 800 generated pages: building its index from the world file,
-//! a top-10 search with partial hiding, and one extract.
+//! opening its persisted index, a top-10 search at each hiding level, and one extract.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use fabula_search::{Hiding, SearchOptions, WorldIndex};
+use fabula_search::{Corpus, Hiding, SearchOptions, WorldIndex};
 
 #[path = "../tests/it/fixture.rs"]
 mod fixture;
@@ -42,6 +42,26 @@ fn bench_world(c: &mut Criterion) {
 
     c.bench_function("build_index_800_pages", |b| {
         b.iter(|| WorldIndex::open(black_box(&path)).unwrap())
+    });
+
+    fixture::write_manifest(
+        dir.path(),
+        &[(0, "world-00000.sqlite", "Bench Delta", pages.len())],
+    );
+    let corpus = Corpus::open(dir.path()).unwrap();
+    corpus.ensure_index(0).unwrap();
+    let index_path = corpus.index_path(0).unwrap();
+    let info = corpus.info(0).unwrap();
+    println!(
+        "persisted index: {} bytes; world file: {} bytes",
+        std::fs::metadata(&index_path).unwrap().len(),
+        std::fs::metadata(&path).unwrap().len()
+    );
+    c.bench_function("open_persisted", |b| {
+        b.iter(|| {
+            WorldIndex::open_persisted(black_box(&index_path), &info.file, info.index_key())
+                .unwrap()
+        })
     });
 
     let world = WorldIndex::open(&path).unwrap();

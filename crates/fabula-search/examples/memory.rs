@@ -1,6 +1,7 @@
 //! Measures the resident memory of many indexed worlds: builds N fixture worlds of about 950
-//! pages (or every world of a generated corpus directory), keeps them all, searches each once,
-//! and prints the build time and resident set size per world.
+//! pages (or opens every world of a generated corpus directory, from its persisted index where
+//! one is fresh, else building and writing it), keeps them all, searches each once, and prints
+//! the build or open time and resident set size per world.
 //!
 //! Run with `cargo run --release -p fabula-search --example memory -- 200`, or with a directory
 //! holding `manifest.json` instead of the count (Linux only: it reads `/proc/self/status`).
@@ -120,9 +121,10 @@ fn measure_corpus(dir: &std::path::Path) {
         started.elapsed().as_secs_f64() * 1e6 / queries.len().max(1) as f64
     );
     println!(
-        "{n_worlds} worlds, {} pages per world: build {:.1} ms per world, resident +{} KiB \
-         ({} KiB per world)",
+        "{n_worlds} worlds, {} pages per world ({} built from their files, the rest opened from \
+         persisted indexes): {:.2} ms per world, resident +{} KiB ({} KiB per world)",
         n_pages / n_worlds,
+        corpus.builds(),
         build_ms,
         after - before,
         (after - before) / n_worlds as u64,

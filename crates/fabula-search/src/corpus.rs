@@ -1,12 +1,19 @@
-//! All worlds of one directory: the manifest read and checked at start, and each world's file
-//! checked and indexed on first use, then shared, or kept as unavailable.
+//! All worlds of one directory: the manifest read and checked at start; each world opened on
+//! first use from its persisted index, or checked and indexed from its file (and its index
+//! written), then kept in a bounded cache of open worlds, or kept as unavailable.
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use fabula_file::WorldFile;
+use moka::policy::EvictionPolicy;
+use moka::sync::Cache;
 
+use crate::bundle::{self, Checksum, IndexKey, Sections};
+use crate::error::ErrorChain;
+use crate::world::build_sections;
 use crate::{Error, Result, WorldIndex};
 
 /// One world as the manifest lists it.
@@ -24,14 +31,66 @@ pub struct WorldInfo {
     pub pages: usize,
 }
 
+/// How many worlds a corpus keeps open by default.
+pub const DEFAULT_MAX_OPEN_WORLDS: usize = 1024;
+
+/// The folder of a corpus directory that holds the persisted indexes.
+const INDEX_DIR: &str = "index";
+
+/// The extension of a persisted index file.
+const INDEX_EXTENSION: &str = "fidx";
+
+/// How a [`Corpus`] keeps its worlds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CorpusOptions {
+    /// At most this many worlds are open at once (0 counts as 1); the least recently used is
+    /// closed to make room. A closed world is opened again from its persisted index when asked.
+    pub max_open_worlds: usize,
+    /// Whether a world indexed from its file has its index written to `DIR/index/`, so the next
+    /// open (in this process or the next) maps it instead of building it. A failure to write is
+    /// logged once and otherwise ignored: the index is a cache.
+    pub write_indexes: bool,
+}
+
+impl Default for CorpusOptions {
+    /// [`DEFAULT_MAX_OPEN_WORLDS`] worlds open, indexes written.
+    fn default() -> CorpusOptions {
+        CorpusOptions {
+            max_open_worlds: DEFAULT_MAX_OPEN_WORLDS,
+            write_indexes: true,
+        }
+    }
+}
+
+/// What [`Corpus::ensure_index`] found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexState {
+    /// The persisted index was usable and was kept.
+    Fresh,
+    /// There was no persisted index; it was built and written.
+    Built,
+    /// The persisted index was stale or damaged; it was built and written again.
+    Rebuilt,
+}
+
 /// The worlds of one directory. Opening reads and checks only `DIR/manifest.json` (see
-/// `fabula_file::Manifest::validate`). A world's file is read the first time [`Corpus::world`]
-/// asks for it, once even when many threads ask at the same moment: its SHA-256 is checked
-/// against the manifest, its metadata must name the manifest's world id, and its pages are
-/// indexed. The outcome is kept for the corpus's lifetime either way: the index, or the reason
-/// the world is unavailable, logged once at error level and answered as
-/// [`Error::WorldUnavailable`] from then on without touching the file again. A file repaired
-/// while the corpus is open is seen after a restart.
+/// `fabula_file::Manifest::validate`).
+///
+/// The first time [`Corpus::world`] asks for a world, it is opened from its persisted index,
+/// `DIR/index/<world file stem>.fidx`, when that file's header names the manifest's world id and
+/// SHA-256 and today's [`crate::INDEX_FORMAT_VERSION`] and its checksum holds; a world opens so
+/// in well under a millisecond, mapped rather than read. Otherwise (no index, a stale one or a
+/// damaged one, logged at info or warn) the world file is checked (its SHA-256 against the
+/// manifest, its metadata's world id and format version), its pages are indexed, and the index is
+/// written when [`CorpusOptions::write_indexes`] says so. Concurrent first requests for one world
+/// wait for one open or build.
+///
+/// Open worlds live in a cache of at most [`CorpusOptions::max_open_worlds`], least recently used
+/// first out; closing one only drops the corpus's handle, so requests holding it finish. A world
+/// whose first use failed is kept as unavailable for the corpus's lifetime, outside that cache:
+/// the reason is logged once at error level and answered as [`Error::WorldUnavailable`] from then
+/// on without touching the file again. A file repaired while the corpus is open is seen after a
+/// restart.
 ///
 /// ```no_run
 /// # fn main() -> fabula_search::Result<()> {
@@ -40,19 +99,33 @@ pub struct WorldInfo {
 /// let results = world.search("harbor founded", &fabula_search::SearchOptions::default())?;
 /// # Ok(()) }
 /// ```
-#[derive(Debug)]
 pub struct Corpus {
     dir: PathBuf,
     worlds: Vec<WorldInfo>,
-    slots: Vec<Slot>,
+    /// Per world, in the order of `worlds`: why it is unavailable, once its first use failed.
+    /// Never retried.
+    unavailable: Vec<OnceLock<String>>,
+    /// Per world, in the order of `worlds`: the [`file_stamp`] of its persisted index when this
+    /// corpus last verified the index's checksum, 0 before that. A world reopened after the
+    /// cache closed it skips the checksum while its index file is unchanged.
+    verified: Vec<AtomicU64>,
+    /// The open worlds, by id.
+    open: Cache<u32, Arc<WorldIndex>>,
+    options: CorpusOptions,
+    /// How many times a world's pages were indexed from its file.
+    builds: AtomicUsize,
+    /// Whether a failure to write an index has been logged.
+    write_failure_logged: AtomicBool,
 }
 
-/// The outcome of one world's first use.
-#[derive(Debug, Default)]
-struct Slot {
-    /// Set once by the first use (concurrent first uses wait for it): the index, or the short
-    /// reason the world is unavailable. Never retried.
-    loaded: OnceLock<std::result::Result<Arc<WorldIndex>, String>>,
+impl std::fmt::Debug for Corpus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Corpus")
+            .field("dir", &self.dir)
+            .field("n_worlds", &self.worlds.len())
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a world's first use failed: the short reason for clients and the error for the log.
@@ -62,8 +135,15 @@ struct Failure {
 }
 
 impl Corpus {
-    /// Reads and checks `dir/manifest.json`. World files are not touched until they are used.
+    /// Reads and checks `dir/manifest.json`, with the default [`CorpusOptions`]. World files and
+    /// indexes are not touched until they are used.
     pub fn open(dir: &Path) -> Result<Corpus> {
+        Corpus::open_with(dir, CorpusOptions::default())
+    }
+
+    /// Reads and checks `dir/manifest.json`. World files and indexes are not touched until they
+    /// are used.
+    pub fn open_with(dir: &Path, options: CorpusOptions) -> Result<Corpus> {
         let manifest = fabula_file::read_manifest(dir)?;
         manifest.validate().map_err(|reason| Error::BadManifest {
             path: dir.join(fabula_file::MANIFEST),
@@ -82,11 +162,21 @@ impl Corpus {
             })
             .collect();
         worlds.sort_unstable_by_key(|world| world.id);
-        let slots = worlds.iter().map(|_| Slot::default()).collect();
+        let unavailable = worlds.iter().map(|_| OnceLock::new()).collect();
+        let verified = worlds.iter().map(|_| AtomicU64::new(0)).collect();
+        let open = Cache::builder()
+            .max_capacity(options.max_open_worlds.max(1) as u64)
+            .eviction_policy(EvictionPolicy::lru())
+            .build();
         Ok(Corpus {
             dir: dir.to_owned(),
             worlds,
-            slots,
+            unavailable,
+            verified,
+            open,
+            options,
+            builds: AtomicUsize::new(0),
+            write_failure_logged: AtomicBool::new(false),
         })
     }
 
@@ -100,37 +190,86 @@ impl Corpus {
         &self.worlds
     }
 
+    /// The options the corpus was opened with.
+    pub fn options(&self) -> CorpusOptions {
+        self.options
+    }
+
     /// The manifest entry of one world.
     pub fn info(&self, id: u32) -> Result<&WorldInfo> {
         let world_idx = self.world_idx(id)?;
         Ok(&self.worlds[world_idx])
     }
 
-    /// The index of world `id`, checked and built on the first call; a world whose first use
-    /// failed is [`Error::WorldUnavailable`] on every call.
-    pub fn world(&self, id: u32) -> Result<Arc<WorldIndex>> {
-        let world_idx = self.world_idx(id)?;
-        let info = &self.worlds[world_idx];
-        answer(id, self.slots[world_idx].loaded.get_or_init(|| load(info)))
+    /// Where world `id`'s persisted index lives: `DIR/index/<world file stem>.fidx`.
+    pub fn index_path(&self, id: u32) -> Result<PathBuf> {
+        Ok(self.index_path_of(self.info(id)?))
     }
 
-    /// What [`Corpus::world`] answers for world `id` when that needs no work: `None` while the
-    /// world's first use has not finished, else the index or why the world is unavailable. Never
-    /// blocks, so an async caller can refuse a known-unavailable world without a blocking thread.
+    /// The index of world `id`: the open one, or opened (from its persisted index, or checked
+    /// and built from its file) now; a world whose first use failed is
+    /// [`Error::WorldUnavailable`] on every call.
+    pub fn world(&self, id: u32) -> Result<Arc<WorldIndex>> {
+        let world_idx = self.world_idx(id)?;
+        if let Some(reason) = self.unavailable[world_idx].get() {
+            return Err(unavailable(id, reason));
+        }
+        self.open
+            .try_get_with(id, || self.load(world_idx))
+            .map_err(|reason| unavailable(id, &reason))
+    }
+
+    /// What [`Corpus::world`] answers for world `id` when that needs no work: the index when the
+    /// world is open, why it is unavailable when its first use failed, else `None`. Never blocks,
+    /// so an async caller can refuse a known-unavailable world without a blocking thread.
     pub fn world_if_used(&self, id: u32) -> Option<Result<Arc<WorldIndex>>> {
         let world_idx = match self.world_idx(id) {
             Ok(world_idx) => world_idx,
             Err(error) => return Some(Err(error)),
         };
-        Some(answer(id, self.slots[world_idx].loaded.get()?))
+        if let Some(reason) = self.unavailable[world_idx].get() {
+            return Some(Err(unavailable(id, reason)));
+        }
+        self.open.get(&id).map(Ok)
     }
 
-    /// The number of worlds whose index is built.
+    /// Makes sure world `id`'s persisted index is usable: keeps a fresh one, else checks the
+    /// world file, indexes it and writes the index (whatever [`CorpusOptions::write_indexes`]
+    /// says). The world is not opened in the corpus's cache. Safe to call from many threads; two
+    /// calls for one world both write the same index, one rename after the other.
+    pub fn ensure_index(&self, id: u32) -> Result<IndexState> {
+        let info = self.info(id)?;
+        let index_path = self.index_path_of(info);
+        let state = match WorldIndex::open_persisted(&index_path, &info.file, info.index_key()) {
+            Ok(_) => return Ok(IndexState::Fresh),
+            Err(error) if is_not_found(&error) => IndexState::Built,
+            Err(error) => {
+                tracing::debug!(world = id, error = %ErrorChain(&error), "rebuilding the index");
+                IndexState::Rebuilt
+            }
+        };
+        let sections = self
+            .check_and_build(info)
+            .map_err(|failure| failure.error)?;
+        let bytes = sections.encode(info.index_key());
+        bundle::write(&index_path, &bytes).map_err(|source| Error::Io {
+            path: index_path,
+            source,
+        })?;
+        Ok(state)
+    }
+
+    /// The number of worlds open now (at most [`CorpusOptions::max_open_worlds`] once the
+    /// cache's pending evictions have run, which this does first).
     pub fn loaded_count(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|slot| matches!(slot.loaded.get(), Some(Ok(_))))
-            .count()
+        self.open.run_pending_tasks();
+        self.open.entry_count() as usize
+    }
+
+    /// How many times a world's pages were indexed from its file since the corpus was opened:
+    /// first uses without a usable persisted index, and [`Corpus::ensure_index`] builds.
+    pub fn builds(&self) -> usize {
+        self.builds.load(Ordering::Relaxed)
     }
 
     /// The ids of the worlds found unavailable so far, sorted. Worlds not used yet are not
@@ -138,8 +277,8 @@ impl Corpus {
     pub fn unavailable(&self) -> Vec<u32> {
         self.worlds
             .iter()
-            .zip(&self.slots)
-            .filter(|(_, slot)| matches!(slot.loaded.get(), Some(Err(_))))
+            .zip(&self.unavailable)
+            .filter(|(_, reason)| reason.get().is_some())
             .map(|(info, _)| info.id)
             .collect()
     }
@@ -149,53 +288,185 @@ impl Corpus {
             .binary_search_by_key(&id, |world| world.id)
             .map_err(|_| Error::WorldNotFound(id))
     }
-}
 
-/// What a world's first use left, as [`Corpus::world`] answers it.
-fn answer(
-    id: u32,
-    loaded: &std::result::Result<Arc<WorldIndex>, String>,
-) -> Result<Arc<WorldIndex>> {
-    match loaded {
-        Ok(index) => Ok(Arc::clone(index)),
-        Err(reason) => Err(Error::WorldUnavailable {
-            id,
-            reason: reason.clone(),
-        }),
+    fn index_path_of(&self, info: &WorldInfo) -> PathBuf {
+        let stem = info.file.file_stem().unwrap_or_default().to_string_lossy();
+        self.dir
+            .join(INDEX_DIR)
+            .join(format!("{stem}.{INDEX_EXTENSION}"))
     }
-}
 
-/// A world's first use: checks and indexes its file, or logs why it cannot and returns the
-/// short reason. A panic while reading the file counts as a failure too, so a file that trips a
-/// bug is kept as unavailable rather than retried by every request.
-fn load(info: &WorldInfo) -> std::result::Result<Arc<WorldIndex>, String> {
-    let checked = std::panic::catch_unwind(AssertUnwindSafe(|| check_and_index(info)))
-        .unwrap_or_else(|panic| {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|text| text.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let error = Error::Internal(format!("panic while indexing: {message}"));
-            Err(failure("its pages cannot be indexed", error))
-        });
-    match checked {
-        Ok(index) => Ok(Arc::new(index)),
-        Err(Failure { reason, error }) => {
-            tracing::error!(
-                world = info.id,
-                %reason,
-                error = %ErrorChain(&error),
-                "world unavailable until restart"
+    /// A world's first use, run once at a time per world by the cache: opens or builds its
+    /// index, or records, logs and returns why it cannot. A panic counts as a failure too, so a
+    /// file that trips a bug is kept as unavailable rather than retried by every request.
+    fn load(&self, world_idx: usize) -> std::result::Result<Arc<WorldIndex>, String> {
+        let slot = &self.unavailable[world_idx];
+        if let Some(reason) = slot.get() {
+            return Err(reason.clone());
+        }
+        let info = &self.worlds[world_idx];
+        let opened = std::panic::catch_unwind(AssertUnwindSafe(|| self.open_or_build(world_idx)))
+            .unwrap_or_else(|panic| {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| text.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                let error = Error::Internal(format!("panic while indexing: {message}"));
+                Err(failure("its pages cannot be indexed", error))
+            });
+        match opened {
+            Ok(index) => Ok(Arc::new(index)),
+            Err(Failure { reason, error }) => {
+                if slot.set(reason.clone()).is_ok() {
+                    tracing::error!(
+                        world = info.id,
+                        %reason,
+                        error = %ErrorChain(&error),
+                        "world unavailable until restart"
+                    );
+                }
+                Err(reason)
+            }
+        }
+    }
+
+    /// Opens a world from its persisted index, or checks and indexes its file, writing the index
+    /// when the options say so.
+    fn open_or_build(&self, world_idx: usize) -> std::result::Result<WorldIndex, Failure> {
+        let info = &self.worlds[world_idx];
+        let index_path = self.index_path_of(info);
+        match self.open_persisted(world_idx, &index_path) {
+            Ok(index) => return Ok(index),
+            Err(error) => log_unusable_index(info.id, &error),
+        }
+        let sections = self.check_and_build(info)?;
+        if self.options.write_indexes {
+            match write_and_open(info, &index_path, &sections) {
+                Ok(index) => return Ok(index),
+                Err(error) => self.log_write_failure(info.id, &error),
+            }
+        }
+        WorldIndex::from_sections(&info.file, &sections)
+            .map_err(|reason| failure("its pages cannot be indexed", Error::Internal(reason)))
+    }
+
+    /// Opens a world's persisted index, checking its checksum unless this corpus verified the
+    /// same file (by [`file_stamp`]) before.
+    fn open_persisted(&self, world_idx: usize, index_path: &Path) -> Result<WorldIndex> {
+        let info = &self.worlds[world_idx];
+        let verified = &self.verified[world_idx];
+        let stamp = file_stamp(index_path);
+        let checksum = match stamp {
+            Some(stamp) if verified.load(Ordering::Relaxed) == stamp => Checksum::Trust,
+            _ => Checksum::Verify,
+        };
+        let index = WorldIndex::open_mapped(index_path, &info.file, info.index_key(), checksum)?;
+        verified.store(stamp.unwrap_or(0), Ordering::Relaxed);
+        Ok(index)
+    }
+
+    /// Checks a world's file and indexes its pages, counting the build.
+    fn check_and_build(&self, info: &WorldInfo) -> std::result::Result<Sections, Failure> {
+        check_world_file(info)?;
+        self.builds.fetch_add(1, Ordering::Relaxed);
+        build_sections(&info.file).map_err(|error| failure("its pages cannot be indexed", error))
+    }
+
+    /// Logs the first failure to write an index at warn level and later ones at debug level.
+    fn log_write_failure(&self, id: u32, error: &Error) {
+        if self.write_failure_logged.swap(true, Ordering::Relaxed) {
+            tracing::debug!(world = id, error = %ErrorChain(error), "cannot write an index");
+        } else {
+            tracing::warn!(
+                world = id,
+                error = %ErrorChain(error),
+                "cannot write an index; serving from memory (further failures are not logged)"
             );
-            Err(reason)
         }
     }
 }
 
-/// Checks the file's hash, world id and format version against the manifest, then indexes its
-/// pages.
-fn check_and_index(info: &WorldInfo) -> std::result::Result<WorldIndex, Failure> {
+impl WorldInfo {
+    /// What this world's persisted index is keyed by.
+    pub fn index_key(&self) -> IndexKey<'_> {
+        IndexKey {
+            world_id: self.id,
+            sha256: &self.sha256,
+        }
+    }
+}
+
+/// A file's identity and version as one number, never 0: its inode, length and modification
+/// time. None where the platform or the file does not tell.
+fn file_stamp(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::hash::{Hash, Hasher};
+        use std::os::unix::fs::MetadataExt;
+
+        let meta = std::fs::metadata(path).ok()?;
+        let mut hasher = std::hash::DefaultHasher::new();
+        (
+            meta.dev(),
+            meta.ino(),
+            meta.len(),
+            meta.mtime(),
+            meta.mtime_nsec(),
+        )
+            .hash(&mut hasher);
+        Some(hasher.finish().max(1))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+fn unavailable(id: u32, reason: &str) -> Error {
+    Error::WorldUnavailable {
+        id,
+        reason: reason.to_owned(),
+    }
+}
+
+fn is_not_found(error: &Error) -> bool {
+    matches!(error, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// Logs why a persisted index cannot be used: at info level when there is none or it is stale
+/// (expected after generating or regenerating worlds), at warn level when it is damaged.
+fn log_unusable_index(id: u32, error: &Error) {
+    match error {
+        _ if is_not_found(error) => {
+            tracing::info!(world = id, "no persisted index; indexing the world file");
+        }
+        Error::StaleIndex { .. } => tracing::info!(
+            world = id,
+            error = %ErrorChain(error),
+            "stale persisted index; indexing the world file"
+        ),
+        _ => tracing::warn!(
+            world = id,
+            error = %ErrorChain(error),
+            "unusable persisted index; indexing the world file"
+        ),
+    }
+}
+
+/// Writes a world's index and opens it from the file, so the world is served from the mapping.
+fn write_and_open(info: &WorldInfo, index_path: &Path, sections: &Sections) -> Result<WorldIndex> {
+    let bytes = sections.encode(info.index_key());
+    bundle::write(index_path, &bytes).map_err(|source| Error::Io {
+        path: index_path.to_owned(),
+        source,
+    })?;
+    WorldIndex::open_persisted(index_path, &info.file, info.index_key())
+}
+
+/// Checks the file's hash, world id and format version against the manifest.
+fn check_world_file(info: &WorldInfo) -> std::result::Result<(), Failure> {
     let sha256 = fabula_file::sha256_file(&info.file).map_err(|error| {
         let missing = matches!(&error, fabula_file::Error::Io { source, .. }
             if source.kind() == std::io::ErrorKind::NotFound);
@@ -227,7 +498,7 @@ fn check_and_index(info: &WorldInfo) -> std::result::Result<WorldIndex, Failure>
         let reason = format!("its file has format version {}", meta.format_version);
         return Err(failure(reason.clone(), bad_world(info, reason)));
     }
-    WorldIndex::open(&info.file).map_err(|error| failure("its pages cannot be indexed", error))
+    Ok(())
 }
 
 fn failure(reason: impl Into<String>, error: impl Into<Error>) -> Failure {
@@ -241,20 +512,5 @@ fn bad_world(info: &WorldInfo, reason: String) -> Error {
     Error::BadWorld {
         path: info.file.clone(),
         reason,
-    }
-}
-
-/// Displays an error with its chain of sources (`error: cause: cause`), for the log.
-pub struct ErrorChain<'a>(pub &'a dyn std::error::Error);
-
-impl std::fmt::Display for ErrorChain<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(cause) = source {
-            write!(f, ": {cause}")?;
-            source = cause.source();
-        }
-        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! The crate's error type: user errors (unknown world or url, bad arguments) kept apart from
-//! internal ones (unreadable files, broken world files, index failures).
+//! internal ones (unreadable files, broken world files, unusable persisted indexes, index
+//! failures), and a display of an error with its causes for the log.
 
 use std::path::PathBuf;
 
@@ -40,6 +41,20 @@ pub enum Error {
     /// Tantivy failed while building or querying an index.
     #[error("search index error")]
     Index(#[from] tantivy::TantivyError),
+    /// A persisted index could not be read or written (a missing one is of kind `NotFound`).
+    #[error("cannot access the index file {path}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A persisted index was written for another world file or index format version. Indexes
+    /// are a cache: the world is indexed again from its file.
+    #[error("stale index file {path}: {reason}")]
+    StaleIndex { path: PathBuf, reason: String },
+    /// A persisted index is damaged (truncated, a bad checksum, tables that do not fit). Indexes
+    /// are a cache: the world is indexed again from its file.
+    #[error("corrupt index file {path}: {reason}")]
+    CorruptIndex { path: PathBuf, reason: String },
 }
 
 impl Error {
@@ -58,3 +73,18 @@ impl Error {
 
 /// The crate's result type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Displays an error with its chain of sources (`error: cause: cause`), for the log.
+pub struct ErrorChain<'a>(pub &'a dyn std::error::Error);
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}

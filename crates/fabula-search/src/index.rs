@@ -1,12 +1,15 @@
-//! The tantivy side of one world: the schema and analyzer, building a single-segment index in RAM,
-//! and scoring every page that matches a bag of query terms with BM25.
+//! The tantivy side of one world: the schema and analyzer, building a single-segment index in RAM
+//! into a set of files that can be persisted, opening it again from those files, and scoring
+//! every page that matches a bag of query terms with BM25.
 //!
 //! Pages are added in url order into one segment, so a tantivy doc id is the page's position in
 //! the url-sorted page store, and ordering equal scores by doc id orders them by url. Nothing is
 //! stored in tantivy's doc store: the page store owns all page text.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tantivy::directory::RamDirectory;
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
@@ -15,10 +18,11 @@ use tantivy::tokenizer::{
     TextAnalyzer,
 };
 use tantivy::{
-    Index, InvertedIndexReader, ReloadPolicy, Score, Searcher, SingleSegmentIndexWriter,
-    TantivyDocument, TantivyError, Term,
+    Directory, Index, IndexSettings, InvertedIndexReader, ReloadPolicy, Score, Searcher,
+    SingleSegmentIndexWriter, TantivyDocument, TantivyError, Term,
 };
 
+use crate::slice_dir::SliceDirectory;
 use crate::{Error, Result};
 
 /// How much a match in the title counts against a match in the body.
@@ -29,6 +33,13 @@ pub(crate) const MAX_QUERY_TERMS: usize = 64;
 
 /// The name the analyzer is registered under in each index.
 const TOKENIZER: &str = "fabula";
+
+/// The indexed fields.
+const TITLE_FIELD: &str = "title";
+const BODY_FIELD: &str = "body";
+
+/// The id every index's one segment gets in place of tantivy's random one.
+const SEGMENT_ID: &str = "fab1de0000000000000000000000000a";
 
 /// Tokens longer than this many bytes are dropped, as tantivy's default analyzer does.
 const MAX_TOKEN_LEN: usize = 40;
@@ -89,28 +100,92 @@ impl std::fmt::Debug for PageIndex {
     }
 }
 
-impl PageIndex {
-    /// Indexes `(title, body)` pairs; the n-th pair becomes doc id n.
-    pub(crate) fn build<'a>(docs: impl Iterator<Item = (&'a str, &'a str)>) -> Result<PageIndex> {
-        let mut schema = Schema::builder();
-        let indexing = TextFieldIndexing::default()
-            .set_tokenizer(TOKENIZER)
-            .set_index_option(IndexRecordOption::WithFreqs);
-        let options = TextOptions::default().set_indexing_options(indexing);
-        let title = schema.add_text_field("title", options.clone());
-        let body = schema.add_text_field("body", options);
-        let index = Index::create_in_ram(schema.build());
-        index.tokenizers().register(TOKENIZER, analyzer());
-        // The single-segment writer runs on the calling thread and keeps doc ids in insertion
-        // order; its buffers are freed when `finalize` returns.
-        let mut writer = SingleSegmentIndexWriter::new(index, WRITER_MEMORY)?;
-        for (title_text, body_text) in docs {
-            let mut doc = TantivyDocument::new();
-            doc.add_text(title, title_text);
-            doc.add_text(body, body_text);
-            writer.add_document(doc)?;
+/// Indexes `(title, body)` pairs in one segment, the n-th pair as doc id n, and returns the
+/// index's files by name, sorted.
+///
+/// The index is built in a `RamDirectory`. Its segment's random id is replaced by a fixed one in
+/// the file names and in `meta.json`, so the files depend only on the documents; tantivy's
+/// `.managed.json`, which only guides its garbage collection, is left out.
+pub(crate) fn build_files<'a>(
+    docs: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut schema = Schema::builder();
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER)
+        .set_index_option(IndexRecordOption::WithFreqs);
+    let options = TextOptions::default().set_indexing_options(indexing);
+    let title = schema.add_text_field(TITLE_FIELD, options.clone());
+    let body = schema.add_text_field(BODY_FIELD, options);
+    let ram = RamDirectory::create();
+    let index = Index::create(ram.clone(), schema.build(), IndexSettings::default())?;
+    index.tokenizers().register(TOKENIZER, analyzer());
+    // The single-segment writer runs on the calling thread and keeps doc ids in insertion
+    // order; its buffers are freed when `finalize` returns.
+    let mut writer = SingleSegmentIndexWriter::new(index, WRITER_MEMORY)?;
+    for (title_text, body_text) in docs {
+        let mut doc = TantivyDocument::new();
+        doc.add_text(title, title_text);
+        doc.add_text(body, body_text);
+        writer.add_document(doc)?;
+    }
+    let index = writer.finalize()?;
+    let segments = index.searchable_segment_metas()?;
+    if segments.len() > 1 {
+        return Err(Error::Internal(format!(
+            "expected one index segment, found {}",
+            segments.len()
+        )));
+    }
+    let meta_path = Path::new("meta.json");
+    let meta = ram_file(&ram, meta_path)?
+        .ok_or_else(|| Error::Internal("tantivy wrote no meta.json".to_owned()))?;
+    let mut meta = String::from_utf8(meta)
+        .map_err(|_| Error::Internal("tantivy's meta.json is not UTF-8".to_owned()))?;
+    let mut files = Vec::new();
+    for segment in segments {
+        let segment_id = segment.id().uuid_string();
+        // `meta.json` spells the id with hyphens, file names without.
+        meta = meta.replace(&hyphenated(&segment_id), &hyphenated(SEGMENT_ID));
+        for path in segment.list_files() {
+            let Some(bytes) = ram_file(&ram, &path)? else {
+                continue;
+            };
+            let name = path.to_string_lossy().replace(&segment_id, SEGMENT_ID);
+            files.push((PathBuf::from(name), bytes));
         }
-        let index = writer.finalize()?;
+    }
+    files.push((meta_path.to_owned(), meta.into_bytes()));
+    files.sort_unstable();
+    Ok(files)
+}
+
+/// A segment id (32 hex digits) as a hyphenated UUID: 8-4-4-4-12 digits.
+fn hyphenated(segment_id: &str) -> String {
+    let mut out = String::with_capacity(36);
+    for (idx, digit) in segment_id.chars().enumerate() {
+        if matches!(idx, 8 | 12 | 16 | 20) {
+            out.push('-');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// A file of a RAM directory, if it exists.
+fn ram_file(ram: &RamDirectory, path: &Path) -> tantivy::Result<Option<Vec<u8>>> {
+    if !ram.exists(path)? {
+        return Ok(None);
+    }
+    Ok(Some(ram.open_read(path)?.read_bytes()?.as_slice().to_vec()))
+}
+
+impl PageIndex {
+    /// Opens an index that [`build_files`] wrote, from a directory of its files.
+    pub(crate) fn open(directory: SliceDirectory) -> Result<PageIndex> {
+        let index = Index::open(directory)?;
+        let schema = index.schema();
+        let title = schema.get_field(TITLE_FIELD)?;
+        let body = schema.get_field(BODY_FIELD)?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -148,7 +223,22 @@ impl PageIndex {
         })
     }
 
-    /// The bytes of the index's files, all of which live in RAM.
+    /// Builds an index of `(title, body)` pairs and opens it from memory.
+    #[cfg(test)]
+    pub(crate) fn build<'a>(docs: impl Iterator<Item = (&'a str, &'a str)>) -> Result<PageIndex> {
+        let files = build_files(docs)?;
+        let files = files
+            .into_iter()
+            .map(|(path, bytes)| (path, tantivy::directory::OwnedBytes::new(bytes)));
+        PageIndex::open(SliceDirectory::new(files))
+    }
+
+    /// The number of documents, one per page.
+    pub(crate) fn n_docs(&self) -> u32 {
+        self.n_docs
+    }
+
+    /// The bytes of the index's files, on the heap or mapped.
     pub(crate) fn space_usage(&self) -> usize {
         self.searcher
             .space_usage()

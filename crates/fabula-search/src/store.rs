@@ -12,7 +12,9 @@
 //! where they occur, found once when the world is opened.
 
 use fabula_file::PageKind;
+use tantivy::directory::OwnedBytes;
 
+use crate::bundle::{ByteReader, Sections};
 use crate::{Error, Result};
 
 /// How many bytes of sampled page text make up a world's compression dictionary.
@@ -75,9 +77,9 @@ pub(crate) struct PageStore {
     strings: String,
     pages: Box<[PageEntry]>,
     masks: Box<[(u32, u32)]>,
-    /// Compressed bodies and snippet texts.
-    texts: Box<[u8]>,
-    dict: Box<[u8]>,
+    /// Compressed bodies and snippet texts, on the heap or in a mapped bundle.
+    texts: OwnedBytes,
+    dict: OwnedBytes,
 }
 
 impl PageStore {
@@ -120,8 +122,8 @@ impl PageStore {
             strings,
             pages: entries.into_boxed_slice(),
             masks: masks.into_boxed_slice(),
-            texts: texts.into_boxed_slice(),
-            dict: dict.into_boxed_slice(),
+            texts: OwnedBytes::new(texts),
+            dict: OwnedBytes::new(dict),
         })
     }
 
@@ -166,9 +168,10 @@ impl PageStore {
     }
 
     fn decompress(&self, span: Span, len: u32) -> Result<String> {
-        let compressed = &self.texts[span.range()];
-        let bytes = lz4_flex::block::decompress_with_dict(compressed, len as usize, &self.dict)
-            .map_err(|err| Error::Internal(format!("corrupt page text in memory: {err}")))?;
+        let compressed = &self.texts.as_slice()[span.range()];
+        let bytes =
+            lz4_flex::block::decompress_with_dict(compressed, len as usize, self.dict.as_slice())
+                .map_err(|err| Error::Internal(format!("corrupt page text in memory: {err}")))?;
         String::from_utf8(bytes)
             .map_err(|err| Error::Internal(format!("page text is not UTF-8: {err}")))
     }
@@ -193,6 +196,183 @@ impl PageStore {
     #[cfg(test)]
     pub(crate) fn raw_body_bytes(&self) -> usize {
         self.pages.iter().map(|entry| entry.body_len as usize).sum()
+    }
+}
+
+/// The names of the store's sections in a bundle.
+const KINDS: &str = "store/kinds";
+const STRINGS: &str = "store/strings";
+const PAGES: &str = "store/pages";
+const MASKS: &str = "store/masks";
+const TEXTS: &str = "store/texts";
+const DICT: &str = "store/dict";
+
+/// The bytes one page's entry takes in a bundle: 14 `u32`s, the kind and the flags.
+const ENTRY_LEN: usize = 14 * 4 + 2;
+
+/// Entry flags in a bundle.
+const HAS_PUBLISHED: u8 = 1;
+const SNIPPET_TEXT_CONTINUES: u8 = 2;
+
+impl PageStore {
+    /// Adds the store's sections to a bundle. The compressed texts and the dictionary are
+    /// shared, not copied; the page kinds are stored by name, so their codes stay meaningful.
+    pub(crate) fn write_sections(&self, sections: &mut Sections) {
+        let kinds: Vec<&str> = PageKind::ALL.iter().map(|kind| kind.as_str()).collect();
+        sections.push(KINDS, kinds.join("\n").into_bytes());
+        sections.push(STRINGS, self.strings.as_bytes().to_vec());
+        let mut pages = Vec::with_capacity(self.pages.len() * ENTRY_LEN);
+        for entry in &self.pages {
+            entry.write(&mut pages);
+        }
+        sections.push(PAGES, pages);
+        let mut masks = Vec::with_capacity(self.masks.len() * 8);
+        for &(start, end) in &self.masks {
+            masks.extend_from_slice(&start.to_le_bytes());
+            masks.extend_from_slice(&end.to_le_bytes());
+        }
+        sections.push(MASKS, masks);
+        sections.push_bytes(TEXTS, self.texts.clone());
+        sections.push_bytes(DICT, self.dict.clone());
+    }
+
+    /// Reads a store from a bundle's sections. The small tables are copied; the texts and the
+    /// dictionary stay where they are (in the mapping, for a bundle read from disk). Every span
+    /// is checked, so a bad table is an error here rather than a panic at a search.
+    pub(crate) fn read_sections(sections: &Sections) -> std::result::Result<PageStore, String> {
+        let kinds = std::str::from_utf8(sections.require(KINDS)?.as_slice())
+            .map_err(|_| "the page kinds are not UTF-8".to_owned())?
+            .split('\n')
+            .map(|name| PageKind::parse(name).ok_or_else(|| format!("unknown page kind {name:?}")))
+            .collect::<std::result::Result<Vec<PageKind>, String>>()?;
+        let strings = String::from_utf8(sections.require(STRINGS)?.as_slice().to_vec())
+            .map_err(|_| "the string table is not UTF-8".to_owned())?;
+        let mut masks = Vec::new();
+        let mut reader = ByteReader::new(sections.require(MASKS)?.as_slice());
+        while !reader.is_empty() {
+            masks.push((reader.u32()?, reader.u32()?));
+        }
+        let store = PageStore {
+            strings,
+            pages: Box::default(),
+            masks: masks.into_boxed_slice(),
+            texts: sections.require(TEXTS)?.clone(),
+            dict: sections.require(DICT)?.clone(),
+        };
+        let pages = sections.require(PAGES)?.as_slice();
+        if pages.len() % ENTRY_LEN != 0 {
+            return Err(format!(
+                "the page table's length {} is not whole",
+                pages.len()
+            ));
+        }
+        let mut reader = ByteReader::new(pages);
+        let mut entries = Vec::with_capacity(pages.len() / ENTRY_LEN);
+        while !reader.is_empty() {
+            let entry = PageEntry::read(&mut reader, &kinds)?;
+            store.check(&entry)?;
+            entries.push(entry);
+        }
+        Ok(PageStore {
+            pages: entries.into_boxed_slice(),
+            ..store
+        })
+    }
+
+    /// Whether an entry read from a bundle stays inside the store's buffers.
+    fn check(&self, entry: &PageEntry) -> std::result::Result<(), String> {
+        let strings = [Some(entry.url), Some(entry.title), entry.published];
+        let strings_ok = strings
+            .into_iter()
+            .flatten()
+            .all(|span| self.strings.get(span.range()).is_some());
+        let texts_ok = [entry.body, entry.snippet_text]
+            .into_iter()
+            .all(|span| self.texts.as_slice().get(span.range()).is_some());
+        let masks_ok =
+            entry.masks_start <= entry.masks_end && entry.masks_end as usize <= self.masks.len();
+        if strings_ok && texts_ok && masks_ok {
+            Ok(())
+        } else {
+            Err("a page entry points outside the store".to_owned())
+        }
+    }
+}
+
+impl PageEntry {
+    fn write(&self, out: &mut Vec<u8>) {
+        let published = self.published.unwrap_or(Span { start: 0, len: 0 });
+        let numbers = [
+            self.url.start,
+            self.url.len,
+            self.title.start,
+            self.title.len,
+            published.start,
+            published.len,
+            self.masks_start,
+            self.masks_end,
+            self.body.start,
+            self.body.len,
+            self.body_len,
+            self.snippet_text.start,
+            self.snippet_text.len,
+            self.snippet_text_len,
+        ];
+        for number in numbers {
+            out.extend_from_slice(&number.to_le_bytes());
+        }
+        let kind_code = PageKind::ALL.iter().position(|kind| *kind == self.kind);
+        out.push(kind_code.unwrap_or_default() as u8);
+        let mut flags = 0;
+        if self.published.is_some() {
+            flags |= HAS_PUBLISHED;
+        }
+        if self.snippet_text_continues {
+            flags |= SNIPPET_TEXT_CONTINUES;
+        }
+        out.push(flags);
+    }
+
+    fn read(
+        reader: &mut ByteReader<'_>,
+        kinds: &[PageKind],
+    ) -> std::result::Result<PageEntry, String> {
+        let mut span = || -> std::result::Result<Span, String> {
+            Ok(Span {
+                start: reader.u32()?,
+                len: reader.u32()?,
+            })
+        };
+        let (url, title, published) = (span()?, span()?, span()?);
+        let (masks_start, masks_end) = (reader.u32()?, reader.u32()?);
+        let body = Span {
+            start: reader.u32()?,
+            len: reader.u32()?,
+        };
+        let body_len = reader.u32()?;
+        let snippet_text = Span {
+            start: reader.u32()?,
+            len: reader.u32()?,
+        };
+        let snippet_text_len = reader.u32()?;
+        let kind_code = usize::from(reader.u8()?);
+        let kind = *kinds
+            .get(kind_code)
+            .ok_or_else(|| format!("page kind code {kind_code} is not listed"))?;
+        let flags = reader.u8()?;
+        Ok(PageEntry {
+            url,
+            title,
+            published: (flags & HAS_PUBLISHED != 0).then_some(published),
+            kind,
+            masks_start,
+            masks_end,
+            body,
+            body_len,
+            snippet_text,
+            snippet_text_len,
+            snippet_text_continues: flags & SNIPPET_TEXT_CONTINUES != 0,
+        })
     }
 }
 
@@ -277,6 +457,76 @@ mod tests {
         }
         assert_eq!(store.find_url("missing"), None);
         assert!(store.heap_bytes() < 2 * store.raw_body_bytes());
+    }
+
+    /// The store read back from its sections answers like the original, page by page.
+    #[test]
+    fn round_trips_through_sections() {
+        let pages = vec![
+            page("a", "# A\n\nFirst body, with ünïcödé.", &[(3, 7), (9, 12)]),
+            page("b/news", "", &[]),
+            page("c", &"Long body. ".repeat(500), &[(0, 4)]),
+        ];
+        let built = PageStore::build(&pages).unwrap();
+        let mut sections = Sections::default();
+        built.write_sections(&mut sections);
+        let read = PageStore::read_sections(&sections).unwrap();
+        assert_eq!(read.len(), built.len());
+        for idx in 0..built.len() {
+            assert_eq!(read.url(idx), built.url(idx));
+            assert_eq!(read.title(idx), built.title(idx));
+            assert_eq!(read.published(idx), built.published(idx));
+            assert_eq!(read.kind(idx), built.kind(idx));
+            assert_eq!(read.masks(idx), built.masks(idx));
+            assert_eq!(read.body(idx).unwrap(), built.body(idx).unwrap());
+            assert_eq!(
+                read.snippet_text(idx).unwrap(),
+                built.snippet_text(idx).unwrap()
+            );
+        }
+    }
+
+    /// Replaces one section of a good store's bundle and asserts what reading it says.
+    #[track_caller]
+    fn check_section(name: &str, bytes: Vec<u8>, expect: &str) {
+        let store = PageStore::build(&[page("a", "Body.", &[(0, 4)])]).unwrap();
+        let mut good = Sections::default();
+        store.write_sections(&mut good);
+        let mut sections = Sections::default();
+        for section in [KINDS, STRINGS, PAGES, MASKS, TEXTS, DICT] {
+            if section == name {
+                sections.push(section, bytes.clone());
+            } else {
+                sections.push_bytes(section, good.get(section).unwrap().clone());
+            }
+        }
+        assert_eq!(PageStore::read_sections(&sections).unwrap_err(), expect);
+    }
+
+    #[test]
+    fn bad_sections_are_errors() {
+        check_section(
+            KINDS,
+            b"entity\nnovel".to_vec(),
+            r#"unknown page kind "novel""#,
+        );
+        check_section(STRINGS, vec![0xff; 40], "the string table is not UTF-8");
+        check_section(
+            STRINGS,
+            b"a".to_vec(),
+            "a page entry points outside the store",
+        );
+        check_section(TEXTS, Vec::new(), "a page entry points outside the store");
+        check_section(MASKS, Vec::new(), "a page entry points outside the store");
+        check_section(MASKS, vec![0; 5], "truncated");
+        check_section(
+            PAGES,
+            vec![0; ENTRY_LEN + 1],
+            "the page table's length 59 is not whole",
+        );
+        let mut bad_kind = vec![0; ENTRY_LEN];
+        bad_kind[ENTRY_LEN - 2] = 9;
+        check_section(PAGES, bad_kind, "page kind code 9 is not listed");
     }
 
     #[test]

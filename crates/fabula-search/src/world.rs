@@ -1,12 +1,16 @@
-//! One world's searchable pages: reading them from the world file, ranking them for a query,
-//! writing their snippets and extracting windows of their Markdown.
+//! One world's searchable pages: reading them from the world file into a bundle's sections,
+//! opening them from sections built in memory or mapped from a persisted index, ranking them for
+//! a query, writing their snippets and extracting windows of their Markdown.
 
 use std::path::{Path, PathBuf};
 
 use fabula_file::{StoredPage, WorldFile};
 use tantivy::tokenizer::TextAnalyzer;
 
-use crate::index::{PageIndex, analyzer, query_terms};
+use crate::bundle::{self, Checksum, IndexKey, Problem, Sections};
+use crate::error::ErrorChain;
+use crate::index::{PageIndex, analyzer, build_files, query_terms};
+use crate::slice_dir::SliceDirectory;
 use crate::snippet::{
     Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render, scanned_prefix,
 };
@@ -17,7 +21,8 @@ use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
 /// The most results one search call may ask for.
 pub const MAX_TOP_K: usize = 50;
 
-/// One world's pages and their BM25 index, built in memory from the world file.
+/// One world's pages and their BM25 index, built in memory from the world file or mapped from a
+/// persisted index.
 ///
 /// It is `Send + Sync`: any number of threads may search one world at once.
 pub struct WorldIndex {
@@ -40,37 +45,78 @@ impl std::fmt::Debug for WorldIndex {
 
 impl WorldIndex {
     /// Reads the pages and the facts they state from a world file (opened read-only) and indexes
-    /// them.
+    /// them in memory. Nothing is written; see [`crate::Corpus`] for persisted indexes.
     pub fn open(path: &Path) -> Result<WorldIndex> {
-        let file = WorldFile::open(path)?;
-        let rows = read_pages(&file)?;
-        let name = file.meta_value("name")?;
-        drop(file);
-        let bad_world = |reason: String| Error::BadWorld {
-            path: path.to_owned(),
-            reason,
-        };
-        let mut pages = Vec::with_capacity(rows.len());
-        let mut plain = Vec::with_capacity(rows.len());
-        for PageRow { mut page, hidden } in rows {
-            let text = plain_text(&page.body);
-            let (prefix, continues) = scanned_prefix(&text);
-            page.snippet_text = prefix.to_owned();
-            page.snippet_text_continues = continues;
-            for (start, end) in hidden_ranges(&text, &hidden) {
-                let to_u32 = |idx: usize| {
-                    u32::try_from(idx).map_err(|_| bad_world("a page is over 4 GiB".to_owned()))
-                };
-                page.masks.push((to_u32(start)?, to_u32(end)?));
-            }
-            pages.push(page);
-            plain.push(text);
+        let sections = build_sections(path)?;
+        WorldIndex::from_sections(path, &sections).map_err(Error::Internal)
+    }
+
+    /// Opens a persisted index (written by [`crate::Corpus`]) by mapping its file, after checking
+    /// its header against `key` and its checksum. The world file at `world_file` is not read;
+    /// it is only what [`WorldIndex::path`] names.
+    ///
+    /// A missing file is [`Error::Io`] of kind `NotFound`; one written for another world file
+    /// or format version is [`Error::StaleIndex`]; a damaged one is [`Error::CorruptIndex`].
+    pub fn open_persisted(
+        index_path: &Path,
+        world_file: &Path,
+        key: IndexKey<'_>,
+    ) -> Result<WorldIndex> {
+        WorldIndex::open_mapped(index_path, world_file, key, Checksum::Verify)
+    }
+
+    /// [`WorldIndex::open_persisted`], checking the bundle's checksum only when asked to.
+    pub(crate) fn open_mapped(
+        index_path: &Path,
+        world_file: &Path,
+        key: IndexKey<'_>,
+        checksum: Checksum,
+    ) -> Result<WorldIndex> {
+        let path = index_path.to_owned();
+        let bytes = bundle::map(index_path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let sections = Sections::decode(bytes, key, checksum).map_err(|problem| match problem {
+            Problem::Stale(reason) => Error::StaleIndex {
+                path: path.clone(),
+                reason,
+            },
+            Problem::Corrupt(reason) => Error::CorruptIndex {
+                path: path.clone(),
+                reason,
+            },
+        })?;
+        WorldIndex::from_sections(world_file, &sections)
+            .map_err(|reason| Error::CorruptIndex { path, reason })
+    }
+
+    /// Makes a world's index from a bundle's sections, built in memory or read from a file.
+    pub(crate) fn from_sections(
+        path: &Path,
+        sections: &Sections,
+    ) -> std::result::Result<WorldIndex, String> {
+        let store = PageStore::read_sections(sections)?;
+        let files = sections
+            .with_prefix(TANTIVY_SECTIONS)
+            .map(|(name, bytes)| (PathBuf::from(name), bytes.clone()));
+        let index = PageIndex::open(SliceDirectory::new(files)).map_err(|error| {
+            format!("its tantivy index cannot be opened: {}", ErrorChain(&error))
+        })?;
+        if index.n_docs() as usize != store.len() {
+            return Err(format!(
+                "its tantivy index has {} documents for {} pages",
+                index.n_docs(),
+                store.len()
+            ));
         }
-        let store = PageStore::build(&pages).map_err(bad_world)?;
-        drop(pages);
-        let index = PageIndex::build(
-            (0..store.len()).map(|page_idx| (store.title(page_idx), plain[page_idx].as_str())),
-        )?;
+        let name = match sections.get(NAME_SECTION) {
+            Some(bytes) => Some(
+                String::from_utf8(bytes.as_slice().to_vec())
+                    .map_err(|_| "the world's name is not UTF-8".to_owned())?,
+            ),
+            None => None,
+        };
         Ok(WorldIndex {
             path: path.to_owned(),
             name,
@@ -185,7 +231,8 @@ impl WorldIndex {
         (0..self.store.len()).map(|page_idx| self.store.url(page_idx))
     }
 
-    /// An estimate of the heap bytes this world holds: the page store plus tantivy's index files.
+    /// An estimate of the bytes this world holds: the page store plus tantivy's index files. For
+    /// a persisted index most of them are the mapped file, which the page cache may drop.
     pub fn heap_bytes(&self) -> usize {
         self.store.heap_bytes() + self.index.space_usage()
     }
@@ -232,6 +279,55 @@ impl WorldIndex {
         };
         Ok(render(&source, window, &masks))
     }
+}
+
+/// The section of a bundle that holds the world's name, when the world file states one.
+const NAME_SECTION: &str = "world/name";
+
+/// The prefix of the sections that hold the tantivy index's files.
+const TANTIVY_SECTIONS: &str = "tantivy/";
+
+/// Reads the pages and the facts they state from a world file (opened read-only), builds its page
+/// store and tantivy index, and returns them as a bundle's sections.
+pub(crate) fn build_sections(path: &Path) -> Result<Sections> {
+    let file = WorldFile::open(path)?;
+    let rows = read_pages(&file)?;
+    let name = file.meta_value("name")?;
+    drop(file);
+    let bad_world = |reason: String| Error::BadWorld {
+        path: path.to_owned(),
+        reason,
+    };
+    let mut pages = Vec::with_capacity(rows.len());
+    let mut plain = Vec::with_capacity(rows.len());
+    for PageRow { mut page, hidden } in rows {
+        let text = plain_text(&page.body);
+        let (prefix, continues) = scanned_prefix(&text);
+        page.snippet_text = prefix.to_owned();
+        page.snippet_text_continues = continues;
+        for (start, end) in hidden_ranges(&text, &hidden) {
+            let to_u32 = |idx: usize| {
+                u32::try_from(idx).map_err(|_| bad_world("a page is over 4 GiB".to_owned()))
+            };
+            page.masks.push((to_u32(start)?, to_u32(end)?));
+        }
+        pages.push(page);
+        plain.push(text);
+    }
+    let store = PageStore::build(&pages).map_err(bad_world)?;
+    drop(pages);
+    let files = build_files(
+        (0..store.len()).map(|page_idx| (store.title(page_idx), plain[page_idx].as_str())),
+    )?;
+    let mut sections = Sections::default();
+    store.write_sections(&mut sections);
+    for (file_name, bytes) in files {
+        sections.push(format!("{TANTIVY_SECTIONS}{}", file_name.display()), bytes);
+    }
+    if let Some(name) = name {
+        sections.push(NAME_SECTION, name.into_bytes());
+    }
+    Ok(sections)
 }
 
 /// A page as read, with the values its snippets must hide: ASCII-lowercased, distinct, not blank.

@@ -53,6 +53,12 @@ pub struct ServeConfig {
     /// The most searches and extracts running at once on blocking threads; default four per
     /// core.
     pub max_blocking_calls: usize,
+    /// The most worlds held open at once; the least recently used is closed beyond it. A world
+    /// with a persisted index reopens in well under a millisecond.
+    pub max_open_worlds: usize,
+    /// Whether an index built on first use (its persisted one missing or stale) is written to
+    /// `DIR/index/` for the next start; a failure to write is logged and ignored.
+    pub write_indexes: bool,
     /// Render observations with this language world model; None (the default) uses templates.
     pub lwm: Option<LwmOptions>,
     /// The `Host` header values `/mcp/{world}` accepts (names or `name:port`); `"*"` accepts
@@ -78,6 +84,8 @@ impl Default for ServeConfig {
             request_timeout: Duration::from_secs(120),
             drain_timeout: Duration::from_secs(30),
             max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
+            max_open_worlds: fabula_search::DEFAULT_MAX_OPEN_WORLDS,
+            write_indexes: true,
             lwm: None,
             mcp_allowed_hosts: default_allowed_hosts(),
         }
@@ -103,6 +111,8 @@ impl std::fmt::Debug for ServeConfig {
             .field("request_timeout", &self.request_timeout)
             .field("drain_timeout", &self.drain_timeout)
             .field("max_blocking_calls", &self.max_blocking_calls)
+            .field("max_open_worlds", &self.max_open_worlds)
+            .field("write_indexes", &self.write_indexes)
             .field("lwm", &self.lwm)
             .field("mcp_allowed_hosts", &self.mcp_allowed_hosts)
             .finish()

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::api_error::ApiError;
 use crate::extractors::{ApiJson, ApiPath};
-use crate::state::AppState;
+use crate::state::{AppState, Cost};
 use crate::wire::{
     BatchItem, ExtractRequest, ExtractResponse, SearchAnswer, SearchRequest, query_response,
     search_options, search_response,
@@ -111,8 +111,9 @@ pub(crate) async fn search(
     let hiding = valid.hiding.unwrap_or_default();
     let options = search_options(&valid, valid.top_k, hiding);
     let batch = valid.batch;
+    let cost = Cost::of(valid.queries.len());
     let items = state
-        .with_world(world_id, move |index| {
+        .with_world(world_id, cost, move |index| {
             let mut items = Vec::with_capacity(valid.queries.len());
             for query in &valid.queries {
                 let results = index.search(query, &options)?;
@@ -138,7 +139,7 @@ pub(crate) async fn extract(
 ) -> Result<Json<ExtractResponse>, ApiError> {
     let (start, max_chars) = request.validate()?;
     let extract = state
-        .with_world(world_id, move |index| {
+        .with_world(world_id, Cost::One, move |index| {
             Ok(index.extract(&request.url, start, max_chars)?)
         })
         .await?;

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::api_error::ApiError;
 use crate::extractors::{ApiJson, ApiPath};
-use crate::state::AppState;
+use crate::state::{AppState, Cost};
 use crate::wire::{HidingName, MAX_QUERIES, MAX_TOP_K, QueryText, validate_query, validate_top_k};
 
 /// Search-R1's default `topk` (its `retrieval_topk`, also verl's default).
@@ -116,8 +116,9 @@ async fn run_retrieve(
         offset: 0,
         hiding,
     };
+    let cost = Cost::of(request.queries.len());
     let result = state
-        .with_world(world_id, move |index| {
+        .with_world(world_id, cost, move |index| {
             let mut result = Vec::with_capacity(request.queries.len());
             for query in &request.queries {
                 let hits = index.search(query, &options)?.hits;

@@ -33,7 +33,7 @@ use crate::controls::{
 use crate::extractors::{ApiJson, ApiPath};
 pub use crate::session_store::LogEntry;
 use crate::session_store::Session;
-use crate::state::AppState;
+use crate::state::{AppState, Cost};
 use crate::wire::{
     BatchItem, ExtractRequest, ExtractResponse, SearchRequest, ValidSearch, query_response,
     search_options, search_response,
@@ -313,7 +313,7 @@ async fn search_in(
     let searched = {
         let queries = valid.queries.clone();
         let options = options.clone();
-        state.with_world(session.world, move |index| {
+        state.with_world(session.world, Cost::of(queries.len()), move |index| {
             let mut searched = Vec::with_capacity(queries.len());
             for (query, failed) in queries.iter().zip(failures) {
                 searched.push(if failed {
@@ -431,7 +431,7 @@ async fn extract_in(
     let url = request.url;
     let hiding = session.controls.hiding.unwrap_or_default();
     let extracted = state
-        .with_world(session.world, move |index| {
+        .with_world(session.world, Cost::One, move |index| {
             Ok(index.extract(&url, start, max_chars)?)
         })
         .await;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fabula_search::{Corpus, Hiding, WorldIndex, WorldInfo};
+use fabula_search::{Corpus, CorpusOptions, Hiding, WorldIndex, WorldInfo};
 use tokio::sync::Semaphore;
 
 use crate::api_error::{ApiError, ErrorCode};
@@ -17,6 +17,23 @@ use crate::lwm::RenderService;
 use crate::session_store::{SessionLimits, SessionStore};
 use crate::wire::{BatchItem, ExtractResponse};
 
+/// How much work one call does on a world's index, which decides where it runs (see
+/// [`AppState::with_world`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cost {
+    /// One query or one page window: tens of microseconds on an open world.
+    One,
+    /// Several queries or pages.
+    Many,
+}
+
+impl Cost {
+    /// The cost of `n` queries or pages.
+    pub(crate) fn of(n: usize) -> Cost {
+        if n <= 1 { Cost::One } else { Cost::Many }
+    }
+}
+
 /// Everything a request handler needs; cheap to clone (one `Arc`).
 #[derive(Clone)]
 pub struct AppState {
@@ -24,7 +41,7 @@ pub struct AppState {
 }
 
 struct Inner {
-    /// The worlds; a world's index is built on first use and kept by the corpus.
+    /// The worlds; the corpus keeps the most recently used ones open.
     corpus: Corpus,
     sessions: SessionStore,
     /// The keys requests must present (any one of them); empty when the API is open.
@@ -44,10 +61,15 @@ struct Inner {
 }
 
 impl AppState {
-    /// Opens the corpus named by `config.worlds` (its manifest only; indexes are built on first
-    /// use) and makes the state, loading the world model when `config.lwm` asks for it.
+    /// Opens the corpus named by `config.worlds` (its manifest only; a world is opened from its
+    /// persisted index, or indexed, on first use) and makes the state, loading the world model
+    /// when `config.lwm` asks for it.
     pub fn open(config: &ServeConfig) -> Result<AppState> {
-        let corpus = Corpus::open(&config.worlds)?;
+        let options = CorpusOptions {
+            max_open_worlds: config.max_open_worlds.max(1),
+            write_indexes: config.write_indexes,
+        };
+        let corpus = Corpus::open_with(&config.worlds, options)?;
         let renderer = match &config.lwm {
             Some(options) => {
                 RenderService::with_renderer(options.load_renderer()?, config.max_sessions)
@@ -150,20 +172,28 @@ impl AppState {
         self.inner.corpus.unavailable()
     }
 
-    /// Runs `work` on one world's index on a blocking thread, at most
-    /// `ServeConfig::max_blocking_calls` at once; the rest wait without holding a thread. The
-    /// first use of a world builds its index there too; concurrent first uses wait for one build.
+    /// Runs `work` on one world's index. A [`Cost::One`] call on a world already open runs right
+    /// here, on the runtime's worker; anything else (a batch, or a world's first use, which maps
+    /// or builds its index) runs on a blocking thread, at most `ServeConfig::max_blocking_calls`
+    /// at once; the rest wait without holding a thread. Concurrent first uses of one world wait
+    /// for one build.
     ///
-    /// Searching is CPU work of a few hundred microseconds. Measured with the load generator at
-    /// 32 connections on a busy two-core machine (20 worlds of 700 pages), moving it off the
-    /// runtime's workers raised throughput from about 4,000-6,000 to about 8,000-10,000
-    /// requests/s and cut p99 latency from 16-50 ms to about 7-9 ms: the workers keep reading and
-    /// writing sockets while searches run. Without a bound, throughput was similar but the tail
-    /// longer; a bound of two per core lost a third of the throughput.
+    /// One query on an open world takes tens of microseconds, less than handing it to a blocking
+    /// thread and back: measured with `fabula bench search --worlds` (1,000 worlds, 32
+    /// connections, 2 cores, release build), running it inline raised warm search from about
+    /// 19,700-20,100 to 25,600-28,800 requests/s (from 27-31% to 36-37% of the same server's
+    /// `/health` rate) and cut p99 from 3.2-3.4 ms to 2.5-2.9 ms; the futex waits and wake-ups of
+    /// the handoff were the largest item of a CPU profile. Batches stay off the workers so that
+    /// a 100-query call cannot stall the sockets of the others. (Before persisted indexes, when
+    /// searches cost a few hundred microseconds, blocking threads doubled throughput; a bound of
+    /// two per core lost a third of it.)
     ///
-    /// A world whose file failed its checks at first use (see [`Corpus`]) answers 503
-    /// `world_unavailable` naming the world and the reason, at once and without a log line.
-    pub(crate) async fn with_world<T, F>(&self, world_id: u32, work: F) -> Result<T, ApiError>
+    pub(crate) async fn with_world<T, F>(
+        &self,
+        world_id: u32,
+        cost: Cost,
+        work: F,
+    ) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&WorldIndex) -> Result<T, ApiError> + Send + 'static,
@@ -184,8 +214,10 @@ impl AppState {
                 format!("no world with id {world_id}"),
             ));
         }
-        if let Some(Err(error)) = self.inner.corpus.world_if_used(world_id) {
-            return Err(world_error(error));
+        match self.inner.corpus.world_if_used(world_id) {
+            Some(Err(error)) => return Err(world_error(error)),
+            Some(Ok(index)) if cost == Cost::One => return work(&index),
+            Some(Ok(_)) | None => {}
         }
         let _permit = self
             .inner

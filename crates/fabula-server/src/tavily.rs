@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use crate::api_error::{ApiError, ErrorCode, TavilyError};
 use crate::extractors::{TavilyJson, TavilyPath};
-use crate::state::AppState;
+use crate::state::{AppState, Cost};
 use crate::wire::{HidingName, MAX_URL_CHARS, QueryText, UrlText, validate_query, validate_url};
 
 /// Tavily's default `max_results`.
@@ -133,8 +133,10 @@ pub(crate) async fn search(
     };
     let hiding = request.hiding.unwrap_or_default();
     let query = request.query.clone();
+    // Raw contents mean an extract per result.
+    let cost = if include_raw { Cost::Many } else { Cost::One };
     let results = state
-        .with_world(world_id, move |index| {
+        .with_world(world_id, cost, move |index| {
             if max_results == 0 {
                 return Ok(Vec::new());
             }
@@ -239,8 +241,9 @@ pub(crate) async fn extract(
             ))
         })?;
     }
+    let cost = Cost::of(urls.len());
     let (results, failed_results) = state
-        .with_world(world_id, move |index| {
+        .with_world(world_id, cost, move |index| {
             let mut results = Vec::new();
             let mut failed_results = Vec::new();
             for url in urls {

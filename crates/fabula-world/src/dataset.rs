@@ -6,6 +6,11 @@
 //! those whose hashes match the journal or manifest and redoes the rest. Worlds are independent, so
 //! the bytes of each file depend only on (master seed, world id, versions), whatever `jobs` or
 //! `shard` say. The manifest's types are those of [`fabula_file`], re-exported here.
+//!
+//! A sharded run (`--shard I/K`) writes its manifest as `manifest.shard-I-of-K.json` and its journal
+//! as `.progress.shard-I-of-K.jsonl`, and touches no temporary file of another shard, so the `K`
+//! shards of a dataset can run at once into one shared directory (a cluster's shared filesystem).
+//! [`merge_shards`] then joins their manifests into the `manifest.json` of an unsharded run.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,7 +21,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-pub use fabula_file::{MANIFEST, Manifest, ManifestEntry, world_file_name};
+pub use fabula_file::{
+    MANIFEST, Manifest, ManifestEntry, parse_shard_manifest_name, shard_manifest_name,
+    world_file_name,
+};
 
 use fabula_file::{Page, Task};
 
@@ -50,6 +58,13 @@ impl Renderer for NoPages {
 pub struct Shard {
     pub index: u32,
     pub total: u32,
+}
+
+impl Shard {
+    /// Whether world `id` belongs to this shard.
+    pub fn contains(&self, id: u32) -> bool {
+        id % self.total == self.index
+    }
 }
 
 impl std::str::FromStr for Shard {
@@ -119,38 +134,55 @@ pub fn select_themes(names: &[String]) -> Result<Vec<Theme>> {
     Ok(all.into_iter().filter(|t| names.contains(&t.id)).collect())
 }
 
-/// Checks a directory's manifest (if any) against this run and returns the entries to keep.
+/// The manifest this run writes: `manifest.json`, or the shard's own.
+fn manifest_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => shard_manifest_name(s.index, s.total),
+        None => MANIFEST.to_string(),
+    }
+}
+
+/// The progress journal this run writes: `.progress.jsonl`, or the shard's own.
+fn journal_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => format!(".progress.shard-{}-of-{}.jsonl", s.index, s.total),
+        None => JOURNAL.to_string(),
+    }
+}
+
+/// Checks the directory's manifests against this run and returns the entries to keep: the
+/// entries of `manifest.json` and, for a shard, of its own manifest, then its journal's.
 fn earlier_entries(
     cfg: &GenerateConfig,
     version: &str,
     themes: &[String],
 ) -> Result<BTreeMap<u32, ManifestEntry>> {
     let mut entries = BTreeMap::new();
-    if cfg.out.join(MANIFEST).exists() {
-        let m = fabula_file::read_manifest(&cfg.out)?;
+    let mut names = vec![MANIFEST.to_string()];
+    if cfg.shard.is_some() {
+        names.push(manifest_name(cfg.shard));
+    }
+    for name in names {
+        let Some(m) = read_if_present(&cfg.out.join(&name))? else {
+            continue;
+        };
         let same = m.master_seed == cfg.master_seed
             && m.generator_version == version
             && m.themes == themes;
-        if !same {
-            if !cfg.force {
-                return Err(Error::ManifestMismatch {
-                    dir: cfg.out.clone(),
-                    seed: m.master_seed,
-                    version: m.generator_version,
-                });
-            }
-            // Forced: the old worlds are stale; remove them so none is mistaken for a new one.
-            for e in &m.worlds {
-                let _ = fs::remove_file(cfg.out.join(&e.file));
-            }
-            let _ = fs::remove_file(cfg.out.join(MANIFEST));
-            let _ = fs::remove_file(cfg.out.join(JOURNAL));
-            return Ok(entries);
+        if same {
+            entries.extend(m.worlds.into_iter().map(|e| (e.id, e)));
+        } else if cfg.force {
+            forget(cfg, &m, &name);
+        } else {
+            return Err(Error::ManifestMismatch {
+                dir: cfg.out.clone(),
+                seed: m.master_seed,
+                version: m.generator_version,
+            });
         }
-        entries.extend(m.worlds.into_iter().map(|e| (e.id, e)));
     }
     // The journal of an interrupted run: its first line names the run, the rest its finished worlds.
-    if let Ok(text) = fs::read_to_string(cfg.out.join(JOURNAL)) {
+    if let Ok(text) = fs::read_to_string(cfg.out.join(journal_name(cfg.shard))) {
         let mut lines = text.lines();
         let header = lines.next().unwrap_or_default();
         if header == journal_header(cfg.master_seed, version, themes) {
@@ -163,6 +195,32 @@ fn earlier_entries(
         }
     }
     Ok(entries)
+}
+
+/// Reads a manifest, or `None` when there is no such file.
+fn read_if_present(path: &Path) -> Result<Option<Manifest>> {
+    match fabula_file::read_manifest_file(path) {
+        Ok(m) => Ok(Some(m)),
+        Err(fabula_file::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Removes a stale manifest (`name`) of another seed or version, the worlds of this run that it
+/// lists, and this run's journal, so that no stale world is mistaken for a new one. A shard leaves
+/// the other shards' worlds alone: they may be running at the same time.
+fn forget(cfg: &GenerateConfig, stale: &Manifest, name: &str) {
+    for e in &stale.worlds {
+        if cfg.shard.is_none_or(|s| s.contains(e.id)) {
+            let _ = fs::remove_file(cfg.out.join(&e.file));
+        }
+    }
+    let _ = fs::remove_file(cfg.out.join(name));
+    let _ = fs::remove_file(cfg.out.join(journal_name(cfg.shard)));
 }
 
 fn journal_header(seed: u64, version: &str, themes: &[String]) -> String {
@@ -186,14 +244,14 @@ pub fn generate_dataset(
     theme_filter.sort();
     theme_filter.dedup();
     let version = dataset_version(renderer);
-    prepare_dir(&cfg.out)?;
+    prepare_dir(&cfg.out, cfg.shard)?;
     let earlier = earlier_entries(cfg, &version, &theme_filter)?;
 
     let ids: Vec<u32> = (0..cfg.count)
-        .filter(|id| cfg.shard.is_none_or(|s| id % s.total == s.index))
+        .filter(|&id| cfg.shard.is_none_or(|s| s.contains(id)))
         .collect();
     let header = journal_header(cfg.master_seed, &version, &theme_filter);
-    let journal = Journal::create(cfg.out.join(JOURNAL), &header)?;
+    let journal = Journal::create(cfg.out.join(journal_name(cfg.shard)), &header)?;
     let mut results = keep_finished(cfg, &ids, &earlier, &journal, progress)?;
     let kept = results.len();
     let todo: Vec<u32> = ids
@@ -222,21 +280,126 @@ pub fn generate_dataset(
         pages: manifest.worlds.iter().map(|w| w.pages).sum(),
         tasks: manifest.worlds.iter().map(|w| w.tasks).sum(),
     };
-    write_atomically(&cfg.out.join(MANIFEST), manifest.to_json().as_bytes())?;
+    write_atomically(
+        &cfg.out.join(manifest_name(cfg.shard)),
+        manifest.to_json().as_bytes(),
+    )?;
     let _ = fs::remove_file(&journal_path);
     Ok(summary)
 }
 
-/// Creates the output directory and removes temporary files left by killed runs; they never
-/// carry a final name.
-fn prepare_dir(out: &Path) -> Result<()> {
+/// Creates the output directory and removes the temporary files that killed runs of this shard
+/// (or, unsharded, of any run) left; they never carry a final name.
+fn prepare_dir(out: &Path, shard: Option<Shard>) -> Result<()> {
     fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     for entry in fs::read_dir(out).map_err(|e| Error::io(out, e))?.flatten() {
-        if entry.file_name().to_string_lossy().ends_with(".tmp") {
+        if owns_tmp(shard, &entry.file_name().to_string_lossy()) {
             let _ = fs::remove_file(entry.path());
         }
     }
     Ok(())
+}
+
+/// Whether `name` is a temporary file of a run of `shard`: one of [`tmp_path`]'s names for its
+/// manifest or for one of its worlds. Another shard's temporary files may be in use.
+fn owns_tmp(shard: Option<Shard>, name: &str) -> bool {
+    if !name.ends_with(".tmp") {
+        return false;
+    }
+    let Some(s) = shard else { return true };
+    if name.starts_with(&format!(".{}.", manifest_name(shard))) {
+        return true;
+    }
+    name.strip_prefix(".world-")
+        .and_then(|rest| rest.split_once(".sqlite."))
+        .and_then(|(id, _)| id.parse::<u32>().ok())
+        .is_some_and(|id| s.contains(id))
+}
+
+/// What [`merge_shards`] joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeSummary {
+    /// The number of shards, `K`.
+    pub shards: u32,
+    pub worlds: usize,
+}
+
+/// Joins the manifests of all `K` shards that sharded runs wrote into `dir`
+/// (`manifest.shard-I-of-K.json`) into `dir/manifest.json`, written atomically and byte-identical
+/// to the manifest of an unsharded run of the same seed, count and themes. Refuses, naming the
+/// problem, when the shards disagree (see [`Manifest::merge`]), when shards of different `K` are
+/// mixed, when a shard manifest's name and contents differ, or when a listed world file is
+/// missing. The shard manifests are removed afterwards unless `keep_shards`.
+pub fn merge_shards(dir: &Path, keep_shards: bool) -> Result<MergeSummary> {
+    let names = shard_manifest_names(dir)?;
+    let mut shards = Vec::with_capacity(names.len());
+    for (name, (index, total)) in &names {
+        let m = fabula_file::read_manifest_file(&dir.join(name))?;
+        let said = format!("{index}/{total}");
+        if m.shard.as_deref() != Some(said.as_str()) {
+            return Err(refuse(
+                dir,
+                format!(
+                    "{name} holds shard {:?}, not {said}",
+                    m.shard.as_deref().unwrap_or("none")
+                ),
+            ));
+        }
+        shards.push(m);
+    }
+    let merged = Manifest::merge(&shards).map_err(|reason| refuse(dir, reason))?;
+    if let Some(e) = merged.worlds.iter().find(|e| !dir.join(&e.file).is_file()) {
+        return Err(refuse(dir, format!("world file {} is missing", e.file)));
+    }
+    write_atomically(&dir.join(MANIFEST), merged.to_json().as_bytes())?;
+    if !keep_shards {
+        for (name, _) in &names {
+            fs::remove_file(dir.join(name)).map_err(|e| Error::io(dir.join(name), e))?;
+        }
+    }
+    Ok(MergeSummary {
+        shards: names.first().map_or(0, |(_, (_, total))| *total),
+        worlds: merged.worlds.len(),
+    })
+}
+
+/// The shard manifests in `dir` with their shards `(I, K)`, in name order; an error when there
+/// are none or when they are shards of different `K`.
+fn shard_manifest_names(dir: &Path) -> Result<Vec<(String, (u32, u32))>> {
+    let mut names: Vec<(String, (u32, u32))> = fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            parse_shard_manifest_name(&name).map(|shard| (name, shard))
+        })
+        .collect();
+    names.sort();
+    let Some((_, (_, total))) = names.first() else {
+        return Err(refuse(
+            dir,
+            "there are no shard manifests (manifest.shard-I-of-K.json): \
+             run `fabula generate --shard I/K` into it first",
+        ));
+    };
+    if let Some((other, _)) = names.iter().find(|(_, (_, t))| t != total) {
+        return Err(refuse(
+            dir,
+            format!(
+                "{} and {other} are shards of different splits; remove the stale ones",
+                names[0].0
+            ),
+        ));
+    }
+    Ok(names)
+}
+
+/// A refused merge of the shard manifests in `dir`.
+fn refuse(dir: &Path, reason: impl Into<String>) -> Error {
+    Error::ShardMerge {
+        dir: dir.to_path_buf(),
+        reason: reason.into(),
+    }
 }
 
 /// The progress journal of a run: a header line naming the run, then one manifest entry per

@@ -20,6 +20,9 @@ pub enum Error {
         seed: u64,
         version: String,
     },
+    /// The shard manifests of a directory do not join into one dataset; the reason says why.
+    #[error("cannot merge the shard manifests in {dir}: {reason}")]
+    ShardMerge { dir: PathBuf, reason: String },
     /// A theme file does not parse.
     #[error("theme file {name} is invalid: {message}")]
     Theme { name: String, message: String },

@@ -23,7 +23,9 @@ pub struct GenerateArgs {
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Write only the worlds with id % N == I, given as I/N.
+    /// Write only the worlds with id % N == I, given as I/N, and the shard's own manifest
+    /// (manifest.shard-I-of-N.json), so that all N shards can share one directory; join them
+    /// with `fabula manifest merge` once all are done.
     #[arg(long)]
     pub shard: Option<String>,
     /// Replace a directory that holds another seed's or version's worlds.
@@ -54,7 +56,7 @@ pub struct CheckArgs {
     pub addr: Option<String>,
 }
 
-fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
@@ -85,7 +87,7 @@ pub fn run_generate(args: &GenerateArgs) -> anyhow::Result<()> {
 pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
     let cfg = config(args)?;
     let total = match cfg.shard {
-        Some(s) => (0..cfg.count).filter(|id| id % s.total == s.index).count() as u64,
+        Some(s) => (0..cfg.count).filter(|&id| s.contains(id)).count() as u64,
         None => u64::from(cfg.count),
     };
     let bar = progress_bar(total);
@@ -103,10 +105,18 @@ pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64(),
         cfg.out.display()
     );
+    if let Some(s) = cfg.shard {
+        eprintln!(
+            "shard {s}: wrote {}; once all {} shards are done, run `fabula manifest merge {}`",
+            dataset::shard_manifest_name(s.index, s.total),
+            s.total,
+            cfg.out.display()
+        );
+    }
     Ok(())
 }
 
-fn progress_bar(total: u64) -> indicatif::ProgressBar {
+pub(crate) fn progress_bar(total: u64) -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }

@@ -1,7 +1,10 @@
 //! The `fabula` command line: generate, check and inspect fictional worlds, and serve them.
 
+mod bench;
 mod generate;
+mod index;
 mod loadgen;
+mod manifest;
 mod mcp;
 mod serve;
 mod soak;
@@ -35,6 +38,11 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Verify every world of a directory and list each violated rule.
     Check(generate::CheckArgs),
+    /// Write each world's persisted search index (DIR/index/), so a server opens it at once.
+    Index(index::IndexArgs),
+    /// Dataset manifests: join the shard manifests of a sharded generation.
+    #[command(subcommand)]
+    Manifest(manifest::ManifestCommand),
     /// Serve a dataset as a local web-search API.
     Serve(serve::ServeArgs),
     /// Serve one world and one session as an MCP server over stdio.
@@ -74,7 +82,8 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
-    /// Load /v1/worlds/{id}/search with random queries from 32 keep-alive connections.
+    /// Load a server's search from 32 keep-alive connections: a cold phase, a warm phase and
+    /// its /health ceiling.
     Search(serve::BenchSearchArgs),
     /// Soak or flood a server it starts (or attaches to) and report errors, latency and RSS.
     Soak(soak::SoakArgs),
@@ -85,6 +94,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Generate(args) => generate::run_generate(&args),
         Command::Check(args) => generate::run_check(&args),
+        Command::Index(args) => index::run_index(&args),
+        Command::Manifest(command) => manifest::run_manifest(&command),
         Command::Serve(args) => serve::run_serve(&args),
         Command::Mcp(args) => mcp::run_mcp(&args),
         Command::Tasks(command) => tasks::run_tasks(&command),

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::generate::{GenerateArgs, run_generate_with};
-use crate::loadgen;
+use crate::{bench, loadgen};
 
 /// Arguments of `fabula serve`.
 #[derive(Debug, Args)]
@@ -89,6 +89,13 @@ pub struct LimitArgs {
     /// On SIGTERM or SIGINT, how long requests in flight may take to finish.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     pub drain_timeout: Duration,
+    /// The most worlds held open at once; the least recently used closes beyond it (a world with
+    /// a persisted index, see `fabula index`, reopens in well under a millisecond).
+    #[arg(long, default_value_t = fabula_search::DEFAULT_MAX_OPEN_WORLDS)]
+    pub max_open_worlds: usize,
+    /// Do not write the indexes built on first use to DIR/index/ (for a read-only dataset).
+    #[arg(long)]
+    pub no_index_writes: bool,
 }
 
 /// The shortest API key or admin token accepted.
@@ -121,15 +128,34 @@ pub struct UpArgs {
 /// Arguments of `fabula bench search`.
 #[derive(Debug, Args)]
 pub struct BenchSearchArgs {
-    /// The server, e.g. 127.0.0.1:8080 or http://127.0.0.1:8080.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// A running server to load, e.g. 127.0.0.1:8080 or http://127.0.0.1:8080.
+    #[arg(long, default_value = "127.0.0.1:8080", conflicts_with = "worlds")]
     pub addr: String,
-    /// Concurrent keep-alive connections.
+    /// Start a fresh `fabula serve` of this dataset on a free port instead, report how soon it
+    /// answers /health ("ready"), and stop it with SIGTERM at the end.
+    #[arg(long)]
+    pub worlds: Option<PathBuf>,
+    /// One more argument for the started `fabula serve` (repeat), e.g.
+    /// `--server-arg=--request-timeout=5s`.
+    #[arg(
+        long = "server-arg",
+        allow_hyphen_values = true,
+        requires = "worlds",
+        conflicts_with = "addr"
+    )]
+    pub server_args: Vec<String>,
+    /// Concurrent keep-alive connections, the same in every phase.
     #[arg(long, default_value_t = 32)]
     pub connections: usize,
-    /// Seconds of load after the warm-up.
+    /// Seconds of the cold phase: load from the start, no warm-up (0 skips it).
+    #[arg(long, default_value_t = 10.0)]
+    pub cold: f64,
+    /// Seconds of the warm phase, once every world has been searched at least once.
     #[arg(long, default_value_t = 10.0)]
     pub duration: f64,
+    /// Seconds of the ceiling phase: GET /health on the same connections (0 skips it).
+    #[arg(long, default_value_t = 5.0)]
+    pub ceiling: f64,
     /// Seed of the random worlds and queries.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -139,9 +165,12 @@ pub struct BenchSearchArgs {
     /// Results per query.
     #[arg(long, default_value_t = 10)]
     pub top_k: usize,
-    /// Bearer key, when the server needs one.
-    #[arg(long)]
+    /// Bearer key, when the server needs one (a started server reads the same variable).
+    #[arg(long, env = "FABULA_API_KEY", hide_env_values = true)]
     pub api_key: Option<String>,
+    /// Print the whole report as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The log filter when `FABULA_LOG` is not set: rmcp logs every MCP session's creation, its
@@ -183,6 +212,8 @@ fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
         body_timeout: limits.body_timeout,
         request_timeout: limits.request_timeout,
         drain_timeout: limits.drain_timeout,
+        max_open_worlds: limits.max_open_worlds.max(1),
+        write_indexes: !limits.no_index_writes,
         ..Default::default()
     }
 }
@@ -245,7 +276,8 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
     })
 }
 
-/// Runs `fabula up`: generate the worlds if they are absent or invalid, then serve them.
+/// Runs `fabula up`: generate the worlds if they are absent or invalid, write their missing
+/// indexes, then serve them.
 pub fn run_up(args: &UpArgs) -> anyhow::Result<()> {
     let generate = GenerateArgs {
         count: args.count,
@@ -258,25 +290,48 @@ pub fn run_up(args: &UpArgs) -> anyhow::Result<()> {
         themes: Vec::new(),
     };
     run_generate_with(&generate)?;
+    crate::index::run_index(&crate::index::IndexArgs {
+        dir: args.serve.worlds.clone(),
+        jobs: None,
+        shard: None,
+    })?;
     run_serve(&args.serve)
 }
 
-/// Runs `fabula bench search` against a running server, as a separate process.
+/// Runs `fabula bench search`: a cold, a warm and a ceiling phase against a running server
+/// (`--addr`) or one it starts (`--worlds`).
 pub fn run_bench_search(args: &BenchSearchArgs) -> anyhow::Result<()> {
-    let addr = loadgen::parse_addr(&args.addr)?;
+    let target = match &args.worlds {
+        Some(worlds) => bench::Target::Start {
+            worlds: worlds.clone(),
+            server_args: args.server_args.clone(),
+        },
+        None => bench::Target::Running(loadgen::parse_addr(&args.addr)?),
+    };
     let config = loadgen::LoadConfig {
-        addr,
-        connections: args.connections.max(1),
-        duration: Duration::from_secs_f64(args.duration.max(0.1)),
+        connections: args.connections,
+        cold: seconds(args.cold, "--cold")?,
+        duration: seconds(args.duration, "--duration")?,
+        ceiling: seconds(args.ceiling, "--ceiling")?,
         seed: args.seed,
         hiding: args.hiding.clone(),
         top_k: args.top_k,
         api_key: args.api_key.clone(),
         ..Default::default()
     };
-    let report = runtime()?.block_on(loadgen::run(config))?;
-    println!("{report}");
+    let report = bench::run(&target, config, &runtime()?)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
     Ok(())
+}
+
+/// A length in seconds from the command line: finite and not negative.
+fn seconds(value: f64, flag: &str) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| anyhow::anyhow!("{flag} must be a number of seconds, not {value}"))
 }
 
 #[cfg(test)]

@@ -136,9 +136,28 @@ fn unknown_and_missing_worlds_are_errors() {
     assert_eq!((corpus.loaded_count(), corpus.unavailable()), (1, vec![2]));
 }
 
+/// Runs `work` with a `tracing` subscriber of its own and returns what it returned and logged.
+pub(crate) fn logged<T>(work: impl FnOnce() -> T) -> (T, String) {
+    let buffer = LogBuffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let out = tracing::subscriber::with_default(subscriber, work);
+    (out, buffer.text())
+}
+
 /// A log sink for one test: what a `tracing` subscriber writes, kept in memory.
 #[derive(Clone, Default)]
 struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl LogBuffer {
+    /// What was logged so far.
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
 
 impl std::io::Write for LogBuffer {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -155,27 +174,18 @@ impl std::io::Write for LogBuffer {
 fn an_unavailable_world_is_logged_once() {
     let dir = corpus_dir();
     let corpus = Corpus::open(dir.path()).unwrap();
-    let buffer = LogBuffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
+    let ((), log) = logged(|| {
         for _ in 0..5 {
             assert!(corpus.world(2).is_err());
             assert!(corpus.world(3).is_ok());
         }
     });
-    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
-    assert_eq!(log.lines().count(), 1, "{log}");
-    for part in [
-        "ERROR",
-        "world=2",
-        "its file is missing",
-        "world-00002.sqlite",
-    ] {
-        assert!(log.contains(part), "{part:?} not in {log}");
+    // Each world's first use also says at info level that it has no persisted index yet.
+    let errors: Vec<&str> = log.lines().filter(|line| line.contains("ERROR")).collect();
+    assert_eq!(errors.len(), 1, "{log}");
+    assert_eq!(log.lines().count(), 3, "{log}");
+    for part in ["world=2", "its file is missing", "world-00002.sqlite"] {
+        assert!(errors[0].contains(part), "{part:?} not in {log}");
     }
 }
 

@@ -1,4 +1,5 @@
-//! Datasets on disk: determinism across jobs and shards, resuming, and refusing foreign manifests.
+//! Datasets on disk: determinism across jobs and shards, shards sharing a directory and their
+//! merge, resuming, and refusing foreign manifests.
 
 use std::fs;
 use std::path::Path;
@@ -44,10 +45,11 @@ fn jobs_and_shards_give_identical_bytes() {
     for index in 0..3 {
         let shard = Some(Shard { index, total: 3 });
         dataset::generate_dataset(&config(&sharded, 12, 2, shard), &NoPages, &|| {}).unwrap();
-        let m = fabula_file::read_manifest(&sharded).unwrap();
+        let m = read_shard(&sharded, index, 3);
         assert!(m.worlds.iter().all(|w| w.id % 3 == index));
         assert_eq!(m.shard.as_deref(), Some(format!("{index}/3").as_str()));
     }
+    assert!(!sharded.join(dataset::MANIFEST).exists());
     assert_eq!(files(&one), files(&two));
     assert_eq!(files(&one), files(&sharded));
     let (m1, m2) = (
@@ -56,6 +58,154 @@ fn jobs_and_shards_give_identical_bytes() {
     );
     assert_eq!(m1, m2);
     assert_eq!(m1.worlds.len(), 12);
+
+    let summary = dataset::merge_shards(&sharded, false).unwrap();
+    assert_eq!((summary.shards, summary.worlds), (3, 12));
+    assert_eq!(
+        fs::read(sharded.join(dataset::MANIFEST)).unwrap(),
+        fs::read(one.join(dataset::MANIFEST)).unwrap()
+    );
+    assert_eq!(names(&sharded), names(&one), "shard manifests are removed");
+}
+
+fn read_shard(dir: &Path, index: u32, total: u32) -> fabula_file::Manifest {
+    let name = dataset::shard_manifest_name(index, total);
+    fabula_file::read_manifest_file(&dir.join(name)).unwrap()
+}
+
+/// Every file name in a directory, hidden ones too, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_shard_leaves_other_shards_temporaries_and_resumes_on_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("w");
+    let shard = |index| Some(Shard { index, total: 2 });
+    // Shard 1 was killed halfway, after world 1 and while writing world 3.
+    let crashed = std::panic::catch_unwind(|| {
+        dataset::generate_dataset(&config(&out, 6, 1, shard(1)), &PanicsOn(3), &|| {})
+    });
+    assert!(crashed.is_err());
+    fs::write(out.join(".world-00003.sqlite.77.tmp"), b"partial").unwrap();
+    // Shard 0 starts while shard 1 still runs: it must not touch shard 1's temporary file.
+    dataset::generate_dataset(&config(&out, 6, 1, shard(0)), &NoPages, &|| {}).unwrap();
+    assert!(out.join(".world-00003.sqlite.77.tmp").exists());
+    assert!(out.join(".progress.shard-1-of-2.jsonl").exists());
+    assert!(!out.join(".progress.shard-0-of-2.jsonl").exists());
+    // Merging now names the unfinished shard.
+    let err = dataset::merge_shards(&out, false).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("shard 1/2 is missing (no manifest.shard-1-of-2.json)"),
+        "{err}"
+    );
+    // Shard 1 resumes from its own journal and cleans up its own temporary file.
+    let summary =
+        dataset::generate_dataset(&config(&out, 6, 1, shard(1)), &NoPages, &|| {}).unwrap();
+    assert_eq!((summary.kept, summary.worlds), (1, 3));
+    assert!(!out.join(".world-00003.sqlite.77.tmp").exists());
+    dataset::merge_shards(&out, true).unwrap();
+    let fresh = tmp.path().join("fresh");
+    dataset::generate_dataset(&config(&fresh, 6, 2, None), &NoPages, &|| {}).unwrap();
+    assert_eq!(files(&out), files(&fresh));
+    assert_eq!(
+        fs::read(out.join(dataset::MANIFEST)).unwrap(),
+        fs::read(fresh.join(dataset::MANIFEST)).unwrap()
+    );
+    // --keep-shards kept them; a re-run of a shard keeps all of its worlds.
+    assert_eq!(read_shard(&out, 0, 2).worlds.len(), 3);
+    let summary =
+        dataset::generate_dataset(&config(&out, 6, 1, shard(0)), &NoPages, &|| {}).unwrap();
+    assert_eq!(summary.kept, 3);
+}
+
+/// Merges the shard manifests of a fresh 2-shard dataset of 4 worlds after `edit` has damaged the
+/// directory, and checks that the merge is refused with a message containing `expect`.
+#[track_caller]
+fn check_merge_refused(edit: impl FnOnce(&Path), expect: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("w");
+    for index in 0..2 {
+        let shard = Some(Shard { index, total: 2 });
+        dataset::generate_dataset(&config(&out, 4, 1, shard), &NoPages, &|| {}).unwrap();
+    }
+    edit(&out);
+    let err = dataset::merge_shards(&out, false).unwrap_err();
+    assert!(matches!(err, Error::ShardMerge { .. }), "{err}");
+    assert!(err.to_string().contains(expect), "{err}");
+    assert!(!out.join(dataset::MANIFEST).exists());
+}
+
+#[test]
+fn a_merge_of_shards_that_do_not_fit_is_refused() {
+    let shard_path = |dir: &Path, index| dir.join(dataset::shard_manifest_name(index, 2));
+    check_merge_refused(
+        |dir| {
+            fs::remove_file(shard_path(dir, 0)).unwrap();
+            fs::remove_file(shard_path(dir, 1)).unwrap();
+        },
+        "there are no shard manifests",
+    );
+    check_merge_refused(
+        |dir| fs::remove_file(dir.join("world-00003.sqlite")).unwrap(),
+        "world file world-00003.sqlite is missing",
+    );
+    check_merge_refused(
+        |dir| {
+            let other = config(dir, 4, 1, Some(Shard { index: 0, total: 3 }));
+            dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap();
+        },
+        "are shards of different splits",
+    );
+    check_merge_refused(
+        |dir| {
+            fs::copy(shard_path(dir, 0), shard_path(dir, 1))
+                .map(drop)
+                .unwrap()
+        },
+        "manifest.shard-1-of-2.json holds shard \"0/2\", not 1/2",
+    );
+    check_merge_refused(
+        |dir| {
+            let mut m = read_shard(dir, 1, 2);
+            m.master_seed = 9;
+            fs::write(shard_path(dir, 1), m.to_json()).unwrap();
+        },
+        "shard 1/2 has master_seed \"9\" but shard 0/2 has \"5\"",
+    );
+}
+
+#[test]
+fn a_shard_refuses_a_foreign_merged_manifest_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("w");
+    dataset::generate_dataset(&config(&out, 4, 1, None), &NoPages, &|| {}).unwrap();
+    let mut other = config(&out, 4, 1, Some(Shard { index: 1, total: 2 }));
+    other.master_seed = 6;
+    let err = dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap_err();
+    assert!(
+        matches!(err, Error::ManifestMismatch { seed: 5, .. }),
+        "{err}"
+    );
+    other.force = true;
+    dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap();
+    assert!(
+        !out.join(dataset::MANIFEST).exists(),
+        "the stale manifest is gone"
+    );
+    assert!(
+        out.join("world-00000.sqlite").exists(),
+        "shard 0's world is left alone"
+    );
+    assert_eq!(read_shard(&out, 1, 2).master_seed, 6);
 }
 
 /// A renderer that panics on one world, standing in for a run killed halfway.

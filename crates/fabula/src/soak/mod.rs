@@ -18,12 +18,12 @@
 
 mod client;
 mod flood;
-mod histogram;
+pub(crate) mod histogram;
 mod mcp_client;
 mod mix;
 mod report;
 mod rss;
-mod server;
+pub(crate) mod server;
 mod tally;
 
 use std::path::PathBuf;
