@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn the_literal_limits_in_the_attributes_match_the_constants() {
-        use crate::{controls, tavily, wire};
+        use crate::{controls, search_r1, tavily, wire};
         let document = document();
         let schemas = "/components/schemas";
         let checks: [(String, usize); 9] = [
@@ -346,7 +346,7 @@ mod tests {
             ),
             (
                 format!("{schemas}/RetrieveRequest/properties/queries/maxItems"),
-                wire::MAX_QUERIES,
+                search_r1::MAX_RETRIEVE_QUERIES,
             ),
             (
                 format!("{schemas}/TavilySearchRequest/properties/max_results/maximum"),

@@ -1,9 +1,16 @@
 //! The Search-R1 retrieval shape (`POST /retrieve` and `POST /v1/worlds/{id}/retrieve`), as used by
 //! verl's SearchTool: `{"queries": [str], "topk": int, "return_scores": bool}` in,
 //! `{"result": [[{"document": {"id", "contents"}, "score"}]]}` out (bare documents without scores).
+//!
+//! Search-R1 and verl send every rollout's query in one call, so a batch may hold up to
+//! [`MAX_RETRIEVE_QUERIES`] queries in a body of up to [`MAX_RETRIEVE_BODY_BYTES`] (these routes
+//! only; every other route keeps the 64 KiB limit). A query that cannot be searched (blank, or
+//! longer than 2,000 characters) gets an empty list in its slot: one bad rollout never fails the
+//! batch, and the answer always has one list per query, as Search-R1's client indexes it.
 
-use axum::Json;
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::routing::post;
+use axum::{Json, Router};
 use fabula_search::{Hiding, Hit, SearchOptions};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -11,16 +18,26 @@ use utoipa::ToSchema;
 use crate::api_error::ApiError;
 use crate::extractors::{ApiJson, ApiPath};
 use crate::state::{AppState, Cost};
-use crate::wire::{HidingName, MAX_QUERIES, MAX_TOP_K, QueryText, validate_query, validate_top_k};
+use crate::wire::{HidingName, MAX_TOP_K, validate_query, validate_top_k};
 
 /// Search-R1's default `topk` (its `retrieval_topk`, also verl's default).
 pub const DEFAULT_TOPK: usize = 3;
 
+/// The most queries one retrieve call may carry: a training step's rollouts in one batch.
+pub const MAX_RETRIEVE_QUERIES: usize = 4_096;
+
+/// The largest retrieve body: room for [`MAX_RETRIEVE_QUERIES`] queries of 2,000 characters.
+pub const MAX_RETRIEVE_BODY_BYTES: usize = 10 << 20;
+
+/// The most hits one retrieve call may ask for (queries times `topk`), so that an answer stays
+/// within about 15 MB: 4,096 queries at `topk` 10, or 820 at the largest `topk`.
+pub const MAX_RETRIEVE_HITS: usize = MAX_RETRIEVE_QUERIES * 10;
+
 /// The Search-R1 request. Unknown fields are ignored, as Search-R1's server does.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct RetrieveRequest {
-    /// At most 100 queries; one list of hits per query, in order.
-    #[schema(value_type = Vec<QueryText>, max_items = 100)]
+    /// At most 4,096 queries, one list of hits each, in order; a bad query gets an empty list.
+    #[schema(max_items = 4096)]
     pub queries: Vec<String>,
     /// Results per query, 1..=50, default 3; `null` or 0 also mean the default, as in Search-R1.
     #[schema(minimum = 0, maximum = 50)]
@@ -55,6 +72,15 @@ pub enum RetrieveHit {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct RetrieveResponse {
     pub result: Vec<Vec<RetrieveHit>>,
+}
+
+/// The two retrieve routes, with their own body limit: it replaces the router's 64 KiB for these
+/// routes only (the innermost `DefaultBodyLimit` wins).
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/v1/worlds/{id}/retrieve", post(retrieve_world))
+        .route("/retrieve", post(retrieve))
+        .layer(DefaultBodyLimit::max(MAX_RETRIEVE_BODY_BYTES))
 }
 
 /// `POST /retrieve`, with the world in the body.
@@ -97,19 +123,23 @@ async fn run_retrieve(
     world_id: u32,
     request: RetrieveRequest,
 ) -> Result<Json<RetrieveResponse>, ApiError> {
-    if request.queries.len() > MAX_QUERIES {
+    if request.queries.len() > MAX_RETRIEVE_QUERIES {
         return Err(ApiError::bad_request(format!(
-            "`queries` holds {} queries; at most {MAX_QUERIES} are allowed",
+            "`queries` holds {} queries; at most {MAX_RETRIEVE_QUERIES} are allowed",
             request.queries.len()
         )));
-    }
-    for query in &request.queries {
-        validate_query(query)?;
     }
     let topk = match request.topk {
         None | Some(0) => DEFAULT_TOPK,
         Some(topk) => validate_top_k(topk, "topk", MAX_TOP_K)?,
     };
+    if request.queries.len() * topk > MAX_RETRIEVE_HITS {
+        return Err(ApiError::bad_request(format!(
+            "{} queries at topk {topk} ask for {} hits; at most {MAX_RETRIEVE_HITS} are allowed",
+            request.queries.len(),
+            request.queries.len() * topk
+        )));
+    }
     let hiding = request.hiding.unwrap_or_default();
     let options = SearchOptions {
         top_k: topk,
@@ -121,6 +151,10 @@ async fn run_retrieve(
         .with_world(world_id, cost, move |index| {
             let mut result = Vec::with_capacity(request.queries.len());
             for query in &request.queries {
+                if validate_query(query).is_err() {
+                    result.push(Vec::new());
+                    continue;
+                }
                 let hits = index.search(query, &options)?.hits;
                 result.push(
                     hits.into_iter()

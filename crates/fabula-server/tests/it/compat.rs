@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, assert_error};
+use crate::support::{Answer, TestApp, assert_error};
 
 #[tokio::test]
 async fn retrieve_answers_search_r1_shape_with_scores() {
@@ -238,4 +238,64 @@ async fn tavily_errors_use_detail_error() {
     let malformed = app.post_raw("/compat/tavily/0/search", "{oops").await;
     assert_eq!(malformed.status, 400);
     assert!(malformed.json["detail"]["error"].is_string());
+}
+
+/// Search-R1 sends a training step's queries in one call: batches of thousands of queries, in
+/// bodies far over the 64 KiB of other routes, where a bad query empties its own slot only.
+#[tokio::test]
+async fn retrieve_takes_search_r1_sized_batches() {
+    let app = TestApp::new();
+    let check = |answer: &Answer, n_queries: usize| {
+        assert_eq!(answer.status, 200, "{:#}", answer.json);
+        assert_eq!(answer.json["result"].as_array().unwrap().len(), n_queries);
+    };
+    let long_query = format!("harbour {}", "x".repeat(140));
+    let queries: Vec<&str> = std::iter::repeat_n(long_query.as_str(), 512).collect();
+    let body = json!({"queries": queries, "world": 0});
+    assert!(body.to_string().len() > 64 * 1024);
+    check(&app.post("/retrieve", body).await, 512);
+    let many: Vec<&str> = std::iter::repeat_n("harbour", 4_096).collect();
+    check(
+        &app.post("/v1/worlds/0/retrieve", json!({"queries": many}))
+            .await,
+        4_096,
+    );
+
+    let too_long = "harbour ".repeat(300);
+    let mixed = json!({"queries": ["harbour", "", "  ", too_long, "harbour"], "world": 0});
+    let answer = app.post("/retrieve", mixed).await;
+    check(&answer, 5);
+    let slots = answer.json["result"].as_array().unwrap();
+    assert!(!slots[0].as_array().unwrap().is_empty());
+    assert_eq!(slots[0], slots[4]);
+    for slot in &slots[1..4] {
+        assert_eq!(slot, &json!([]));
+    }
+
+    let over: Vec<&str> = std::iter::repeat_n("harbour", 4_097).collect();
+    let answer = app
+        .post("/v1/worlds/0/retrieve", json!({"queries": over}))
+        .await;
+    assert_error(&answer, 400, "bad_request");
+    let wide: Vec<&str> = std::iter::repeat_n("harbour", 1_000).collect();
+    let answer = app
+        .post(
+            "/v1/worlds/0/retrieve",
+            json!({"queries": wide, "topk": 50}),
+        )
+        .await;
+    assert_error(&answer, 400, "bad_request");
+    let huge = "x".repeat(11 << 20);
+    let answer = app
+        .post("/retrieve", json!({"queries": [huge], "world": 0}))
+        .await;
+    assert_error(&answer, 413, "payload_too_large");
+    let other_route = app
+        .post("/v1/worlds/0/search", json!({"queries": queries_of(700)}))
+        .await;
+    assert_error(&other_route, 413, "payload_too_large");
+}
+
+fn queries_of(n: usize) -> Vec<String> {
+    (0..n).map(|idx| format!("harbour {idx:0>90}")).collect()
 }

@@ -146,7 +146,7 @@ async fn bodies_over_64_kib_are_413() {
         "payload_too_large",
     );
     assert_error(
-        &app.post_raw("/retrieve", &body).await,
+        &app.post_raw("/v1/worlds/0/extract", &body).await,
         413,
         "payload_too_large",
     );
