@@ -190,11 +190,6 @@ impl Corpus {
         &self.worlds
     }
 
-    /// The options the corpus was opened with.
-    pub fn options(&self) -> CorpusOptions {
-        self.options
-    }
-
     /// The manifest entry of one world.
     pub fn info(&self, id: u32) -> Result<&WorldInfo> {
         let world_idx = self.world_idx(id)?;
@@ -251,11 +246,7 @@ impl Corpus {
         let sections = self
             .check_and_build(info)
             .map_err(|failure| failure.error)?;
-        let bytes = sections.encode(info.index_key());
-        bundle::write(&index_path, &bytes).map_err(|source| Error::Io {
-            path: index_path,
-            source,
-        })?;
+        write_index(info, &index_path, &sections)?;
         Ok(state)
     }
 
@@ -342,7 +333,10 @@ impl Corpus {
         }
         let sections = self.check_and_build(info)?;
         if self.options.write_indexes {
-            match write_and_open(info, &index_path, &sections) {
+            // Served from the written file, whose checksum this open verifies and records.
+            let written = write_index(info, &index_path, &sections)
+                .and_then(|()| self.open_persisted(world_idx, &index_path));
+            match written {
                 Ok(index) => return Ok(index),
                 Err(error) => self.log_write_failure(info.id, &error),
             }
@@ -455,14 +449,13 @@ fn log_unusable_index(id: u32, error: &Error) {
     }
 }
 
-/// Writes a world's index and opens it from the file, so the world is served from the mapping.
-fn write_and_open(info: &WorldInfo, index_path: &Path, sections: &Sections) -> Result<WorldIndex> {
+/// Writes a world's index file, atomically.
+fn write_index(info: &WorldInfo, index_path: &Path, sections: &Sections) -> Result<()> {
     let bytes = sections.encode(info.index_key());
     bundle::write(index_path, &bytes).map_err(|source| Error::Io {
         path: index_path.to_owned(),
         source,
-    })?;
-    WorldIndex::open_persisted(index_path, &info.file, info.index_key())
+    })
 }
 
 /// Checks the file's hash, world id and format version against the manifest.

@@ -50,6 +50,14 @@ impl Span {
         let start = self.start as usize;
         start..start + self.len as usize
     }
+
+    /// Reads a span as a bundle's page table stores it: start, then length.
+    fn read(reader: &mut ByteReader<'_>) -> std::result::Result<Span, String> {
+        Ok(Span {
+            start: reader.u32()?,
+            len: reader.u32()?,
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -337,24 +345,14 @@ impl PageEntry {
         reader: &mut ByteReader<'_>,
         kinds: &[PageKind],
     ) -> std::result::Result<PageEntry, String> {
-        let mut span = || -> std::result::Result<Span, String> {
-            Ok(Span {
-                start: reader.u32()?,
-                len: reader.u32()?,
-            })
-        };
-        let (url, title, published) = (span()?, span()?, span()?);
+        let (url, title, published) = (
+            Span::read(reader)?,
+            Span::read(reader)?,
+            Span::read(reader)?,
+        );
         let (masks_start, masks_end) = (reader.u32()?, reader.u32()?);
-        let body = Span {
-            start: reader.u32()?,
-            len: reader.u32()?,
-        };
-        let body_len = reader.u32()?;
-        let snippet_text = Span {
-            start: reader.u32()?,
-            len: reader.u32()?,
-        };
-        let snippet_text_len = reader.u32()?;
+        let (body, body_len) = (Span::read(reader)?, reader.u32()?);
+        let (snippet_text, snippet_text_len) = (Span::read(reader)?, reader.u32()?);
         let kind_code = usize::from(reader.u8()?);
         let kind = *kinds
             .get(kind_code)

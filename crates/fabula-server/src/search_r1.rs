@@ -29,8 +29,9 @@ pub const MAX_RETRIEVE_QUERIES: usize = 4_096;
 /// The largest retrieve body: room for [`MAX_RETRIEVE_QUERIES`] queries of 2,000 characters.
 pub const MAX_RETRIEVE_BODY_BYTES: usize = 10 << 20;
 
-/// The most hits one retrieve call may ask for (queries times `topk`), so that an answer stays
-/// within about 15 MB: 4,096 queries at `topk` 10, or 820 at the largest `topk`.
+/// The most hits one retrieve call may ask for (queries times `topk`): 4,096 queries at `topk`
+/// 10, or 819 at the largest `topk`. At the few hundred bytes a hit takes (a url, a title and a
+/// snippet of about 200 characters) an answer stays in the low tens of megabytes.
 pub const MAX_RETRIEVE_HITS: usize = MAX_RETRIEVE_QUERIES * 10;
 
 /// The Search-R1 request. Unknown fields are ignored, as Search-R1's server does.

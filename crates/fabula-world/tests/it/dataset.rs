@@ -183,12 +183,11 @@ fn a_merge_of_shards_that_do_not_fit_is_refused() {
     );
 }
 
-#[test]
-fn a_shard_refuses_a_foreign_merged_manifest_unless_forced() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("w");
-    dataset::generate_dataset(&config(&out, 4, 1, None), &NoPages, &|| {}).unwrap();
-    let mut other = config(&out, 4, 1, Some(Shard { index: 1, total: 2 }));
+/// Generates `count` worlds of seed 5 into `out`, then checks that a run of seed 6 (of `shard`,
+/// when given) is refused, and goes through with `--force`.
+fn check_foreign_run_needs_force(out: &Path, count: u32, shard: Option<Shard>) {
+    dataset::generate_dataset(&config(out, count, 1, None), &NoPages, &|| {}).unwrap();
+    let mut other = config(out, count, 1, shard);
     other.master_seed = 6;
     let err = dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap_err();
     assert!(
@@ -197,6 +196,13 @@ fn a_shard_refuses_a_foreign_merged_manifest_unless_forced() {
     );
     other.force = true;
     dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap();
+}
+
+#[test]
+fn a_shard_refuses_a_foreign_merged_manifest_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("w");
+    check_foreign_run_needs_force(&out, 4, Some(Shard { index: 1, total: 2 }));
     assert!(
         !out.join(dataset::MANIFEST).exists(),
         "the stale manifest is gone"
@@ -259,16 +265,7 @@ fn an_interrupted_run_resumes_and_keeps_finished_worlds() {
 fn a_foreign_manifest_is_refused_unless_forced() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("w");
-    dataset::generate_dataset(&config(&out, 3, 1, None), &NoPages, &|| {}).unwrap();
-    let mut other = config(&out, 3, 1, None);
-    other.master_seed = 6;
-    let err = dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap_err();
-    assert!(
-        matches!(err, Error::ManifestMismatch { seed: 5, .. }),
-        "{err}"
-    );
-    other.force = true;
-    dataset::generate_dataset(&other, &NoPages, &|| {}).unwrap();
+    check_foreign_run_needs_force(&out, 3, None);
     assert_eq!(fabula_file::read_manifest(&out).unwrap().master_seed, 6);
 }
 
