@@ -22,6 +22,9 @@
 # - `/mcp/{world}`: Streamable HTTP MCP speaks JSON-RPC with a handshake, protocol headers and SSE
 #   streams that an OpenAPI request schema cannot describe; the document lists it with its HTTP
 #   statuses, and tests/it/ drives it with a real MCP client. It is excluded by path.
+# - Tavily's `/crawl` and `/map`: fabula answers them 400 whatever is sent (they are not
+#   supported), which the positive-data check would count as refusing valid input; tests/it/
+#   checks the answer. They are excluded by path.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -137,7 +140,7 @@ set +e
         --seed "$SEED" \
         --workers 1 \
         --request-timeout 30 \
-        --exclude-path-regex '^/mcp/' \
+        --exclude-path-regex '^/mcp/|^/compat/tavily/[^/]+/(crawl|map)$' \
         --report junit --report-dir "$REPORT_DIR" \
         --no-color
 )

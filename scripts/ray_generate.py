@@ -8,7 +8,10 @@ Each of the K tasks runs `fabula generate --shard I/K` with `--jobs J` and reser
 places as many shards side by side as the cluster has cores. Every node must see DIR at the same
 path (a shared filesystem) and have the fabula binary at PATH. When all tasks have finished, the
 driver runs `fabula manifest merge DIR` (manifest.json, byte-identical to one unsharded run's),
-and then K more tasks run `fabula index DIR --shard I/K` (each world's persisted search index). Without --address it starts a local Ray cluster (of C CPUs; default: all).
+then K more tasks run `fabula index DIR --shard I/K` (each world's persisted search index), and
+last one task runs `fabula index DIR` unsharded, which finds every world's index fresh and builds
+the dataset's passage index (the root /retrieve's), which spans all worlds. Without --address it
+starts a local Ray cluster (of C CPUs; default: all).
 It prints the wall time of each phase and exits non-zero, naming the shard, when a task fails.
 Needs Python 3.11 and `ray` from PyPI (.ci/run pins the version it tests).
 """
@@ -87,6 +90,9 @@ def generate(args: argparse.Namespace) -> None:
     run_shards("index", {
         shard: [fabula, "index", out, "--jobs", jobs, "--shard", shard] for shard in shards
     }, args.jobs_per_task)
+
+    # The passage index spans every world, so one task builds it once every shard is indexed.
+    run_shards("passages", {"all": [fabula, "index", out, "--jobs", jobs]}, args.jobs_per_task)
     ray.shutdown()
 
 

@@ -34,7 +34,7 @@ def test_four_ray_shards_give_the_bytes_of_one_run(tmp_path: Path) -> None:
     done = run([sys.executable, ROOT / "scripts" / "ray_generate.py", "generate",
                 "--count", COUNT, "--shards", SHARDS, "--seed", SEED, "--out", on_ray,
                 "--fabula", FABULA, "--local-cpus", 2])
-    for phase in ["generate: 4 shards in", "merge:", "index: 4 shards in"]:
+    for phase in ["generate: 4 shards in", "merge:", "index: 4 shards in", "passages: 1 shards in"]:
         assert phase in done.stdout, done.stdout
     run([FABULA, "generate", "--count", COUNT, "--seed", SEED, "--jobs", 2, "--out", single])
     run([FABULA, "index", single, "--jobs", 2])
@@ -45,11 +45,15 @@ def test_four_ray_shards_give_the_bytes_of_one_run(tmp_path: Path) -> None:
     for name, data in single_files.items():
         assert ray_files[name] == data, f"{name} differs between 4 Ray shards and one run"
 
-    # Indexes depend only on their world files, so the shards' indexes are the single run's too.
+    # Indexes depend only on their world files, so the shards' indexes are the single run's too,
+    # and so is the passage index over all of them.
     ray_indexes, single_indexes = (
-        {path.name: path.read_bytes() for path in sorted((directory / "index").iterdir())}
+        {str(path.relative_to(directory)): path.read_bytes()
+         for path in sorted((directory / "index").rglob("*")) if path.is_file()}
         for directory in (on_ray, single))
-    assert len(single_indexes) == COUNT and ray_indexes == single_indexes
+    passage_files = [name for name in single_indexes if name.startswith("index/passages/")]
+    assert len(single_indexes) == COUNT + len(passage_files) and "index/passages/stamp" in passage_files
+    assert ray_indexes == single_indexes
 
 
 def test_a_failed_shard_fails_the_run_and_names_it(tmp_path: Path) -> None:

@@ -27,6 +27,21 @@ impl ApiError {
         }
     }
 
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The stable code, such as `bad_request`.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+
+    /// The message for the caller.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
     }

@@ -36,7 +36,7 @@ pub use crate::episodes::MAX_EPISODES;
 use crate::episodes::{Episode, Episodes};
 use crate::state::{AdminState, world_of_task};
 
-fn episode_not_found(id: &str) -> ApiError {
+pub(crate) fn episode_not_found(id: &str) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "episode_not_found",
@@ -47,12 +47,12 @@ fn episode_not_found(id: &str) -> ApiError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ResetRequest {
-    world: Option<u32>,
+    pub world: Option<u32>,
     #[serde(default)]
-    seed: u64,
-    task_id: Option<String>,
+    pub seed: u64,
+    pub task_id: Option<String>,
     #[serde(default)]
-    controls: ControlsRequest,
+    pub controls: ControlsRequest,
 }
 
 /// The world an episode runs in: the request's, else its task's; they must agree when both are
@@ -82,6 +82,28 @@ pub(crate) async fn reset(
     body: Result<Json<ResetRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
+    let started = start_episode(&state, request)?;
+    Ok(Json(json!({
+        "episode_id": started.id,
+        "observation": started.observation,
+        "reward": null,
+        "done": false,
+    })))
+}
+
+/// A new episode: its id and first observation.
+pub(crate) struct Started {
+    pub id: String,
+    pub world: u32,
+    pub observation: String,
+}
+
+/// Opens an episode: a server session in the episode's world, and its task's question as the
+/// first observation.
+pub(crate) fn start_episode(
+    state: &AdminState,
+    request: ResetRequest,
+) -> Result<Started, ApiError> {
     let world = episode_world(&request)?;
     let question = match &request.task_id {
         Some(task_id) => Some(state.task(task_id)?.question),
@@ -106,12 +128,11 @@ pub(crate) async fn reset(
         .episodes
         .lock()
         .insert(world, request.seed, request.task_id, created.session);
-    Ok(Json(json!({
-        "episode_id": id,
-        "observation": observation,
-        "reward": null,
-        "done": false,
-    })))
+    Ok(Started {
+        id,
+        world,
+        observation,
+    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -127,7 +148,17 @@ pub(crate) async fn step(
     body: Result<Json<StepRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
-    let Value::Object(mut action) = request.action else {
+    let answer = take_step(&state, &request.episode_id, request.action).await?;
+    Ok(Json(answer))
+}
+
+/// Runs one action of an episode: `{"observation", "reward", "done", "info"}`.
+pub(crate) async fn take_step(
+    state: &AdminState,
+    episode_id: &str,
+    action: Value,
+) -> Result<Value, ApiError> {
+    let Value::Object(mut action) = action else {
         return Err(ApiError::bad_request(
             "`action` must be an object with a `tool`",
         ));
@@ -140,9 +171,9 @@ pub(crate) async fn step(
         .episodes
         .lock()
         .by_id
-        .get(&request.episode_id)
+        .get(episode_id)
         .cloned()
-        .ok_or_else(|| episode_not_found(&request.episode_id))?;
+        .ok_or_else(|| episode_not_found(episode_id))?;
     if episode.done {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -152,7 +183,7 @@ pub(crate) async fn step(
     }
     let answer = match tool.as_str() {
         tools::WEB_SEARCH | tools::WEB_EXTRACTOR => {
-            call_tool(&state, &episode, &tool, action).await?
+            call_tool(state, &episode, &tool, action).await?
         }
         "answer" => {
             let Some(answer) = action.remove("answer") else {
@@ -163,7 +194,7 @@ pub(crate) async fn step(
                     "unknown field `{key}` in the action"
                 )));
             }
-            score_answer(&state, &episode, &answer)?
+            score_answer(state, &episode, &answer)?
         }
         other => {
             return Err(ApiError::bad_request(format!(
@@ -172,7 +203,7 @@ pub(crate) async fn step(
         }
     };
     record_step(&mut state.episodes.lock(), &episode.id, &answer)?;
-    Ok(Json(answer))
+    Ok(answer)
 }
 
 /// Runs a search or extract in the episode's session. A failure under the session's controls is

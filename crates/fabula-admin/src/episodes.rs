@@ -1,14 +1,18 @@
 //! The episodes of the episode API, kept in memory: each episode's session, task, step count and
-//! outcome, the oldest forgotten beyond [`MAX_EPISODES`].
+//! outcome, the oldest forgotten beyond [`MAX_EPISODES`]; and the OpenEnv routes' bookkeeping.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use parking_lot::Mutex;
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
 /// The most episodes kept; the oldest is forgotten beyond it.
 pub const MAX_EPISODES: usize = 10_000;
+/// The most OpenEnv WebSocket connections open at once.
+pub const MAX_CONNECTIONS: usize = 1_024;
 
 /// One episode.
 #[derive(Debug, Clone)]
@@ -78,7 +82,32 @@ impl Episodes {
         }
         id
     }
+
+    /// Forgets an episode (its connection ended); returns it when it was still held.
+    pub(crate) fn remove(&mut self, episode_id: &str) -> Option<Episode> {
+        let episode = self.by_id.remove(episode_id)?;
+        self.order.retain(|id| id != episode_id);
+        Some(episode)
+    }
 }
 
 /// The episode store shared by the handlers.
 pub(crate) type EpisodeStore = Arc<Mutex<Episodes>>;
+
+/// What the OpenEnv routes share: the reset counter, the latest HTTP episode and the
+/// connection slots.
+pub(crate) struct OpenEnvState {
+    pub n_resets: AtomicU64,
+    pub latest: Mutex<Option<String>>,
+    pub connections: Arc<Semaphore>,
+}
+
+impl Default for OpenEnvState {
+    fn default() -> OpenEnvState {
+        OpenEnvState {
+            n_resets: AtomicU64::new(0),
+            latest: Mutex::new(None),
+            connections: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        }
+    }
+}

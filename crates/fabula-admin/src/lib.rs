@@ -9,8 +9,10 @@
 //! | `GET /admin/worlds/{id}/tasks` | `{"world", "tasks": [{"id", "kind", "question", "answer", "evidence", "hops"}]}` |
 //! | `POST /admin/score` | `{"task_id", "answer"}` -> `{"task_id", "kind", "reward", "score": {...}}` |
 //! | `POST /v1/env/reset`, `POST /v1/env/step`, `GET /v1/env/state` | the OpenEnv-style episode API of [`env`](mod@env) |
+//! | `POST /reset`, `POST /step`, `GET /state`, `GET /ws`, `GET /metadata`, `GET /schema`, `GET /health` | OpenEnv's own protocol, for openenv-core's clients ([`openenv`]) |
 //!
-//! Every route needs `Authorization: Bearer TOKEN`; errors are `{"error": {"code", "message"}}`
+//! Every route but `GET /health` needs the token, as `Authorization: Bearer TOKEN` or as the
+//! password of HTTP Basic auth (what a WebSocket client sends for `http://user:TOKEN@host`); errors are `{"error": {"code", "message"}}`
 //! with the codes `unauthorized` (401), `world_not_found` and `task_not_found` (404), and
 //! `bad_request` (400).
 
@@ -19,6 +21,7 @@ pub mod env;
 mod episodes;
 mod error;
 mod gold;
+pub mod openenv;
 mod state;
 
 use std::net::SocketAddr;
@@ -42,6 +45,13 @@ pub fn admin_app(state: AdminState) -> Router {
         .route("/v1/env/reset", post(env::reset))
         .route("/v1/env/step", post(env::step))
         .route("/v1/env/state", get(env::get_state))
+        .route("/reset", post(openenv::reset))
+        .route("/step", post(openenv::step))
+        .route("/state", get(openenv::get_state))
+        .route("/ws", get(openenv::websocket))
+        .route("/metadata", get(openenv::metadata))
+        .route("/schema", get(openenv::schema))
+        .route("/health", get(openenv::health))
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route")
         })
@@ -50,11 +60,14 @@ pub fn admin_app(state: AdminState) -> Router {
 }
 
 async fn require_token(State(state): State<AdminState>, request: Request, next: Next) -> Response {
+    if request.uri().path() == "/health" {
+        return next.run(request).await;
+    }
     let given = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(presented_token)
         .unwrap_or_default();
     if !fabula_server::constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
         return ApiError::new(
@@ -65,6 +78,41 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .into_response();
     }
     next.run(request).await
+}
+
+/// The token of an `Authorization` header: a bearer token, or the password of Basic auth.
+fn presented_token(value: &str) -> Option<String> {
+    if let Some(token) = value.strip_prefix("Bearer ") {
+        return Some(token.to_owned());
+    }
+    let decoded = base64_decode(value.strip_prefix("Basic ")?.trim())?;
+    let credentials = String::from_utf8(decoded).ok()?;
+    let (_user, password) = credentials.split_once(':')?;
+    Some(password.to_owned())
+}
+
+/// Decodes standard base64 (padding optional); `None` for any other character.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |byte: u8| match byte {
+        b'A'..=b'Z' => Some(byte - b'A'),
+        b'a'..=b'z' => Some(byte - b'a' + 26),
+        b'0'..=b'9' => Some(byte - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut bits, mut n_bits) = (0u32, 0u32);
+    for byte in text.trim_end_matches('=').bytes() {
+        bits = (bits << 6) | u32::from(value(byte)?);
+        n_bits += 6;
+        if n_bits >= 8 {
+            n_bits -= 8;
+            out.push((bits >> n_bits) as u8);
+            bits &= (1 << n_bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 /// The admin listener bound to its socket.
@@ -107,4 +155,23 @@ pub async fn bind(
         router: admin_app(state),
         timeouts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_come_from_bearer_and_basic_auth() {
+        let check = |header: &str, expect: Option<&str>| {
+            assert_eq!(presented_token(header).as_deref(), expect, "{header}");
+        };
+        check("Bearer s3cret", Some("s3cret"));
+        // base64("fabula:s3cret") and base64(":tok")
+        check("Basic ZmFidWxhOnMzY3JldA==", Some("s3cret"));
+        check("Basic OnRvaw", Some("tok"));
+        check("Basic bm9jb2xvbg==", None);
+        check("Basic !!!", None);
+        check("Token s3cret", None);
+    }
 }

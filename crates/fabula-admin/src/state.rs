@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::api_error::ApiError;
-use crate::episodes::EpisodeStore;
+use crate::episodes::{EpisodeStore, OpenEnvState};
 use crate::error::{Error, Result};
 
 /// One task as the admin API returns it.
@@ -46,6 +46,8 @@ pub struct AdminState {
     /// The agent-facing server's state: the episodes' searches and extracts run on it.
     pub(crate) search: fabula_server::AppState,
     pub(crate) episodes: EpisodeStore,
+    /// The OpenEnv routes' reset counter, latest HTTP episode and connection slots.
+    pub(crate) openenv: Arc<OpenEnvState>,
 }
 
 impl AdminState {
@@ -60,6 +62,7 @@ impl AdminState {
             tasks: Arc::default(),
             search,
             episodes: EpisodeStore::default(),
+            openenv: Arc::default(),
         })
     }
 

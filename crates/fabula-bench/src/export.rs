@@ -3,9 +3,18 @@
 //! Worlds fall into `train`, `dev` and `test` by a stable hash of their id (80/10/10), so a
 //! world keeps its split whatever else the dataset holds. Tasks export as fabula JSONL (what
 //! `fabula_score::read_tasks` reads), as WideSearch tasks with one gold CSV per table task in
-//! `widesearch_gold/` beside the JSONL, or as Search-R1/verl records; pages export as a JSONL
-//! corpus for offline retrievers. The record builders are public so their shapes can be tested
-//! and reused on their own.
+//! `widesearch_gold/` beside the JSONL, as Search-R1 JSONL records, or as verl parquet
+//! ([`crate::verl`]); pages export as a JSONL corpus for offline retrievers. The record builders
+//! are public so their shapes can be tested and reused on their own.
+//!
+//! WideSearch has two loaders that disagree on one field (`src/evaluation/data_loader.py` in
+//! ByteDance-Seed/WideSearch): `WideSearchDataLoader.load_data` reads the task JSONL with
+//! `pd.read_json(lines=True)` and indexes `item["evaluation"]["required"]`, so `evaluation` must
+//! be a JSON object there; `WideSearchDataLoaderHF.load_data` reads the `full` split of a
+//! Hugging Face dataset and calls `json.loads(item["evaluation"])`, so it must be a string. The
+//! export therefore writes both: the JSONL with an object, and, beside it,
+//! `data/full-00000-of-00001.jsonl` with a string, which makes the directory (with its
+//! `widesearch_gold/`) a Hugging Face dataset repository whose `full` split the HF loader reads.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -16,6 +25,7 @@ use fabula_file::{Task, WorldFile};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::verl::{Message, VerlRecord, write_verl_parquet};
 use crate::{Error, Result};
 
 /// A part of a dataset, chosen by world id.
@@ -83,8 +93,10 @@ pub enum Format {
     Jsonl,
     /// WideSearch task JSONL plus `widesearch_gold/{instance_id}.csv` (table tasks only).
     WideSearch,
-    /// Search-R1/verl records.
+    /// Search-R1 records as JSONL.
     SearchR1,
+    /// verl's parquet (see [`crate::verl`]).
+    Verl,
 }
 
 impl std::str::FromStr for Format {
@@ -95,8 +107,9 @@ impl std::str::FromStr for Format {
             "jsonl" => Ok(Format::Jsonl),
             "widesearch" => Ok(Format::WideSearch),
             "searchr1" => Ok(Format::SearchR1),
+            "verl" => Ok(Format::Verl),
             _ => Err(Error::BadInput(format!(
-                "unknown format `{s}` (known: jsonl, widesearch, searchr1)"
+                "unknown format `{s}` (known: jsonl, widesearch, searchr1, verl)"
             ))),
         }
     }
@@ -109,7 +122,8 @@ pub struct ExportConfig {
     pub worlds: PathBuf,
     pub format: Format,
     pub split: Split,
-    /// The JSONL file to write; WideSearch gold CSVs go to `widesearch_gold/` beside it.
+    /// The file to write (parquet for verl, else JSONL); WideSearch gold CSVs go to
+    /// `widesearch_gold/` beside it, and its Hugging Face copy to `data/` beside it.
     pub out: PathBuf,
 }
 
@@ -117,7 +131,7 @@ pub struct ExportConfig {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportSummary {
     pub worlds: usize,
-    /// Records written to the JSONL file.
+    /// Records written to the output file.
     pub records: usize,
     /// Gold CSV files written (WideSearch only).
     pub gold_files: usize,
@@ -273,6 +287,8 @@ pub fn to_csv(columns: &[String], rows: &[Vec<String>]) -> String {
 
 /// A WideSearch task and its gold CSV, or `None` for a short-answer task. The instance id is
 /// the task id; column names are WideSearch-normalised in both the evaluation and the CSV.
+/// `evaluation` is a JSON object, as WideSearch's local loader reads it; [`widesearch_hf_record`]
+/// turns it into the string its Hugging Face loader reads.
 pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
     let Some(table) = table_answer(&parse_json(task, &task.answer)?) else {
         return Ok(None);
@@ -306,10 +322,23 @@ pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
         "instance_id": task.id,
         "query": query,
         "language": "en",
-        "evaluation": evaluation.to_string(),
+        "evaluation": evaluation,
     });
     Ok(Some((record, to_csv(&columns, &table.rows))))
 }
+
+/// A WideSearch record as its Hugging Face dataset stores it: `evaluation` as a JSON string.
+pub fn widesearch_hf_record(record: &Value) -> Value {
+    let mut record = record.clone();
+    if let Some(evaluation) = record.get_mut("evaluation") {
+        *evaluation = Value::String(evaluation.to_string());
+    }
+    record
+}
+
+/// Where the Hugging Face copy of a WideSearch export goes, relative to the export's directory:
+/// the one shard of the `full` split, named as `datasets` recognises a split.
+pub const WIDESEARCH_HF_FILE: &str = "data/full-00000-of-00001.jsonl";
 
 /// The instructions a Search-R1-style prompt puts before the question.
 const SEARCHR1_INSTRUCTIONS: &str = "Answer the question below. Think step by step inside <think> and </think> \
@@ -330,6 +359,75 @@ pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> R
         "reward_model": {"style": "rule", "ground_truth": {"target": target, "answer": answer}},
         "extra_info": {"split": split.as_str(), "index": index, "world": world, "task_id": task.id, "kind": task.kind},
     }))
+}
+
+/// The instructions a verl prompt puts before the question: the tools of `fabula_env.verl`
+/// and the answer tags `fabula_env.reward` reads.
+const VERL_INSTRUCTIONS: &str = "Answer the question below. You can call two tools: `web_search` finds \
+pages of this world's web and `web_extractor` reads one page by its url. Snippets only hint at the facts, \
+so open the pages you need. When you know the answer, write it inside <answer> and </answer> with no \
+explanation, for example <answer> Port Vessa </answer>.";
+
+/// A verl row: the question with tool instructions as the user message, the Search-R1 targets,
+/// the gold JSON as text, and `tool_agent` as the agent loop. A table task's prompt names its
+/// columns and asks for a Markdown table inside the answer tags.
+pub fn verl_record(world: u32, task: &Task, split: Split, index: usize) -> Result<VerlRecord> {
+    let answer: Value = parse_json(task, &task.answer)?;
+    let table_hint = match table_answer(&answer) {
+        Some(table) => format!(
+            "\nGive the answer as one Markdown table with exactly these columns: {}, one row per item.",
+            table.columns.join(", ")
+        ),
+        None => String::new(),
+    };
+    Ok(VerlRecord {
+        data_source: "fabula".into(),
+        prompt: vec![Message {
+            role: "user".into(),
+            content: format!(
+                "{VERL_INSTRUCTIONS}\n\nQuestion: {}{table_hint}",
+                task.question
+            ),
+        }],
+        ability: "fact-reasoning".into(),
+        target: searchr1_target(&answer),
+        answer: answer.to_string(),
+        split: split.as_str().into(),
+        index: i64::try_from(index).unwrap_or(i64::MAX),
+        world,
+        task_id: task.id.clone(),
+        kind: task.kind.as_str().into(),
+        agent_name: "tool_agent".into(),
+    })
+}
+
+/// A Search-R1 training row as parquet (`--format searchr1 --out X.parquet`): the columns of
+/// [`verl_record`] with Search-R1's prompt (`<search>` and `<information>` tags, the answer in
+/// `<answer>`), which its trainer's rollout loop expects, and verl's single-turn agent loop.
+pub fn searchr1_parquet_record(
+    world: u32,
+    task: &Task,
+    split: Split,
+    index: usize,
+) -> Result<VerlRecord> {
+    let record = searchr1_record(world, task, split, index)?;
+    let content = record["prompt"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    Ok(VerlRecord {
+        prompt: vec![Message {
+            role: "user".into(),
+            content,
+        }],
+        agent_name: "single_turn_agent".into(),
+        ..verl_record(world, task, split, index)?
+    })
+}
+
+fn is_parquet(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|extension| extension == "parquet")
 }
 
 /// The strings a Search-R1 reward accepts: a string answer, each item of a list, or a table's
@@ -389,43 +487,84 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 /// Exports the tasks of a split in one format.
 pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     let worlds = read_dataset_tasks(&config.worlds, config.split)?;
-    let mut summary = ExportSummary {
-        worlds: worlds.len(),
-        ..ExportSummary::default()
+    let summary = match config.format {
+        Format::Verl => export_verl(&worlds, config, verl_record)?,
+        Format::SearchR1 if is_parquet(&config.out) => {
+            export_verl(&worlds, config, searchr1_parquet_record)?
+        }
+        Format::WideSearch => export_widesearch(&worlds, &config.out)?,
+        Format::Jsonl | Format::SearchR1 => export_jsonl(&worlds, config)?,
     };
+    Ok(ExportSummary {
+        worlds: worlds.len(),
+        ..summary
+    })
+}
+
+fn export_jsonl(worlds: &[WorldTasks], config: &ExportConfig) -> Result<ExportSummary> {
     let mut lines = Vec::new();
-    let gold_dir = config
-        .out
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("widesearch_gold");
-    let mut gold = Vec::new();
-    for world in &worlds {
+    for world in worlds {
         for task in &world.tasks {
             let record = match config.format {
-                Format::Jsonl => jsonl_record(world.world, task)?,
                 Format::SearchR1 => searchr1_record(world.world, task, config.split, lines.len())?,
-                Format::WideSearch => match widesearch_record(task)? {
-                    Some((record, csv)) => {
-                        gold.push((gold_dir.join(format!("{}.csv", task.id)), csv));
-                        record
-                    }
-                    None => continue,
-                },
+                _ => jsonl_record(world.world, task)?,
             };
             lines.push(record.to_string());
         }
     }
     write_lines(&config.out, &lines)?;
+    Ok(ExportSummary {
+        records: lines.len(),
+        ..ExportSummary::default()
+    })
+}
+
+fn export_verl(
+    worlds: &[WorldTasks],
+    config: &ExportConfig,
+    record: fn(u32, &Task, Split, usize) -> Result<VerlRecord>,
+) -> Result<ExportSummary> {
+    let mut records = Vec::new();
+    for world in worlds {
+        for task in &world.tasks {
+            records.push(record(world.world, task, config.split, records.len())?);
+        }
+    }
+    create_parent(&config.out)?;
+    write_verl_parquet(&config.out, &records)?;
+    Ok(ExportSummary {
+        records: records.len(),
+        ..ExportSummary::default()
+    })
+}
+
+/// Writes the WideSearch task JSONL, its Hugging Face copy and the gold CSVs.
+fn export_widesearch(worlds: &[WorldTasks], out: &Path) -> Result<ExportSummary> {
+    let dir = out.parent().unwrap_or(Path::new("."));
+    let gold_dir = dir.join("widesearch_gold");
+    let mut lines = Vec::new();
+    let mut hf_lines = Vec::new();
+    let mut gold = Vec::new();
+    for task in worlds.iter().flat_map(|w| &w.tasks) {
+        if let Some((record, csv)) = widesearch_record(task)? {
+            gold.push((gold_dir.join(format!("{}.csv", task.id)), csv));
+            hf_lines.push(widesearch_hf_record(&record).to_string());
+            lines.push(record.to_string());
+        }
+    }
+    write_lines(out, &lines)?;
+    write_lines(&dir.join(WIDESEARCH_HF_FILE), &hf_lines)?;
     if !gold.is_empty() {
         fs::create_dir_all(&gold_dir).map_err(|e| Error::io(&gold_dir, e))?;
     }
     for (path, csv) in &gold {
         fs::write(path, csv).map_err(|e| Error::io(path, e))?;
     }
-    summary.records = lines.len();
-    summary.gold_files = gold.len();
-    Ok(summary)
+    Ok(ExportSummary {
+        records: lines.len(),
+        gold_files: gold.len(),
+        ..ExportSummary::default()
+    })
 }
 
 /// What a corpus export wrote.
@@ -505,6 +644,8 @@ mod tests {
     fn splits_parse_and_are_stable() {
         assert_eq!("dev".parse::<Split>().unwrap(), Split::Dev);
         assert!("valid".parse::<Split>().is_err());
+        assert_eq!("verl".parse::<Format>().unwrap(), Format::Verl);
+        assert!("parquet".parse::<Format>().is_err());
         assert_eq!(split_of(7), split_of(7));
         assert!(Split::All.contains(7));
     }

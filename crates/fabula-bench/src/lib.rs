@@ -1,7 +1,7 @@
 //! Benchmark tools for a generated fabula dataset: everything that uses a dataset from outside.
 //!
-//! [`export`] writes a dataset's tasks as fabula JSONL, WideSearch tasks with gold CSVs, or
-//! Search-R1/verl records, and its pages as a retrieval corpus, split by a stable hash of the
+//! [`export`] writes a dataset's tasks as fabula JSONL, WideSearch tasks with gold CSVs,
+//! Search-R1 records or verl parquet ([`verl`]), and its pages as a retrieval corpus, split by a stable hash of the
 //! world id ([`split_of`]); [`load_tasks`] reads a split's tasks in fabula-score's shape.
 //! [`blind_baseline`] answers without searching, to show tasks are not guessable;
 //! [`run_baseline`] is a rule-based agent over the server's REST API, and
@@ -18,6 +18,7 @@ pub mod blind;
 mod error;
 pub mod export;
 pub mod http;
+pub mod verl;
 
 pub use agent::{AgentConfig, run_baseline};
 pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};

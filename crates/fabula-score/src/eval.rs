@@ -86,8 +86,9 @@ pub struct TaskRecord {
 /// One line of a prediction file. A file may hold several lines, one per attempt, for a task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PredictionRecord {
-    /// The task answered (a number is read as its text).
-    #[serde(deserialize_with = "string_or_number")]
+    /// The task answered (a number is read as its text); WideSearch's `instance_id` is
+    /// accepted too.
+    #[serde(alias = "instance_id", deserialize_with = "string_or_number")]
     pub task_id: String,
     /// The answer, read by [`Prediction::from_json`]; WideSearch's `response` is accepted too.
     #[serde(default, alias = "response")]

@@ -4,8 +4,14 @@
 //! prediction ([`Prediction`]) is whatever the agent wrote: text, a JSON list, JSON rows, or a
 //! Markdown table. [`score`] compares the two and returns a [`Score`]; [`Score::reward`] turns it
 //! into one number. [`evaluate`] scores whole task and prediction files ([`read_tasks`],
-//! [`read_predictions`]) into an [`EvalReport`] with Avg@N and Max@N over repeated attempts.
+//! [`read_predictions`]) into an [`EvalReport`] with Avg@N and Max@N over repeated attempts;
+//! [`widesearch`] reads WideSearch's task files, gold CSVs and response files into the same
+//! records.
 //! The crate depends only on serde, serde_json and thiserror.
+//!
+//! `python/fabula-env/src/fabula_env/score/` is a pure-Python port of this crate, the reward
+//! trainers import; its differential test (`tests/test_reward.py`) requires every figure to
+//! equal `fabula eval`'s, so a change to a rule here needs the same change there.
 //!
 //! # Short answers
 //!
@@ -33,8 +39,12 @@
 //!    ([`markdown::extract_table`]); or it is given as JSON rows.
 //! 2. Column names are matched after [`normalize::norm_column`]: strip, lowercase, remove
 //!    spaces, and (fabula's stand-in for the LLM column mapping) drop `*`, `` ` `` and `_`.
-//!    Rows given as JSON lists without names are read in gold column order. A gold column
-//!    missing from the prediction scores 0 in every row; extra predicted columns are ignored.
+//!    Rows given as JSON lists without names are read in gold column order. As in
+//!    `evaluate_single_query`, which returns all zeros unless `set(required_columns) ==
+//!    set(response_df.columns)`, the predicted columns must be exactly the gold columns: a
+//!    missing gold column, an extra predicted column or a column named twice (pandas would
+//!    rename it `name.1`) scores 0 in every figure. A predicted column with an empty name is
+//!    ignored, as WideSearch drops pandas' `Unnamed` columns.
 //! 3. Key cells are normalised with [`normalize::norm_name`]: WideSearch's `norm_str` (lowercase,
 //!    drop spaces and `*`) widened to fold what the official scorer leaves to an LLM, and only
 //!    that: a cell that is one Markdown link reads as its text; full-width ASCII reads as ASCII;
@@ -70,6 +80,7 @@ pub mod metrics;
 pub mod normalize;
 mod prediction;
 mod score;
+pub mod widesearch;
 
 pub use error::{Error, Result};
 pub use eval::{

@@ -42,13 +42,18 @@ pub struct Score {
 pub enum ScoreIssue {
     /// A table task got an answer with no table in it; every table score is 0.
     NoTable,
-    /// A gold column has no predicted column of the same normalised name; its cells score 0.
-    /// When the column is part of the key no row can be aligned.
+    /// A gold column has no predicted column of the same normalised name. As in WideSearch's
+    /// evaluator, the table is then unusable and every table figure is 0.
     MissingColumn {
         /// The gold column name.
         column: String,
-        /// Whether the column is part of the unique key.
-        key: bool,
+    },
+    /// A predicted column (with a non-empty name) matches no gold column, or repeats an earlier
+    /// predicted column's normalised name. As in WideSearch's evaluator, the table is then
+    /// unusable and every table figure is 0.
+    ExtraColumn {
+        /// The predicted column name as written.
+        column: String,
     },
     /// Predicted rows repeating an earlier row's key were dropped (WideSearch keeps the first).
     DuplicateRows {
@@ -72,7 +77,7 @@ impl ScoreIssue {
     pub fn is_malformed_table(&self) -> bool {
         matches!(
             self,
-            ScoreIssue::NoTable | ScoreIssue::MissingColumn { key: true, .. }
+            ScoreIssue::NoTable | ScoreIssue::MissingColumn { .. } | ScoreIssue::ExtraColumn { .. }
         )
     }
 }
@@ -303,7 +308,9 @@ fn clean_list_item(item: &str) -> String {
     }
     for conjunction in ["and ", "or "] {
         if item.len() > conjunction.len()
-            && item[..conjunction.len()].eq_ignore_ascii_case(conjunction)
+            && item
+                .get(..conjunction.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(conjunction))
         {
             item = item[conjunction.len()..].trim_start();
         }
@@ -398,6 +405,50 @@ fn drop_duplicate_keys<T>(rows: Vec<(Vec<String>, T)>) -> (Vec<(Vec<String>, T)>
     (kept, n_dropped)
 }
 
+/// Maps each gold column to the index of its predicted column, or returns `None` (recording
+/// why in `issues`) when the predicted columns are not exactly the gold columns.
+///
+/// Named columns match after [`norm_column`]; predicted columns whose normalised name is empty
+/// are ignored, as WideSearch drops pandas' `Unnamed` columns. Like WideSearch's
+/// `evaluate_single_query`, which returns all zeros unless `set(required_columns) ==
+/// set(response_df.columns)`, a missing gold column, an extra predicted column or a predicted
+/// column named twice makes the whole table unusable. Rows given without names are read in
+/// gold column order.
+fn map_columns(
+    gold: &GoldTable,
+    table: &PredictedTable,
+    issues: &mut Vec<ScoreIssue>,
+) -> Option<Vec<usize>> {
+    let Some(written) = &table.columns else {
+        return Some((0..gold.columns().len()).collect());
+    };
+    let gold_names: Vec<String> = gold.columns().iter().map(|c| norm_column(c)).collect();
+    let names: Vec<String> = written.iter().map(|name| norm_column(name)).collect();
+    let mut usable = true;
+    for (idx, name) in names.iter().enumerate() {
+        let repeated = names[..idx].contains(name);
+        if !name.is_empty() && (repeated || !gold_names.contains(name)) {
+            usable = false;
+            issues.push(ScoreIssue::ExtraColumn {
+                column: written[idx].clone(),
+            });
+        }
+    }
+    let mut column_map = Vec::with_capacity(gold_names.len());
+    for (idx, gold_name) in gold_names.iter().enumerate() {
+        match names.iter().position(|name| name == gold_name) {
+            Some(position) => column_map.push(position),
+            None => {
+                usable = false;
+                issues.push(ScoreIssue::MissingColumn {
+                    column: gold.columns()[idx].clone(),
+                });
+            }
+        }
+    }
+    usable.then_some(column_map)
+}
+
 /// WideSearch's table scoring, with keys aligned by [`norm_name`] instead of an LLM.
 fn score_table(gold: &GoldTable, prediction: &Prediction) -> Score {
     let mut issues = Vec::new();
@@ -429,33 +480,13 @@ fn score_table(gold: &GoldTable, prediction: &Prediction) -> Score {
         return table_score(&counts, issues);
     };
 
-    // Map each gold column to a predicted column: by normalised name, or by position when the
-    // prediction gave no names.
-    let column_map: Vec<Option<usize>> = match &table.columns {
-        Some(names) => {
-            let names: Vec<String> = names.iter().map(|name| norm_column(name)).collect();
-            gold.columns()
-                .iter()
-                .map(|column| names.iter().position(|name| *name == norm_column(column)))
-                .collect()
-        }
-        None => (0..gold.columns().len()).map(Some).collect(),
+    let Some(column_map) = map_columns(gold, &table, &mut issues) else {
+        return table_score(&counts, issues);
     };
     let n_predicted_columns = match &table.columns {
         Some(names) => names.len(),
         None => gold.columns().len(),
     };
-    let mut key_missing = false;
-    for (idx, mapped) in column_map.iter().enumerate() {
-        if mapped.is_none() {
-            let key = gold.is_key(idx);
-            key_missing |= key;
-            issues.push(ScoreIssue::MissingColumn {
-                column: gold.columns()[idx].clone(),
-                key,
-            });
-        }
-    }
 
     let n_short = table
         .rows
@@ -465,8 +496,8 @@ fn score_table(gold: &GoldTable, prediction: &Prediction) -> Score {
     if n_short > 0 {
         issues.push(ScoreIssue::ShortRows { n_rows: n_short });
     }
-    let cell = |row: &[String], column_idx: usize| -> Option<String> {
-        column_map[column_idx].map(|idx| row.get(idx).cloned().unwrap_or_default())
+    let cell = |row: &[String], column_idx: usize| -> String {
+        row.get(column_map[column_idx]).cloned().unwrap_or_default()
     };
     let predicted_rows: Vec<(Vec<String>, Vec<String>)> = table
         .rows
@@ -475,11 +506,7 @@ fn score_table(gold: &GoldTable, prediction: &Prediction) -> Score {
             let key = gold
                 .key()
                 .iter()
-                .map(|&idx| {
-                    cell(row, idx)
-                        .map(|value| norm_name(&value))
-                        .unwrap_or_default()
-                })
+                .map(|&idx| norm_name(&cell(row, idx)))
                 .collect();
             (key, row.clone())
         })
@@ -489,9 +516,6 @@ fn score_table(gold: &GoldTable, prediction: &Prediction) -> Score {
         issues.push(ScoreIssue::DuplicateRows { n_dropped });
     }
     counts.n_predicted_rows = predicted_rows.len();
-    if key_missing {
-        return table_score(&counts, issues);
-    }
 
     let predicted_by_key: HashMap<&Vec<String>, &Vec<String>> =
         predicted_rows.iter().map(|(key, row)| (key, row)).collect();
@@ -504,15 +528,12 @@ fn score_table(gold: &GoldTable, prediction: &Prediction) -> Score {
             let cell_score = if gold.is_key(column_idx) {
                 1.0
             } else {
-                match cell(predicted_row, column_idx) {
-                    Some(predicted_cell) => score_cell(
-                        gold.metrics()[column_idx],
-                        &predicted_cell,
-                        gold_cell,
-                        gold.tolerances()[column_idx],
-                    ),
-                    None => 0.0,
-                }
+                score_cell(
+                    gold.metrics()[column_idx],
+                    &cell(predicted_row, column_idx),
+                    gold_cell,
+                    gold.tolerances()[column_idx],
+                )
             };
             row_min = row_min.min(cell_score);
             counts.tp_item += cell_score;
@@ -534,6 +555,8 @@ mod tests {
             ["Vess", "12,345", "Orr"]
         );
         assert_eq!(split_list("Salt and Iron; Oral"), ["Salt and Iron", "Oral"]);
+        // A multi-byte character across the length of `and ` must not be sliced through.
+        assert_eq!(split_list("abcé, oré x"), ["abcé", "oré x"]);
     }
 
     #[test]

@@ -5,16 +5,19 @@
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use fabula_file::WorldFile;
 use moka::policy::EvictionPolicy;
 use moka::sync::Cache;
+use sha2::{Digest, Sha256};
 
 use crate::bundle::{self, Checksum, IndexKey, Sections};
 use crate::error::ErrorChain;
+use crate::index::query_terms;
+use crate::passage_index::{self, PASSAGE_DIR, PassageBuild, PassageIndex, WorldSource};
 use crate::world::build_sections;
-use crate::{Error, Result, WorldIndex};
+use crate::{Error, Hiding, MAX_TOP_K, Passage, Result, WorldIndex};
 
 /// One world as the manifest lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +119,9 @@ pub struct Corpus {
     builds: AtomicUsize,
     /// Whether a failure to write an index has been logged.
     write_failure_logged: AtomicBool,
+    /// The passage index once its first use opened or built it, or why it could not; the lock
+    /// is held through that first use, so concurrent first requests wait for one build.
+    passages: Mutex<Option<std::result::Result<Arc<PassageIndex>, String>>>,
 }
 
 impl std::fmt::Debug for Corpus {
@@ -177,6 +183,7 @@ impl Corpus {
             options,
             builds: AtomicUsize::new(0),
             write_failure_logged: AtomicBool::new(false),
+            passages: Mutex::new(None),
         })
     }
 
@@ -272,6 +279,138 @@ impl Corpus {
             .filter(|(_, reason)| reason.get().is_some())
             .map(|(info, _)| info.id)
             .collect()
+    }
+
+    /// The `top_k` (1..=50) passages that best match `query` across every world, or in
+    /// `world` only, best first, at the given hiding level: BM25 over the page title
+    /// and the passage's words, in the dataset's one passage index.
+    ///
+    /// The first call opens the passage index from `DIR/index/passages/`, or builds it when it
+    /// is missing or stale (written there when [`CorpusOptions::write_indexes`] says so, else
+    /// into a temporary folder of this process); calls meanwhile wait for it. A query without
+    /// terms has no passages.
+    pub fn retrieve(
+        &self,
+        query: &str,
+        top_k: usize,
+        world: Option<u32>,
+        hiding: Hiding,
+    ) -> Result<Vec<Passage>> {
+        if top_k == 0 || top_k > MAX_TOP_K {
+            return Err(Error::BadArgument(format!(
+                "top_k must be between 1 and {MAX_TOP_K}, not {top_k}"
+            )));
+        }
+        if let Some(world) = world {
+            self.world_idx(world)?;
+        }
+        let index = self.passage_index()?;
+        let terms = query_terms(&mut crate::index::passage_analyzer(), query);
+        let mut passages = Vec::with_capacity(top_k);
+        for (score, entry) in index.search(&terms, top_k, world)? {
+            let page_world = self.world(entry.world)?;
+            let mut passage = page_world.passage(
+                entry.page as usize,
+                entry.start as usize,
+                entry.end as usize,
+                hiding,
+                score,
+            )?;
+            passage.world = entry.world;
+            passages.push(passage);
+        }
+        Ok(passages)
+    }
+
+    /// Whether the passage index is open, so [`Corpus::retrieve`] needs no build. Never blocks.
+    pub fn passages_ready(&self) -> bool {
+        self.passages
+            .try_lock()
+            .is_ok_and(|slot| matches!(&*slot, Some(Ok(_))))
+    }
+
+    /// Where the passage index lives: `DIR/index/passages/`.
+    pub fn passage_index_path(&self) -> PathBuf {
+        self.dir.join(INDEX_DIR).join(PASSAGE_DIR)
+    }
+
+    /// Makes sure the passage index in `DIR/index/passages/` is usable: keeps a fresh one, else
+    /// builds it with `jobs` threads (indexing any world that has no usable index of its own
+    /// first) and writes it, whatever [`CorpusOptions::write_indexes`] says.
+    pub fn ensure_passage_index(&self, jobs: usize) -> Result<(IndexState, PassageBuild)> {
+        let folder = self.passage_index_path();
+        let key = passage_key(&self.worlds);
+        let state = match PassageIndex::open(&folder, &key) {
+            Ok(index) => {
+                let fresh = PassageBuild {
+                    passages: index.len(),
+                    skipped: Vec::new(),
+                };
+                return Ok((IndexState::Fresh, fresh));
+            }
+            Err(error) if is_not_found(&error) => IndexState::Built,
+            Err(error) => {
+                tracing::debug!(error = %ErrorChain(&error), "rebuilding the passage index");
+                IndexState::Rebuilt
+            }
+        };
+        let build = passage_index::build(self, &self.ids(), &folder, &key, jobs)?;
+        Ok((state, build))
+    }
+
+    fn passage_index(&self) -> Result<Arc<PassageIndex>> {
+        let mut slot = self.passages.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            // The build runs on a thread of its own while this one waits in `join`. Called from
+            // a rayon worker (a batch's queries run on rayon's pool), waiting inside the build's
+            // own `ThreadPool::install` would let this worker steal another query of the batch,
+            // which would then wait for the lock this thread holds: a deadlock.
+            let built = std::thread::scope(|scope| {
+                scope
+                    .spawn(|| self.open_or_build_passages())
+                    .join()
+                    .unwrap_or_else(|_| {
+                        Err(Error::Internal(
+                            "the passage index build panicked".to_owned(),
+                        ))
+                    })
+            });
+            *slot = Some(built.map(Arc::new).map_err(|error| {
+                tracing::error!(error = %ErrorChain(&error), "passage index unavailable until restart");
+                short_reason(&error)
+            }));
+        }
+        match slot.as_ref() {
+            Some(Ok(index)) => Ok(Arc::clone(index)),
+            Some(Err(reason)) => Err(Error::PassagesUnavailable(reason.clone())),
+            None => Err(Error::Internal(
+                "the passage index slot is empty".to_owned(),
+            )),
+        }
+    }
+
+    fn open_or_build_passages(&self) -> Result<PassageIndex> {
+        let folder = self.passage_index_path();
+        let key = passage_key(&self.worlds);
+        match PassageIndex::open(&folder, &key) {
+            Ok(index) => return Ok(index),
+            Err(error) if is_not_found(&error) => {
+                tracing::info!("no passage index; building it");
+            }
+            Err(error) => {
+                tracing::info!(error = %ErrorChain(&error), "unusable passage index; building it");
+            }
+        }
+        let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+        if !self.options.write_indexes {
+            return PassageIndex::build_temporary(self, &self.ids(), &key, jobs);
+        }
+        passage_index::build(self, &self.ids(), &folder, &key, jobs)?;
+        PassageIndex::open(&folder, &key)
+    }
+
+    fn ids(&self) -> Vec<u32> {
+        self.worlds.iter().map(|info| info.id).collect()
     }
 
     fn world_idx(&self, id: u32) -> Result<usize> {
@@ -381,6 +520,12 @@ impl Corpus {
     }
 }
 
+impl WorldSource for Corpus {
+    fn open_world(&self, id: u32) -> Result<Arc<WorldIndex>> {
+        self.world(id)
+    }
+}
+
 impl WorldInfo {
     /// What this world's persisted index is keyed by.
     pub fn index_key(&self) -> IndexKey<'_> {
@@ -422,6 +567,30 @@ fn unavailable(id: u32, reason: &str) -> Error {
     Error::WorldUnavailable {
         id,
         reason: reason.to_owned(),
+    }
+}
+
+/// The key a passage index is built for: SHA-256 over every world's id and file hash, in id order.
+pub(crate) fn passage_key(worlds: &[WorldInfo]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"fabula-passages\0");
+    for info in worlds {
+        hasher.update(info.id.to_le_bytes());
+        hasher.update(info.sha256.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The short reason a client is told for an unusable passage index (the log has the rest).
+fn short_reason(error: &Error) -> String {
+    match error {
+        Error::Io { .. } => "its files cannot be read or written".to_owned(),
+        Error::Index(_) | Error::CorruptIndex { .. } => "its files are damaged".to_owned(),
+        other => other.to_string(),
     }
 }
 

@@ -35,6 +35,10 @@ pub enum Error {
     /// kept for the corpus's lifetime; `reason` is short and names no path (the log has the rest).
     #[error("world {id} is unavailable: {reason}")]
     WorldUnavailable { id: u32, reason: String },
+    /// The dataset's passage index could not be opened or built; kept for the corpus's
+    /// lifetime. `reason` is short and names no path (the log has the rest).
+    #[error("the passage index is unavailable: {0}")]
+    PassagesUnavailable(String),
     /// An invariant of this crate broke; a bug, not a caller's mistake.
     #[error("internal error: {0}")]
     Internal(String),

@@ -15,7 +15,7 @@ use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
-    TextAnalyzer,
+    StopWordFilter, TextAnalyzer,
 };
 use tantivy::{
     Directory, Index, IndexSettings, InvertedIndexReader, ReloadPolicy, Score, Searcher,
@@ -32,7 +32,7 @@ pub(crate) const TITLE_BOOST: Score = 2.0;
 pub(crate) const MAX_QUERY_TERMS: usize = 64;
 
 /// The name the analyzer is registered under in each index.
-const TOKENIZER: &str = "fabula";
+pub(crate) const TOKENIZER: &str = "fabula";
 
 /// The indexed fields.
 const TITLE_FIELD: &str = "title";
@@ -54,6 +54,20 @@ pub(crate) fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
         .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// The analyzer of the passage index (see `passage_index`): [`analyzer`]'s, less the English
+/// stop words of Lucene's `EnglishAnalyzer` (`the`, `of`, `which` is kept), as Pyserini's BM25,
+/// the retriever behind Search-R1, drops them. Questions are full sentences; without this, every
+/// one of them would walk the postings of `the` and `of` in every passage of the dataset.
+pub(crate) fn passage_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::English).expect("tantivy has English stop words"))
         .filter(AsciiFoldingFilter)
         .filter(Stemmer::new(Language::English))
         .build()
@@ -160,7 +174,7 @@ pub(crate) fn build_files<'a>(
 }
 
 /// A segment id (32 hex digits) as a hyphenated UUID: 8-4-4-4-12 digits.
-fn hyphenated(segment_id: &str) -> String {
+pub(crate) fn hyphenated(segment_id: &str) -> String {
     let mut out = String::with_capacity(36);
     for (idx, digit) in segment_id.chars().enumerate() {
         if matches!(idx, 8 | 12 | 16 | 20) {
@@ -172,7 +186,7 @@ fn hyphenated(segment_id: &str) -> String {
 }
 
 /// A file of a RAM directory, if it exists.
-fn ram_file(ram: &RamDirectory, path: &Path) -> tantivy::Result<Option<Vec<u8>>> {
+pub(crate) fn ram_file(ram: &RamDirectory, path: &Path) -> tantivy::Result<Option<Vec<u8>>> {
     if !ram.exists(path)? {
         return Ok(None);
     }

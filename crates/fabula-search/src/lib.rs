@@ -44,6 +44,8 @@ mod bundle;
 mod corpus;
 mod error;
 mod index;
+mod passage_index;
+mod passages;
 mod slice_dir;
 mod snippet;
 mod store;
@@ -54,6 +56,7 @@ pub use bundle::{INDEX_FORMAT_VERSION, IndexKey};
 pub use corpus::{Corpus, CorpusOptions, DEFAULT_MAX_OPEN_WORLDS, IndexState, WorldInfo};
 pub use error::{Error, ErrorChain, Result};
 pub use fabula_file::Hiding;
+pub use passage_index::{PASSAGE_FORMAT_VERSION, PassageBuild};
 pub use text::plain_text;
 pub use world::{MAX_TOP_K, WorldIndex};
 
@@ -77,6 +80,20 @@ pub struct Hit {
     pub snippet: String,
     /// The page's `published` date, None for reference pages.
     pub date: Option<String>,
+    pub score: f32,
+}
+
+/// One passage that [`Corpus::retrieve`] found: about 100 words of one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    /// The page's url and the passage's number in the page: `URL#pN`, N from 0.
+    pub id: String,
+    /// The world the page belongs to.
+    pub world: u32,
+    pub url: String,
+    pub title: String,
+    /// The passage at the requested hiding level (strict gives the page's one-line description).
+    pub text: String,
     pub score: f32,
 }
 

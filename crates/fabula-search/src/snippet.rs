@@ -136,7 +136,7 @@ pub(crate) struct Window {
 
 /// The byte offset where a page's content starts in its plain text: after the title when the
 /// text opens with it (the page's `# Title` heading), which a snippet need not repeat.
-fn content_start(text: &str, title: &str) -> usize {
+pub(crate) fn content_start(text: &str, title: &str) -> usize {
     if title.is_empty() {
         return 0;
     }

@@ -10,13 +10,15 @@ use tantivy::tokenizer::TextAnalyzer;
 use crate::bundle::{self, Checksum, IndexKey, Problem, Sections};
 use crate::error::ErrorChain;
 use crate::index::{PageIndex, analyzer, build_files, query_terms};
+use crate::passages::{passage_ranges, passage_text};
 use crate::slice_dir::SliceDirectory;
 use crate::snippet::{
-    Source, TermMatcher, best_window, describe, hidden_ranges, mask_ranges, render, scanned_prefix,
+    Source, TermMatcher, best_window, content_start, describe, hidden_ranges, mask_ranges, render,
+    scanned_prefix,
 };
 use crate::store::{PageStore, RawPage};
 use crate::text::plain_text;
-use crate::{Error, Extract, Hiding, Hit, Result, SearchOptions, SearchResults};
+use crate::{Error, Extract, Hiding, Hit, Passage, Result, SearchOptions, SearchResults};
 
 /// The most results one search call may ask for.
 pub const MAX_TOP_K: usize = 50;
@@ -131,6 +133,14 @@ impl WorldIndex {
         self.store.len()
     }
 
+    /// The latest publication date of the world's pages (ISO `YYYY-MM-DD`), if any page has
+    /// one: the world's "today" for relative time filters, since a world has no clock.
+    pub fn latest_date(&self) -> Option<&str> {
+        (0..self.store.len())
+            .filter_map(|page_idx| self.store.published(page_idx))
+            .max()
+    }
+
     /// The world's name from `fabula_meta`, if it states one.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
@@ -235,6 +245,68 @@ impl WorldIndex {
     /// a persisted index most of them are the mapped file, which the page cache may drop.
     pub fn heap_bytes(&self) -> usize {
         self.store.heap_bytes() + self.index.space_usage()
+    }
+
+    /// Calls `f` with every passage of every page, in page (url) order: the page's position,
+    /// its title, the passage text and its byte range in the page's plain text.
+    pub(crate) fn for_each_passage(
+        &self,
+        mut f: impl FnMut(u32, &str, &str, u32, u32) -> Result<()>,
+    ) -> Result<()> {
+        for page_idx in 0..self.store.len() {
+            let title = self.store.title(page_idx);
+            let text = plain_text(&self.store.body(page_idx)?);
+            for (start, end) in passage_ranges(&text, content_start(&text, title)) {
+                let (page, start, end) = (page_idx as u32, start as u32, end as u32);
+                f(page, title, &text[start as usize..end as usize], start, end)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The passage `start..end` of page `page_idx`'s plain text at the given hiding level.
+    pub(crate) fn passage(
+        &self,
+        page_idx: usize,
+        start: usize,
+        end: usize,
+        hiding: Hiding,
+        score: f32,
+    ) -> Result<Passage> {
+        let stale = || {
+            Error::Internal(format!(
+                "passage {start}..{end} of page {page_idx} is not in the page: a stale passage index"
+            ))
+        };
+        if page_idx >= self.store.len() {
+            return Err(stale());
+        }
+        let title = self.store.title(page_idx);
+        let url = self.store.url(page_idx);
+        let text = plain_text(&self.store.body(page_idx)?);
+        if start > end
+            || end > text.len()
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            return Err(stale());
+        }
+        let number = passage_ranges(&text, content_start(&text, title))
+            .iter()
+            .take_while(|&&(passage_start, _)| passage_start < start)
+            .count();
+        let text = match hiding {
+            Hiding::Strict => describe(self.store.kind(page_idx), title, url),
+            _ => passage_text(&text, start, end, self.store.masks(page_idx), hiding),
+        };
+        Ok(Passage {
+            id: format!("{url}#p{number}"),
+            world: 0,
+            url: url.to_owned(),
+            title: title.to_owned(),
+            text,
+            score,
+        })
     }
 
     fn page_idx(&self, url: &str) -> Result<usize> {

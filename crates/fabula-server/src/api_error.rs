@@ -181,6 +181,10 @@ impl From<fabula_search::Error> for ApiError {
             }
             fabula_search::Error::BadQuery(message)
             | fabula_search::Error::BadArgument(message) => ApiError::bad_request(message),
+            fabula_search::Error::WorldUnavailable { .. }
+            | fabula_search::Error::PassagesUnavailable(_) => {
+                ApiError::new(ErrorCode::WorldUnavailable, error.to_string())
+            }
             other => ApiError::internal(&fabula_search::ErrorChain(&other)),
         }
     }

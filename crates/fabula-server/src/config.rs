@@ -59,6 +59,9 @@ pub struct ServeConfig {
     /// Whether an index built on first use (its persisted one missing or stale) is written to
     /// `DIR/index/` for the next start; a failure to write is logged and ignored.
     pub write_indexes: bool,
+    /// The hiding `/retrieve` applies to its passages when a request names none; default none,
+    /// as Search-R1's Wikipedia passages are whole.
+    pub retrieve_hiding: fabula_search::Hiding,
     /// Render observations with this language world model; None (the default) uses templates.
     pub lwm: Option<LwmOptions>,
     /// The `Host` header values `/mcp/{world}` accepts (names or `name:port`); `"*"` accepts
@@ -86,6 +89,7 @@ impl Default for ServeConfig {
             max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
             max_open_worlds: fabula_search::DEFAULT_MAX_OPEN_WORLDS,
             write_indexes: true,
+            retrieve_hiding: fabula_search::Hiding::None,
             lwm: None,
             mcp_allowed_hosts: default_allowed_hosts(),
         }
@@ -113,6 +117,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("max_blocking_calls", &self.max_blocking_calls)
             .field("max_open_worlds", &self.max_open_worlds)
             .field("write_indexes", &self.write_indexes)
+            .field("retrieve_hiding", &self.retrieve_hiding)
             .field("lwm", &self.lwm)
             .field("mcp_allowed_hosts", &self.mcp_allowed_hosts)
             .finish()

@@ -14,6 +14,7 @@
 //! | `POST /retrieve`                   | the same, with `"world"` in the body                   |
 //! | `POST /compat/tavily/{id}/search`  | Tavily: `{"query", "answer", "images", "results", "response_time"}` |
 //! | `POST /compat/tavily/{id}/extract` | Tavily: `{"results", "failed_results", "response_time"}` |
+//! | `POST /compat/tavily/{id}/crawl`, `/map` | 400 in Tavily's error shape: not supported        |
 //! | `POST /v1/sessions`                | `{"session", "world", "seed", "controls"}`             |
 //! | `POST /v1/sessions/{sid}/search`   | as the world's search, under the session's controls    |
 //! | `POST /v1/sessions/{sid}/extract`  | as the world's extract, under the session's controls   |
@@ -30,6 +31,8 @@
 //! `"queries"` batch with `{"responses": [..]}`, one such object per query in order, where a query
 //! that failed on its own (a session's `batch_failure_rate`) is `{"query", "error": {..}}`.
 //! Extract takes `{"url", "start": 0, "max_chars": 8000}` (`max_chars` 1..=100,000).
+//!
+//! Runs of `/` in a path are read as one `/` (a client's base URL with a trailing slash).
 //!
 //! Errors: 400 `bad_request` (malformed JSON or HTTP, wrong field types, unknown fields on the
 //! native and session routes, blank queries or queries over 2,000 characters, values out of
@@ -107,6 +110,8 @@ pub fn app(state: AppState) -> Router {
         .merge(search_r1::routes())
         .route("/compat/tavily/{id}/search", post(tavily::search))
         .route("/compat/tavily/{id}/extract", post(tavily::extract))
+        .route("/compat/tavily/{id}/crawl", post(tavily::crawl))
+        .route("/compat/tavily/{id}/map", post(tavily::map))
         .route("/v1/sessions", post(sessions::create))
         .route("/v1/sessions/{sid}", delete(sessions::delete))
         .route("/v1/sessions/{sid}/search", post(sessions::search))
@@ -124,7 +129,34 @@ pub fn app(state: AppState) -> Router {
             require_api_key,
         ));
     }
-    router.with_state(state)
+    // Routing sees paths with runs of `/` collapsed, so a base URL with a trailing slash
+    // (`.../compat/tavily/0/` + `/search`) works; the rewrite must wrap the whole router.
+    Router::new()
+        .fallback_service(router.with_state(state))
+        .layer(middleware::map_request(collapse_slashes))
+}
+
+/// Rewrites `//` (and longer runs) in the path to `/`; the query is kept as sent.
+async fn collapse_slashes(mut request: Request) -> Request {
+    let uri = request.uri();
+    if !uri.path().contains("//") {
+        return request;
+    }
+    let mut path = String::with_capacity(uri.path().len());
+    for c in uri.path().chars() {
+        if !(c == '/' && path.ends_with('/')) {
+            path.push(c);
+        }
+    }
+    if let Some(query) = uri.query() {
+        path = format!("{path}?{query}");
+    }
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = path.parse().ok();
+    if let Ok(collapsed) = axum::http::Uri::from_parts(parts) {
+        *request.uri_mut() = collapsed;
+    }
+    request
 }
 
 async fn not_found(request: Request) -> ApiError {

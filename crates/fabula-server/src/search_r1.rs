@@ -2,6 +2,13 @@
 //! verl's SearchTool: `{"queries": [str], "topk": int, "return_scores": bool}` in,
 //! `{"result": [[{"document": {"id", "contents"}, "score"}]]}` out (bare documents without scores).
 //!
+//! Like Search-R1's Wikipedia server, it returns passages: about 100 words of a page each, as
+//! `"Title"\ntext`, with the id `URL#pN` (see `fabula_search::Corpus::retrieve`). `/retrieve`
+//! without a `world` searches every world of the dataset at once, one fictional encyclopedia in
+//! which a question finds its own world's pages (names are unique across worlds), so verl's
+//! SearchTool and Search-R1's client work by changing only their URL. Passages are whole by
+//! default (`fabula serve --retrieve-hiding` changes that); a request's `hiding` overrides both.
+//!
 //! Search-R1 and verl send every rollout's query in one call, so a batch may hold up to
 //! [`MAX_RETRIEVE_QUERIES`] queries in a body of up to [`MAX_RETRIEVE_BODY_BYTES`] (these routes
 //! only; every other route keeps the 64 KiB limit). A query that cannot be searched (blank, or
@@ -11,11 +18,12 @@
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::post;
 use axum::{Json, Router};
-use fabula_search::{Hiding, Hit, SearchOptions};
+use fabula_search::{Hiding, Passage};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, ErrorCode};
 use crate::extractors::{ApiJson, ApiPath};
 use crate::state::{AppState, Cost};
 use crate::wire::{HidingName, MAX_TOP_K, validate_query, validate_top_k};
@@ -46,15 +54,17 @@ pub struct RetrieveRequest {
     /// Whether each hit carries its BM25 score; default false.
     #[serde(default)]
     pub return_scores: bool,
-    /// The world to search; needed on `/retrieve` unless the corpus holds exactly one world.
+    /// A fabula extension: search this world only; without it `/retrieve` searches every world.
     #[schema(format = "uint32", maximum = 4294967295_u64)]
     pub world: Option<u32>,
-    /// A fabula extension: snippet hiding, default `"partial"`.
+    /// A fabula extension: hiding of the passages' values, default the server's
+    /// `--retrieve-hiding` (`"none"` unless set).
     #[schema(value_type = Option<HidingName>)]
     pub hiding: Option<Hiding>,
 }
 
-/// A Search-R1 document: the url as id, and `"Title"\nsnippet` as contents.
+/// A Search-R1 document: `URL#pN` (the page and the passage's number in it) as id, and
+/// `"Title"\npassage` as contents.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Document {
     pub id: String,
@@ -84,44 +94,36 @@ pub(crate) fn routes() -> Router<AppState> {
         .layer(DefaultBodyLimit::max(MAX_RETRIEVE_BODY_BYTES))
 }
 
-/// `POST /retrieve`, with the world in the body.
+/// `POST /retrieve`: the whole dataset as one corpus of passages, or the world named in the body.
 #[utoipa::path(post, path = "/retrieve", operation_id = "retrieve", tag = "search-r1",
-    summary = "Search-R1 retrieval; the world is named in the body",
-    request_body(content = RetrieveRequest, description = "`world` is required unless the corpus holds exactly one world"),
-    responses((status = 200, description = "One list of hits per query", body = RetrieveResponse)))]
+    summary = "Search-R1 retrieval over every world's passages, or one world's when the body names it",
+    request_body(content = RetrieveRequest, description = "Without `world`, every world of the dataset is searched"),
+    responses((status = 200, description = "One list of passages per query", body = RetrieveResponse)))]
 pub(crate) async fn retrieve(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<RetrieveRequest>,
 ) -> Result<Json<RetrieveResponse>, ApiError> {
-    let world_id = match (request.world, state.worlds()) {
-        (Some(world_id), _) => world_id,
-        (None, [only]) => only.id,
-        (None, _) => {
-            return Err(ApiError::bad_request(
-                "missing field `world`: the corpus holds several worlds, so say which to search",
-            ));
-        }
-    };
-    run_retrieve(&state, world_id, request).await
+    let world = request.world;
+    run_retrieve(&state, world, request).await
 }
 
-/// `POST /v1/worlds/{id}/retrieve`; a `world` in the body is ignored.
+/// `POST /v1/worlds/{id}/retrieve`: one world's passages; a `world` in the body is ignored.
 #[utoipa::path(post, path = "/v1/worlds/{id}/retrieve", operation_id = "retrieve_world", tag = "search-r1",
-    summary = "Search-R1 retrieval in one world",
+    summary = "Search-R1 retrieval over one world's passages",
     params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
     request_body(content = RetrieveRequest, description = "A `world` in the body is ignored"),
-    responses((status = 200, description = "One list of hits per query", body = RetrieveResponse)))]
+    responses((status = 200, description = "One list of passages per query", body = RetrieveResponse)))]
 pub(crate) async fn retrieve_world(
     State(state): State<AppState>,
     ApiPath(world_id): ApiPath<u32>,
     ApiJson(request): ApiJson<RetrieveRequest>,
 ) -> Result<Json<RetrieveResponse>, ApiError> {
-    run_retrieve(&state, world_id, request).await
+    run_retrieve(&state, Some(world_id), request).await
 }
 
 async fn run_retrieve(
     state: &AppState,
-    world_id: u32,
+    world: Option<u32>,
     request: RetrieveRequest,
 ) -> Result<Json<RetrieveResponse>, ApiError> {
     if request.queries.len() > MAX_RETRIEVE_QUERIES {
@@ -141,43 +143,44 @@ async fn run_retrieve(
             request.queries.len() * topk
         )));
     }
-    let hiding = request.hiding.unwrap_or_default();
-    let options = SearchOptions {
-        top_k: topk,
-        offset: 0,
-        hiding,
-    };
+    if let Some(world_id) = world
+        && !state.has_world(world_id)
+    {
+        return Err(ApiError::new(
+            ErrorCode::WorldNotFound,
+            format!("no world with id {world_id}"),
+        ));
+    }
+    let hiding = request.hiding.unwrap_or_else(|| state.retrieve_hiding());
     let cost = Cost::of(request.queries.len());
     let result = state
-        .with_world(world_id, cost, move |index| {
-            let mut result = Vec::with_capacity(request.queries.len());
-            for query in &request.queries {
+        .with_corpus(cost, move |corpus| {
+            // A batch's queries run on every core (rayon's pool); the answer keeps their order.
+            let one = |query: &String| -> Result<Vec<RetrieveHit>, ApiError> {
                 if validate_query(query).is_err() {
-                    result.push(Vec::new());
-                    continue;
+                    return Ok(Vec::new());
                 }
-                let hits = index.search(query, &options)?.hits;
-                result.push(
-                    hits.into_iter()
-                        .map(|hit| retrieve_hit(hit, request.return_scores))
-                        .collect(),
-                );
-            }
-            Ok(result)
+                let passages = corpus.retrieve(query, topk, world, hiding)?;
+                Ok(passages
+                    .into_iter()
+                    .map(|passage| retrieve_hit(passage, request.return_scores))
+                    .collect())
+            };
+            request.queries.par_iter().map(one).collect()
         })
         .await?;
     Ok(Json(RetrieveResponse { result }))
 }
 
-fn retrieve_hit(hit: Hit, return_scores: bool) -> RetrieveHit {
+fn retrieve_hit(passage: Passage, return_scores: bool) -> RetrieveHit {
     let document = Document {
-        id: hit.url,
-        contents: format!("\"{}\"\n{}", hit.title, hit.snippet),
+        id: passage.id,
+        contents: format!("\"{}\"\n{}", passage.title, passage.text),
     };
     if return_scores {
         RetrieveHit::Scored {
             document,
-            score: hit.score,
+            score: passage.score,
         }
     } else {
         RetrieveHit::Bare(document)

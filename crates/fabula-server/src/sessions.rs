@@ -119,9 +119,10 @@ fn create_owned(
     })
 }
 
-/// Ends a session that another front end made (an MCP session that closed): removes it from
-/// the store whatever its owner, and forgets its world-model view.
-pub(crate) fn close_session(state: &AppState, session_id: &str) {
+/// Ends a session that another front end made (an MCP session that closed, an OpenEnv
+/// connection that ended): removes it from the store whatever its owner, and forgets its
+/// world-model view.
+pub fn close_session(state: &AppState, session_id: &str) {
     state.sessions().remove(session_id, None);
     state.render_service().forget_session(session_id);
 }

@@ -58,6 +58,8 @@ struct Inner {
     mcp_session_ttl: Duration,
     /// The HTTP timeouts of both listeners.
     timeouts: Timeouts,
+    /// The hiding `/retrieve` applies when a request names none.
+    retrieve_hiding: Hiding,
 }
 
 impl AppState {
@@ -103,6 +105,7 @@ impl AppState {
             timeouts: Timeouts::from_config(config),
             max_mcp_sessions: config.max_mcp_sessions,
             mcp_session_ttl: config.mcp_session_ttl,
+            retrieve_hiding: config.retrieve_hiding,
         };
         AppState {
             inner: Arc::new(inner),
@@ -236,6 +239,34 @@ impl AppState {
     }
 
     /// Renders a search's answered queries through the configured renderer (see [`RenderService`]).
+    /// The hiding `/retrieve` applies when a request names none.
+    pub fn retrieve_hiding(&self) -> Hiding {
+        self.inner.retrieve_hiding
+    }
+
+    /// Runs `work` on the whole corpus (the passage index): inline when it is a single call and
+    /// the passage index is open, else on a blocking thread under the same permits as
+    /// [`AppState::with_world`], since the first use may build the index.
+    pub(crate) async fn with_corpus<T, F>(&self, cost: Cost, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Corpus) -> Result<T, ApiError> + Send + 'static,
+    {
+        if cost == Cost::One && self.inner.corpus.passages_ready() {
+            return work(&self.inner.corpus);
+        }
+        let _permit = self
+            .inner
+            .world_permits
+            .acquire()
+            .await
+            .map_err(|error| ApiError::internal(&error))?;
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || work(&state.inner.corpus))
+            .await
+            .map_err(|error| ApiError::internal(&error))?
+    }
+
     pub(crate) async fn render_search(
         &self,
         world_id: u32,

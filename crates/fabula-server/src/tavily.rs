@@ -1,12 +1,22 @@
 //! The Tavily-shaped endpoints (`POST /compat/tavily/{id}/search` and `/extract`), so a Tavily
-//! client whose `api_base_url` is `.../compat/tavily/{id}` works unchanged. Errors are rendered as
-//! Tavily renders them: `{"detail": {"error": ".."}}`.
+//! client whose `api_base_url` is `.../compat/tavily/{id}` (with or without a trailing slash)
+//! works unchanged. Errors are rendered as Tavily renders them: `{"detail": {"error": ".."}}`.
+//!
+//! Search honours `include_domains`, `exclude_domains`, `time_range`, `start_date` and
+//! `end_date` ([`filters`]). What fabula cannot do is refused with a 400 that says so, rather than
+//! ignored: `include_answer` (fabula writes no answers), `include_images` (its pages have none),
+//! `include_domains_mode: "prefer"`, and the `/crawl` and `/map` endpoints. Fields that only tune
+//! Tavily's own service (`search_depth`, `topic`, `days`, `country`, `auto_parameters`,
+//! `chunks_per_source`, `include_favicon`, `include_usage`, `exact_match`, `api_key`, ...) are
+//! accepted and ignored.
+
+pub mod filters;
 
 use std::time::Instant;
 
 use axum::Json;
 use axum::extract::State;
-use fabula_search::{Hiding, SearchOptions};
+use fabula_search::{Hiding, Hit, MAX_TOP_K, SearchOptions, WorldIndex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -15,6 +25,7 @@ use crate::api_error::{ApiError, ErrorCode, TavilyError};
 use crate::extractors::{TavilyJson, TavilyPath};
 use crate::state::{AppState, Cost};
 use crate::wire::{HidingName, MAX_URL_CHARS, QueryText, UrlText, validate_query, validate_url};
+use filters::{FilterRequest, Filters, PageFilter};
 
 /// Tavily's default `max_results`.
 pub const DEFAULT_MAX_RESULTS: usize = 5;
@@ -25,8 +36,8 @@ pub const MAX_EXTRACT_URLS: usize = 20;
 /// The most characters of a page returned as `raw_content`.
 pub const MAX_RAW_CHARS: usize = 1_000_000;
 
-/// Tavily's search request. Fields Tavily defines that do not apply here (`search_depth`,
-/// `topic`, `include_answer`, `include_images`, `api_key`, ...) are accepted and ignored.
+/// Tavily's search request. Fields that only tune Tavily's own service (`search_depth`,
+/// `topic`, `days`, `country`, `api_key`, ...) are accepted and ignored.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct TavilySearchRequest {
     #[schema(value_type = QueryText)]
@@ -41,6 +52,72 @@ pub struct TavilySearchRequest {
     /// A fabula extension: snippet hiding, default `"partial"`.
     #[schema(value_type = Option<HidingName>)]
     pub hiding: Option<Hiding>,
+    /// Only pages of these domains (a host matches its subdomains; `host/path` matches a path
+    /// prefix); at most 300.
+    #[serde(default)]
+    #[schema(max_items = 300)]
+    pub include_domains: Vec<String>,
+    /// No pages of these domains; at most 150.
+    #[serde(default)]
+    #[schema(max_items = 150)]
+    pub exclude_domains: Vec<String>,
+    /// `day`, `week`, `month`, `year` (or `d`, `w`, `m`, `y`), counted back from the world's
+    /// latest page date; pages without a date are left out.
+    #[schema(value_type = Option<String>, pattern = "^(day|week|month|year|d|w|m|y)$")]
+    pub time_range: Option<String>,
+    /// Only pages published on or after this date (`YYYY-MM-DD`).
+    #[schema(value_type = Option<String>, pattern = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")]
+    pub start_date: Option<String>,
+    /// Only pages published on or before this date (`YYYY-MM-DD`).
+    #[schema(value_type = Option<String>, pattern = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")]
+    pub end_date: Option<String>,
+    /// Only `"restrict"` (the default) is supported.
+    #[schema(value_type = Option<String>, pattern = "^restrict$")]
+    pub include_domains_mode: Option<String>,
+    /// Unsupported: only `false` or `null` (fabula writes no answers).
+    #[serde(default)]
+    #[schema(schema_with = off_flag_schema)]
+    pub include_answer: Value,
+    /// Unsupported: only `false` or `null` (the pages have no images).
+    #[serde(default)]
+    #[schema(schema_with = off_flag_schema)]
+    pub include_images: Value,
+}
+
+impl TavilySearchRequest {
+    /// Refuses the options fabula cannot honour, and reads the filters.
+    fn filters(&self) -> Result<Filters, ApiError> {
+        let unsupported = |field: &str, why: &str| {
+            ApiError::bad_request(format!("{field} is not supported by fabula: {why}"))
+        };
+        if !matches!(self.include_answer, Value::Null | Value::Bool(false)) {
+            return Err(unsupported(
+                "include_answer",
+                "it writes no answers (`answer` is always null); read the results instead",
+            ));
+        }
+        if !matches!(self.include_images, Value::Null | Value::Bool(false)) {
+            return Err(unsupported("include_images", "its pages have no images"));
+        }
+        if let Some(mode) = self
+            .include_domains_mode
+            .as_deref()
+            .filter(|m| *m != "restrict")
+        {
+            return Err(unsupported(
+                &format!("include_domains_mode `{mode}`"),
+                "include_domains always restricts",
+            ));
+        }
+        Filters::parse(FilterRequest {
+            include_domains: &self.include_domains,
+            exclude_domains: &self.exclude_domains,
+            time_range: self.time_range.as_deref(),
+            start_date: self.start_date.as_deref(),
+            end_date: self.end_date.as_deref(),
+        })
+        .map_err(ApiError::bad_request)
+    }
 }
 
 /// The schema of `include_raw_content`: a boolean, `null`, `"markdown"` or `"text"`.
@@ -53,6 +130,15 @@ fn raw_content_flag_schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> 
     utoipa::openapi::OneOfBuilder::new()
         .item(flag)
         .item(format)
+        .into()
+}
+
+/// The schema of an unsupported option: `false` or `null` only.
+fn off_flag_schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Boolean, Type::Null]))
+        .enum_values(Some([Value::Bool(false), Value::Null]))
         .into()
 }
 
@@ -131,22 +217,33 @@ pub(crate) async fn search(
             .into());
         }
     };
+    let filters = request.filters()?;
     let hiding = request.hiding.unwrap_or_default();
     let query = request.query.clone();
-    // Raw contents mean an extract per result.
-    let cost = if include_raw { Cost::Many } else { Cost::One };
+    // Raw contents mean an extract per result; filters may scan many results.
+    let cost = if include_raw || !filters.is_empty() {
+        Cost::Many
+    } else {
+        Cost::One
+    };
     let results = state
         .with_world(world_id, cost, move |index| {
             if max_results == 0 {
                 return Ok(Vec::new());
             }
-            let options = SearchOptions {
-                top_k: max_results,
-                offset: 0,
-                hiding,
+            let keep = filters.for_world(index.latest_date());
+            let hits = if filters.is_empty() {
+                let options = SearchOptions {
+                    top_k: max_results,
+                    offset: 0,
+                    hiding,
+                };
+                index.search(&query, &options)?.hits
+            } else {
+                filtered_hits(index, &query, hiding, max_results, keep)?
             };
-            let mut results = Vec::with_capacity(max_results);
-            for hit in index.search(&query, &options)?.hits {
+            let mut results = Vec::with_capacity(hits.len());
+            for hit in hits {
                 let raw_content = if include_raw {
                     Some(index.extract(&hit.url, 0, MAX_RAW_CHARS)?.content)
                 } else {
@@ -171,6 +268,62 @@ pub(crate) async fn search(
         results,
         response_time: round_seconds(started),
     }))
+}
+
+/// The best `max_results` hits that pass the filter: the ranking is read page by page until
+/// enough pass or it ends.
+fn filtered_hits(
+    index: &WorldIndex,
+    query: &str,
+    hiding: Hiding,
+    max_results: usize,
+    keep: PageFilter<'_>,
+) -> fabula_search::Result<Vec<Hit>> {
+    let mut hits = Vec::with_capacity(max_results);
+    let mut offset = 0;
+    loop {
+        let options = SearchOptions {
+            top_k: MAX_TOP_K,
+            offset,
+            hiding,
+        };
+        let page = index.search(query, &options)?;
+        offset += page.hits.len();
+        let passing = page
+            .hits
+            .into_iter()
+            .filter(|hit| keep.keep(&hit.url, hit.date.as_deref()));
+        hits.extend(passing);
+        if hits.len() >= max_results || !page.has_more {
+            hits.truncate(max_results);
+            return Ok(hits);
+        }
+    }
+}
+
+/// `POST /compat/tavily/{id}/crawl`: refused, with what to use instead.
+#[utoipa::path(post, path = "/compat/tavily/{id}/crawl", operation_id = "tavily_crawl", tag = "tavily",
+    summary = "Not supported: always 400 in Tavily's error shape, saying to use search and extract",
+    params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
+    responses((status = 400, description = "Not supported")))]
+pub(crate) async fn crawl() -> TavilyError {
+    unsupported_endpoint("crawl")
+}
+
+/// `POST /compat/tavily/{id}/map`: refused, with what to use instead.
+#[utoipa::path(post, path = "/compat/tavily/{id}/map", operation_id = "tavily_map", tag = "tavily",
+    summary = "Not supported: always 400 in Tavily's error shape, saying to use search and extract",
+    params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
+    responses((status = 400, description = "Not supported")))]
+pub(crate) async fn map() -> TavilyError {
+    unsupported_endpoint("map")
+}
+
+fn unsupported_endpoint(endpoint: &str) -> TavilyError {
+    ApiError::bad_request(format!(
+        "{endpoint} is not supported by fabula: search with /search and read pages with /extract"
+    ))
+    .into()
 }
 
 /// One url or a list of urls, as Tavily accepts both.
@@ -278,4 +431,22 @@ pub(crate) async fn extract(
 
 fn round_seconds(started: Instant) -> f64 {
     (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_date_pattern_is_the_one_the_filters_read() {
+        let schema =
+            serde_json::to_value(<TavilySearchRequest as utoipa::PartialSchema>::schema()).unwrap();
+        for field in ["start_date", "end_date"] {
+            assert_eq!(
+                schema["properties"][field]["pattern"],
+                filters::DATE_PATTERN,
+                "{field}"
+            );
+        }
+    }
 }

@@ -4,6 +4,10 @@
 //! An index is a cache keyed by its world file's hash and the index format version: a fresh one
 //! is kept, a missing, stale or corrupt one is built again, and deleting `DIR/index/` loses
 //! nothing. `fabula up` runs this after `generate`; a cluster runs it once per shard.
+//!
+//! Without `--shard` it then makes sure of the dataset's passage index (`DIR/index/passages/`),
+//! which spans every world and which the root `/retrieve` searches; a sharded run leaves it to a
+//! last unsharded run, which finds every world's own index fresh.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,6 +44,9 @@ pub struct IndexSummary {
     /// Bytes of the indexed worlds' files and of their indexes.
     pub world_bytes: u64,
     pub index_bytes: u64,
+    /// What happened to the passage index (None for a sharded run), its passages and bytes.
+    pub passages: Option<(IndexState, u64)>,
+    pub passage_bytes: u64,
 }
 
 impl IndexSummary {
@@ -69,6 +76,24 @@ pub fn run_index(args: &IndexArgs) -> anyhow::Result<()> {
         per_world(summary.world_bytes),
         per_world(summary.index_bytes),
     );
+    match summary.passages {
+        Some((state, passages)) => eprintln!(
+            "passage index {} ({} passages, {:.1} MB) -> {}",
+            match state {
+                IndexState::Fresh => "already fresh",
+                IndexState::Built => "built",
+                IndexState::Rebuilt => "rebuilt",
+            },
+            passages,
+            summary.passage_bytes as f64 / 1e6,
+            args.dir.join("index").join("passages").display(),
+        ),
+        None => eprintln!(
+            "the passage index spans every world: run `fabula index {}` without --shard once \
+             every shard is indexed",
+            args.dir.display()
+        ),
+    }
     Ok(())
 }
 
@@ -120,6 +145,15 @@ pub fn index_dataset(
     for &id in &ids {
         summary.world_bytes += file_len(&corpus.info(id)?.file)?;
         summary.index_bytes += file_len(&corpus.index_path(id)?)?;
+    }
+    if shard.is_none() {
+        let (state, build) = corpus
+            .ensure_passage_index(jobs)
+            .with_context(|| format!("building the passage index of {}", dir.display()))?;
+        for entry in std::fs::read_dir(corpus.passage_index_path())? {
+            summary.passage_bytes += entry?.metadata()?.len();
+        }
+        summary.passages = Some((state, build.passages));
     }
     Ok(summary)
 }

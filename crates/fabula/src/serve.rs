@@ -41,6 +41,10 @@ pub struct ServeArgs {
     /// name:port); `*` accepts any. Default loopback only.
     #[arg(long, value_delimiter = ',', default_value = "localhost,127.0.0.1,::1")]
     pub mcp_allowed_hosts: Vec<String>,
+    /// The hiding `/retrieve` applies to its passages when a request names none: none (whole
+    /// passages, as Search-R1's Wikipedia server), partial or strict.
+    #[arg(long, default_value = "none", value_parser = parse_hiding)]
+    pub retrieve_hiding: fabula_search::Hiding,
     /// Which renderer writes search and extract observations (`lwm` needs --model).
     #[arg(long, value_enum, default_value = "template")]
     pub renderer: crate::wm::RendererName,
@@ -96,6 +100,11 @@ pub struct LimitArgs {
     /// Do not write the indexes built on first use to DIR/index/ (for a read-only dataset).
     #[arg(long)]
     pub no_index_writes: bool,
+}
+
+fn parse_hiding(text: &str) -> Result<fabula_search::Hiding, String> {
+    fabula_search::Hiding::parse(text)
+        .ok_or_else(|| format!("unknown hiding `{text}` (known: none, partial, strict)"))
 }
 
 /// The shortest API key or admin token accepted.
@@ -214,6 +223,7 @@ fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
         drain_timeout: limits.drain_timeout,
         max_open_worlds: limits.max_open_worlds.max(1),
         write_indexes: !limits.no_index_writes,
+        retrieve_hiding: args.retrieve_hiding,
         ..Default::default()
     }
 }

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use fabula_bench::{AgentConfig, ExportConfig, Format, Split};
-use fabula_score::{EvalReport, PredictionRecord, TaskRecord};
+use fabula_score::{EvalReport, PredictionRecord, TaskRecord, widesearch};
 
 /// `fabula tasks ...`.
 #[derive(Debug, Subcommand)]
 pub enum TasksCommand {
-    /// Export tasks with gold answers: jsonl, widesearch (JSONL plus gold CSVs) or searchr1.
+    /// Export tasks with gold answers: jsonl, widesearch (JSONL plus gold CSVs and a Hugging
+    /// Face copy in data/), searchr1 (JSONL, or parquet when --out ends in .parquet) or verl
+    /// (parquet for verl's RLHFDataset).
     Export(TasksExportArgs),
 }
 
@@ -20,13 +22,13 @@ pub struct TasksExportArgs {
     /// The dataset directory.
     #[arg(long, default_value = "worlds/default")]
     pub worlds: PathBuf,
-    /// jsonl, widesearch or searchr1.
+    /// jsonl, widesearch, searchr1 or verl.
     #[arg(long, default_value = "jsonl")]
     pub format: String,
     /// train, dev, test or all (split by a stable hash of the world id, 80/10/10).
     #[arg(long, default_value = "all")]
     pub split: String,
-    /// The output file.
+    /// The output file (`.parquet` for verl, and for searchr1 as parquet).
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -46,10 +48,16 @@ pub enum CorpusCommand {
 /// Arguments of `fabula eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Tasks as JSONL (from `fabula tasks export --format jsonl`).
+    /// Tasks as JSONL: fabula's (`tasks export --format jsonl`) or WideSearch's (`tasks export
+    /// --format widesearch`, or WideSearch's own), told apart by the first record.
     #[arg(long, required_unless_present = "blind")]
     pub tasks: Option<PathBuf>,
-    /// Predictions as JSONL: {"task_id", "answer"}, one line per attempt.
+    /// WideSearch gold CSVs, `{instance_id}.csv` (default: `widesearch_gold/` beside --tasks).
+    #[arg(long)]
+    pub gold_dir: Option<PathBuf>,
+    /// Predictions as JSONL, {"task_id", "answer"} or WideSearch's {"instance_id", "response"},
+    /// one line per attempt; or a directory whose `*.jsonl` files are all read (WideSearch's
+    /// response root).
     #[arg(long, required_unless_present = "blind")]
     pub predictions: Option<PathBuf>,
     /// Score the blind baseline instead: the most common answer per kind and phrasing in the
@@ -94,7 +102,7 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
     let TasksCommand::Export(args) = command;
     let format: Format = args.format.parse().map_err(|_| {
         anyhow::anyhow!(
-            "--format `{}` must be jsonl, widesearch or searchr1",
+            "--format `{}` must be jsonl, widesearch, searchr1 or verl",
             args.format
         )
     })?;
@@ -162,8 +170,8 @@ pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
             bail!("--tasks and --predictions are required unless --blind");
         };
         (
-            fabula_score::read_tasks(tasks)?,
-            fabula_score::read_predictions(predictions)?,
+            widesearch::read_task_file(tasks, args.gold_dir.as_deref())?,
+            widesearch::read_prediction_files(predictions)?,
         )
     };
     print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)

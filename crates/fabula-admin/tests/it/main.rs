@@ -9,6 +9,8 @@ use tower::ServiceExt;
 
 use fabula_admin::{AdminState, admin_app};
 
+mod openenv;
+
 const TOKEN: &str = "s3cret";
 
 fn task(id: &str, kind: TaskKind, question: &str, answer: &str, hops: i64) -> Task {

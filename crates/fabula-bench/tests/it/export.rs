@@ -2,7 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use fabula_bench::export::{corpus_record, jsonl_record, searchr1_record, widesearch_record};
+use fabula_bench::export::{
+    WIDESEARCH_HF_FILE, corpus_record, jsonl_record, searchr1_record, verl_record,
+    widesearch_hf_record, widesearch_record,
+};
 use fabula_bench::{ExportConfig, Format, Split, export_corpus, export_tasks, split_of};
 use fabula_file::{Task, TaskKind};
 
@@ -50,13 +53,22 @@ fn widesearch_record_shape() {
         "short answers are not WideSearch tasks"
     );
     let (record, csv) = widesearch_record(&table_fixture()).unwrap().unwrap();
+    // The Hugging Face copy differs only in `evaluation`, the same JSON as a string.
+    let hf = widesearch_hf_record(&record);
     let evaluation: serde_json::Value =
-        serde_json::from_str(record["evaluation"].as_str().unwrap()).unwrap();
-    insta::assert_snapshot!(format!(
-        "{}\n\nevaluation = {}\n\n{csv}",
-        pretty(&record),
-        pretty(&evaluation)
-    ));
+        serde_json::from_str(hf["evaluation"].as_str().unwrap()).unwrap();
+    assert_eq!(evaluation, record["evaluation"]);
+    let mut rest = hf.clone();
+    rest["evaluation"] = record["evaluation"].clone();
+    assert_eq!(rest, record);
+    insta::assert_snapshot!(format!("{}\n\n{csv}", pretty(&record)));
+}
+
+#[test]
+fn verl_record_shape() {
+    let short = verl_record(42, &lookup_fixture(), Split::Test, 0).unwrap();
+    let table = verl_record(42, &table_fixture(), Split::Test, 1).unwrap();
+    insta::assert_snapshot!(format!("{short:#?}\n\n{table:#?}"));
 }
 
 #[test]
@@ -137,6 +149,10 @@ fn exports_write_every_format() {
     )
     .unwrap();
     assert!(csv.lines().count() >= 6, "{csv}");
+    let hf = std::fs::read_to_string(tmp.path().join("ws").join(WIDESEARCH_HF_FILE)).unwrap();
+    assert_eq!(hf.lines().count(), tables);
+    let hf_first: serde_json::Value = serde_json::from_str(hf.lines().next().unwrap()).unwrap();
+    assert_eq!(hf_first, widesearch_hf_record(&first));
 
     let out = tmp.path().join("train.jsonl");
     let cfg = ExportConfig {
@@ -149,6 +165,47 @@ fn exports_write_every_format() {
     let train = fabula_bench::load_tasks(dir, Split::Train).unwrap();
     assert_eq!(summary.records, train.len());
 
+    let out = tmp.path().join("verl").join("train.parquet");
+    let cfg = ExportConfig {
+        format: Format::Verl,
+        out: out.clone(),
+        ..cfg
+    };
+    let summary = export_tasks(&cfg).unwrap();
+    assert_eq!(summary.records, train.len());
+    check_verl_parquet(&out, &train);
+    let again = tmp.path().join("verl").join("again.parquet");
+    export_tasks(&ExportConfig {
+        out: again.clone(),
+        ..cfg.clone()
+    })
+    .unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&again).unwrap(),
+        "verl export is deterministic"
+    );
+
+    // Search-R1's prompt in the same parquet columns, for its trainer.
+    let out = tmp.path().join("searchr1").join("train.parquet");
+    export_tasks(&ExportConfig {
+        format: Format::SearchR1,
+        out: out.clone(),
+        ..cfg
+    })
+    .unwrap();
+    let rows = read_parquet_rows(&out);
+    assert_eq!(rows.len(), train.len());
+    for (row, task) in rows.iter().zip(&train) {
+        let prompt = row["prompt"][0]["content"].as_str().unwrap();
+        assert!(
+            prompt.contains("<search>") && prompt.contains(&task.question),
+            "{prompt}"
+        );
+        assert_eq!(row["agent_name"], "single_turn_agent");
+        assert_eq!(row["extra_info"]["task_id"], task.id.as_str());
+    }
+
     let out = tmp.path().join("corpus.jsonl");
     let summary = export_corpus(dir, &out).unwrap();
     let manifest = fabula_file::read_manifest(dir).unwrap();
@@ -160,4 +217,74 @@ fn exports_write_every_format() {
         std::fs::read_to_string(&out).unwrap().lines().count(),
         summary.pages
     );
+}
+
+/// Reads a verl export back with the parquet crate's row reader and checks every row against
+/// its task: routing, ids, the gold answer as JSON text and the prompt.
+fn check_verl_parquet(path: &std::path::Path, tasks: &[fabula_score::TaskRecord]) {
+    let rows = read_parquet_rows(path);
+    assert_eq!(rows.len(), tasks.len());
+    for (index, (row, task)) in rows.iter().zip(tasks).enumerate() {
+        let world: i64 = task.world.parse().unwrap();
+        let route = serde_json::json!({"create_kwargs": {"world": world}});
+        let info = &row["extra_info"];
+        assert_eq!(
+            info["tools_kwargs"],
+            serde_json::json!({"web_search": route, "web_extractor": route})
+        );
+        assert_eq!(
+            (info["index"].as_u64(), info["world"].as_i64()),
+            (Some(index as u64), Some(world))
+        );
+        assert_eq!(info["task_id"], task.id.as_str());
+        assert_eq!(
+            (row["data_source"].as_str(), row["agent_name"].as_str()),
+            (Some("fabula"), Some("tool_agent"))
+        );
+        let truth = &row["reward_model"]["ground_truth"];
+        let answer: serde_json::Value =
+            serde_json::from_str(truth["answer"].as_str().unwrap()).unwrap();
+        assert_eq!(answer, task.answer);
+        let prompt = row["prompt"].as_array().unwrap();
+        assert_eq!(prompt.len(), 1);
+        assert!(
+            prompt[0]["content"]
+                .as_str()
+                .unwrap()
+                .ends_with(&task.question)
+                || task.kind == TaskKind::Table
+        );
+    }
+}
+
+/// Every row of a parquet file, as JSON.
+fn read_parquet_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| row_json(&row.unwrap()))
+        .collect()
+}
+
+fn row_json(row: &parquet::record::Row) -> serde_json::Value {
+    row.get_column_iter()
+        .map(|(name, field)| (name.clone(), field_json(field)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// The JSON of the field types a verl export holds.
+fn field_json(field: &parquet::record::Field) -> serde_json::Value {
+    use parquet::record::Field;
+    match field {
+        Field::Str(text) => text.as_str().into(),
+        Field::Long(n) => (*n).into(),
+        Field::Bool(b) => (*b).into(),
+        Field::Group(row) => row_json(row),
+        Field::ListInternal(list) => list.elements().iter().map(field_json).collect(),
+        other => panic!("unexpected field {other:?}"),
+    }
 }

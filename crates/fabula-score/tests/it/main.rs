@@ -6,6 +6,7 @@
 mod eval;
 mod short;
 mod table;
+mod widesearch;
 
 use fabula_score::{Gold, Prediction, Score, score};
 use serde_json::Value;

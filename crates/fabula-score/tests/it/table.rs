@@ -201,11 +201,9 @@ fn every_prediction_shape_reads_the_same() {
 
 #[test]
 fn the_mixed_records_case_by_hand() {
-    // JSON keys are case-sensitive, so each spelling is its own column and the first one that
-    // normalises to a gold name is used: "name" holds Vess, "", "" (Orr and Kael used other
-    // spellings). The two rows with key "" collapse into one (one duplicate dropped): p = 2.
-    // Vess joins with every cell right: tp_row = 1, tp_item = 4.
-    // P_row = 1/2, R_row = 1/3, F1 = 0.4; P_item = 4/8, R_item = 4/12, F1 = 0.4.
+    // JSON keys are case-sensitive, so each spelling is its own column: "name", "Name" and
+    // "NAME" all normalise to `name`, a column named twice, which makes the table unusable as
+    // a repeated header does in WideSearch (pandas renames it `name.1`, an extra column).
     let records = json!([
         {"name": "Vess", "population": 12000, "founded": "1021-04-02", "motto": "Salt and Iron"},
         {"Name": "Orr", "Population": "4,500", "Founded": "1044-11-30", "Motto": "By the Tide"},
@@ -214,22 +212,58 @@ fn the_mixed_records_case_by_hand() {
     check(
         &towns(),
         &json(records),
-        "success=0 row=0.5/0.3333/0.4 item=0.5/0.3333/0.4 issues=[DuplicateRows { n_dropped: 1 }]",
+        "success=0 row=0/0/0 item=0/0/0 issues=[ExtraColumn { column: \"Founded\" }, \
+         ExtraColumn { column: \"Motto\" }, ExtraColumn { column: \"Name\" }, \
+         ExtraColumn { column: \"Population\" }, ExtraColumn { column: \"NAME\" }]",
+    );
+}
+
+/// WideSearch's `evaluate_single_query` returns all zeros unless the response's columns, after
+/// `norm_column` (and its LLM column mapping, which fabula's normalisation stands in for), are
+/// exactly the required columns: a missing column and an extra column both zero the table.
+#[test]
+fn columns_must_be_exactly_the_gold_columns() {
+    let rows = "| Vess | 12000 | 1021-04-02 | x |\n| Orr | 4500 | 1044-11-30 | y |\n\
+                | Kael Moor | 800 | 1102-06-15 | z |";
+    check(
+        &towns(),
+        &text(
+            "| Name | Population | Founded |\n|-|-|-|\n\
+             | Vess | 12000 | 1021-04-02 |\n| Orr | 4500 | 1044-11-30 |\n\
+             | Kael Moor | 800 | 1102-06-15 |",
+        ),
+        "success=0 row=0/0/0 item=0/0/0 issues=[MissingColumn { column: \"Motto\" }]",
+    );
+    check(
+        &towns(),
+        &text(&format!(
+            "| Name | Population | Founded | Notes |\n|-|-|-|-|\n{rows}"
+        )),
+        "success=0 row=0/0/0 item=0/0/0 issues=[ExtraColumn { column: \"Notes\" }, \
+         MissingColumn { column: \"Motto\" }]",
+    );
+    let mut extra = pipe_table(&[VESS, ORR, KAEL]).replace(" Motto |", " Motto | Notes |");
+    extra = extra.replace("Iron |", "Iron | x |");
+    check(
+        &towns(),
+        &text(&extra),
+        "success=0 row=0/0/0 item=0/0/0 issues=[ExtraColumn { column: \"Notes\" }]",
+    );
+    check(
+        &towns(),
+        &json(json!({"columns": ["Name", "Population", "Founded", "Motto", "name"], "rows": []})),
+        "success=0 row=0/0/0 item=0/0/0 issues=[ExtraColumn { column: \"name\" }]",
     );
 }
 
 #[test]
-fn missing_and_extra_columns() {
-    // No Motto: every row's minimum is 0, tp_row = 0; tp_item = 3 * 3 = 9 of 12.
-    let prediction = "| Name | Population | Founded | Notes |\n|-|-|-|-|\n\
-                      | Vess | 12000 | 1021-04-02 | x |\n| Orr | 4500 | 1044-11-30 | y |\n\
-                      | Kael Moor | 800 | 1102-06-15 | z |";
-    check(
-        &towns(),
-        &text(prediction),
-        "success=0 row=0/0/0 item=0.75/0.75/0.75 \
-         issues=[MissingColumn { column: \"Motto\", key: false }]",
-    );
+fn columns_without_a_name_are_ignored() {
+    // WideSearch drops pandas' `Unnamed` columns, which is what an empty header cell becomes.
+    let table = "| Name | Population | Founded | Motto | |\n|-|-|-|-|-|\n\
+                 | Vess | 12000 | 1021-04-02 | Salt and Iron | 1 |\n\
+                 | Orr | 4500 | 1044-11-30 | By the Tide | 2 |\n\
+                 | Kael Moor | 800 | 1102-06-15 | Stone Holds | 3 |";
+    check(&towns(), &text(table), PERFECT);
 }
 
 #[test]
@@ -238,7 +272,8 @@ fn a_missing_key_column_aligns_nothing() {
     check(
         &towns(),
         &text(prediction),
-        "success=0 row=0/0/0 item=0/0/0 issues=[MissingColumn { column: \"Name\", key: true }]",
+        "success=0 row=0/0/0 item=0/0/0 issues=[ExtraColumn { column: \"Town\" }, \
+         MissingColumn { column: \"Name\" }]",
     );
 }
 

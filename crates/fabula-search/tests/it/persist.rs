@@ -17,7 +17,7 @@ use crate::fixture::{FixturePage, generate_pages, write_manifest, write_world};
 use crate::queries_for;
 
 /// A corpus directory of `n_worlds` generated worlds of about 60 pages, ids from 0.
-fn corpus_dir(n_worlds: u32) -> tempfile::TempDir {
+pub(crate) fn corpus_dir(n_worlds: u32) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut listed = Vec::new();
     for id in 0..n_worlds {
@@ -34,11 +34,11 @@ fn corpus_dir(n_worlds: u32) -> tempfile::TempDir {
     dir
 }
 
-fn pages_of(id: u32) -> Vec<FixturePage> {
+pub(crate) fn pages_of(id: u32) -> Vec<FixturePage> {
     generate_pages(u64::from(id) + 100, 60)
 }
 
-fn options(max_open_worlds: usize, write_indexes: bool) -> CorpusOptions {
+pub(crate) fn options(max_open_worlds: usize, write_indexes: bool) -> CorpusOptions {
     CorpusOptions {
         max_open_worlds,
         write_indexes,

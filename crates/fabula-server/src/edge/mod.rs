@@ -12,7 +12,9 @@
 //! - [`raw_errors`] gives hyper's own rejections (a malformed request line, a URL or headers too
 //!   large, a bad `Content-Length`) the same JSON error body as every other error;
 //! - on shutdown the listener closes at once, idle connections close, requests in flight finish
-//!   within the drain timeout, and then the server returns.
+//!   within the drain timeout, and then the server returns;
+//! - connections may be upgraded (the trainers' OpenEnv WebSocket): an upgraded connection
+//!   leaves hyper, and with it the drain, and lives until its handler ends it.
 
 pub mod deadline;
 pub mod raw_errors;
@@ -23,7 +25,6 @@ use std::time::Duration;
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
@@ -72,7 +73,10 @@ where
         .header_read_timeout(timeouts.header)
         // Flat writes keep hyper's automatic answers in one piece for `raw_errors`.
         .writev(false);
-    let graceful = GracefulShutdown::new();
+    // Every connection holds a receiver; the drain is over when all of them are dropped.
+    // (hyper-util's `GracefulShutdown` works the same way but cannot watch connections that
+    // may be upgraded.)
+    let (stop, stopped) = tokio::sync::watch::channel(false);
     tokio::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -90,16 +94,17 @@ where
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
         let io = TokioIo::new(raw_errors::JsonErrorStream::new(stream));
-        let connection = graceful.watch(builder.serve_connection(io, service.clone()));
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "connection ended with an error");
-            }
-        });
+        let connection = builder
+            .serve_connection(io, service.clone())
+            .with_upgrades();
+        tokio::spawn(drive_connection(connection, stopped.clone()));
     }
     drop(listener);
+    drop(stopped);
     tracing::info!("shutting down: no new connections; draining requests in flight");
-    if tokio::time::timeout(timeouts.drain, graceful.shutdown())
+    // No receiver may be left: then nothing is in flight.
+    let _ = stop.send(true);
+    if tokio::time::timeout(timeouts.drain, stop.closed())
         .await
         .is_err()
     {
@@ -109,6 +114,43 @@ where
         );
     }
     Ok(())
+}
+
+/// Drives one connection to its end; once `stop` turns true, it finishes the request in flight
+/// and closes. An upgraded connection leaves hyper (and the drain) when the upgrade completes.
+async fn drive_connection<C>(connection: C, mut stop: tokio::sync::watch::Receiver<bool>)
+where
+    C: Future<Output = hyper::Result<()>> + GracefulClose,
+{
+    tokio::pin!(connection);
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        () = async { drop(stop.wait_for(|&stop| stop).await) } => {
+            connection.as_mut().close_gracefully();
+            connection.await
+        }
+    };
+    if let Err(error) = result {
+        tracing::debug!(%error, "connection ended with an error");
+    }
+}
+
+/// A connection that can be asked to finish its request in flight and close.
+trait GracefulClose {
+    fn close_gracefully(self: std::pin::Pin<&mut Self>);
+}
+
+impl<I, S, B> GracefulClose for http1::UpgradeableConnection<I, S>
+where
+    S: hyper::service::HttpService<hyper::body::Incoming, ResBody = B>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+    B: hyper::body::Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    fn close_gracefully(self: std::pin::Pin<&mut Self>) {
+        self.graceful_shutdown();
+    }
 }
 
 /// Waits after a failed accept. Running out of file descriptors is the usual cause; retrying at

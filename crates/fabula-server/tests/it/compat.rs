@@ -86,11 +86,6 @@ async fn root_retrieve_takes_the_world_from_the_body() {
         .unwrap();
     assert!(id.starts_with("https://dravosk.example/"));
     assert_error(
-        &app.post("/retrieve", json!({"queries": ["ferry"]})).await,
-        400,
-        "bad_request",
-    );
-    assert_error(
         &app.post("/retrieve", json!({"queries": ["ferry"], "world": 42}))
             .await,
         404,
@@ -109,6 +104,82 @@ async fn root_retrieve_takes_the_world_from_the_body() {
         .post("/retrieve", json!({"queries": [], "world": 3}))
         .await;
     assert_eq!(empty.json, json!({"result": []}));
+}
+
+/// The hosts of a retrieve answer's first list, in rank order.
+fn hosts(answer: &Answer) -> Vec<String> {
+    answer.json["result"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| {
+            // Bare documents: these requests ask for no scores.
+            let id = hit["id"].as_str().unwrap();
+            id.trim_start_matches("https://")
+                .split('/')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn root_retrieve_without_a_world_searches_every_world() {
+    let app = TestApp::new();
+    // Each question finds its own world's page first, whatever world it is in.
+    for (query, host) in [
+        ("Oren Talvik navigator", "veloria.example"),
+        ("ferry", "dravosk.example"),
+    ] {
+        let answer = app
+            .post("/retrieve", json!({"queries": [query], "topk": 5}))
+            .await;
+        assert_eq!(answer.status, 200, "{:#}", answer.json);
+        assert_eq!(hosts(&answer)[0], host, "{query}: {:#}", answer.json);
+    }
+    let wide = app
+        .post(
+            "/retrieve",
+            json!({"queries": ["harbour ferry town"], "topk": 50}),
+        )
+        .await;
+    let mut seen = hosts(&wide);
+    seen.sort();
+    seen.dedup();
+    assert!(seen.len() >= 2, "{seen:?}");
+}
+
+#[tokio::test]
+async fn passages_are_whole_unless_hiding_is_asked_for() {
+    let app = TestApp::new();
+    let contents = |answer: &Answer| {
+        answer.json["result"][0][0]["contents"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let whole = app
+        .post(
+            "/retrieve",
+            json!({"queries": ["Port Amsel population"], "topk": 1}),
+        )
+        .await;
+    assert!(contents(&whole).contains("48,213"), "{:#}", whole.json);
+    let partial = app
+        .post(
+            "/retrieve",
+            json!({"queries": ["Port Amsel population"], "topk": 1, "hiding": "partial"}),
+        )
+        .await;
+    let text = contents(&partial);
+    assert!(!text.contains("48,213") && text.contains('…'), "{text}");
+    assert_error(
+        &app.post("/retrieve", json!({"queries": ["x"], "hiding": "loud"}))
+            .await,
+        400,
+        "bad_request",
+    );
 }
 
 #[tokio::test]

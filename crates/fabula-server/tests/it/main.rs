@@ -13,4 +13,5 @@ mod openapi;
 mod sessions;
 mod socket;
 mod support;
+mod tavily;
 mod worlds_on_disk;

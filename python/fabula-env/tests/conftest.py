@@ -1,0 +1,87 @@
+"""Shared fixtures: the `fabula` binary, a small generated dataset and a live `fabula serve`.
+
+The binary is `$FABULA_BIN` (default `target/debug/fabula` of this repository, built with
+`cargo build -p fabula`). The dataset is `fabula generate --count 4 --seed 7`; the server
+listens on free loopback ports, with the trainers' listener beside it, and is stopped at the
+end of the session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+ADMIN_TOKEN = "fabula-env-tests-admin-token"
+
+
+def fabula_bin() -> str:
+    path = Path(os.environ.get("FABULA_BIN", REPO / "target" / "debug" / "fabula"))
+    if not path.is_file():
+        pytest.fail(f"no fabula binary at {path}: run `cargo build -p fabula` or set FABULA_BIN")
+    return str(path.resolve())
+
+
+def run_fabula(*args: str) -> str:
+    done = subprocess.run([fabula_bin(), *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"fabula {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def dataset(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("worlds") / "small"
+    run_fabula("generate", "--count", "4", "--seed", "7", "--out", str(out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def server(dataset):
+    """The base urls of a live server: `{"url", "admin_url"}`."""
+    port, admin_port = free_port(), free_port()
+    env = {**os.environ, "FABULA_ADMIN_TOKEN": ADMIN_TOKEN}
+    proc = subprocess.Popen(
+        [fabula_bin(), "serve", "--worlds", str(dataset), "--addr", f"127.0.0.1:{port}",
+         "--admin-addr", f"127.0.0.1:{admin_port}"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"fabula serve did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+        yield {"url": url, "admin_url": f"http://127.0.0.1:{admin_port}"}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def tasks(dataset, tmp_path_factory) -> list[dict]:
+    """Every task with its world, from `fabula tasks export --format jsonl`."""
+    out = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
+    run_fabula("tasks", "export", "--worlds", str(dataset), "--format", "jsonl", "--out", str(out))
+    return [json.loads(line) for line in out.read_text().splitlines()]

@@ -1,0 +1,73 @@
+"""`FabulaClient` against a live `fabula serve`: every route family it wraps."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ADMIN_TOKEN
+from fabula_env import FabulaClient, FabulaError, render_extract, render_search
+
+
+@pytest.fixture()
+def client(server):
+    with FabulaClient(server["url"], admin_url=server["admin_url"], admin_token=ADMIN_TOKEN) as c:
+        yield c
+
+
+def test_search_extract_and_retrieve(client, tasks):
+    worlds = client.worlds()
+    assert [w["id"] for w in worlds] == [0, 1, 2, 3]
+    task = tasks[0]
+    one = client.search(task["world"], task["question"], top_k=3)
+    assert one["query"] == task["question"] and len(one["results"]) == 3
+    batch = client.search(task["world"], queries=[task["question"], "founded"], top_k=2)
+    assert [r["query"] for r in batch["responses"]] == [task["question"], "founded"]
+    text = render_search(batch["responses"])
+    assert text.count("\n[") == 4 and "\n[4] " in text
+    url = one["results"][0]["url"]
+    page = client.extract(task["world"], url, max_chars=200)
+    assert page["url"] == url and len(page["content"]) <= 200 and page["next_start"] == 200
+    assert render_extract(page).endswith("start_index of 200 to get more content.</error>")
+    rest = client.extract(task["world"], url, start=200)
+    assert rest["content"]
+    hits = client.retrieve([task["question"]], topk=2, return_scores=True, world=task["world"])
+    assert len(hits) == 1 and len(hits[0]) == 2 and "score" in hits[0][0]
+
+
+def test_errors_carry_the_servers_code(client):
+    with pytest.raises(FabulaError) as raised:
+        client.search(999, "anything")
+    assert (raised.value.status, raised.value.code) == (404, "world_not_found")
+    assert raised.value.text().startswith("Error world_not_found (404): ")
+    with pytest.raises(FabulaError) as raised:
+        client.extract(0, "https://nowhere.example/")
+    assert raised.value.code == "url_not_found"
+
+
+def test_sessions_apply_controls_and_log_calls(client, tasks):
+    task = tasks[0]
+    with client.create_session(task["world"], seed=3, controls={"drop_rate": 1.0}) as session:
+        assert session.controls["drop_rate"] == 1.0 and session.seed == 3
+        answer = session.search(task["question"])
+        assert answer["results"] == []
+        log = session.log()
+        assert [e["endpoint"] for e in log["entries"]] == ["search"]
+        assert log["entries"][0]["dropped_results"] > 0
+    with pytest.raises(FabulaError) as raised:
+        client.session_log(session.id)
+    assert raised.value.code == "session_not_found"
+
+
+def test_tasks_scores_and_episodes(client, tasks):
+    task = next(t for t in tasks if isinstance(t["answer"], str))
+    gold = {t["id"]: t for t in client.tasks(task["world"])}
+    assert gold[task["id"]]["answer"] == task["answer"]
+    assert client.score(task["id"], task["answer"])["reward"] == 1.0
+    started = client.reset(task_id=task["id"], seed=1)
+    assert task["question"] in started["observation"] and started["done"] is False
+    episode = started["episode_id"]
+    searched = client.step(episode, {"tool": "web_search", "queries": [task["question"]]})
+    assert searched["done"] is False and "[1] " in searched["observation"]
+    assert client.state(episode)
+    ended = client.step(episode, {"tool": "answer", "answer": task["answer"]})
+    assert ended["done"] is True and ended["reward"] == 1.0

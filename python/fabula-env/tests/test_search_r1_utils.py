@@ -1,0 +1,74 @@
+"""verl 0.7.1's `search_r1_like_utils.perform_single_search_batch`, unmodified, against the
+server's Search-R1 `/retrieve`: the root route, which searches every world of the dataset at
+once, as verl's `SearchTool` uses it (one fixed `retrieval_service_url`).
+
+The module is taken from the verl 0.7.1 wheel when the test environment is made (it imports
+only the standard library and `requests`); its path is `$VERL071_SEARCH_R1_UTILS`, default
+`target/verl-venv/verl071/search_r1_like_utils.py`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def search_r1_like_utils():
+    default = REPO / "target" / "verl-venv" / "verl071" / "search_r1_like_utils.py"
+    path = Path(os.environ.get("VERL071_SEARCH_R1_UTILS", default))
+    if not path.is_file():
+        pytest.fail(f"verl 0.7.1's search_r1_like_utils.py is not at {path} (see README.md)")
+    spec = importlib.util.spec_from_file_location("verl071_search_r1_like_utils", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_batch_over_all_worlds_finds_each_questions_world(search_r1_like_utils, server, tasks):
+    from fabula_env import FabulaClient, FabulaError
+
+    picked = [t for i, t in enumerate(tasks) if i % 5 == 0]
+    assert len({t["world"] for t in picked}) >= 3
+    text, metadata = search_r1_like_utils.perform_single_search_batch(
+        retrieval_service_url=f"{server['url']}/retrieve",
+        query_list=[t["question"] for t in picked],
+        topk=3,
+    )
+    assert metadata["status"] == "success", metadata
+    assert metadata["total_results"] == 3 * len(picked)
+    blocks = json.loads(text)["result"].split("\n---\n")
+    assert len(blocks) == len(picked)
+    for block in blocks:
+        assert block.startswith("Doc 1 (Title: "), block[:200]
+        assert "Doc 3 (Title: " in block
+    # The hits' urls (the document ids, `URL#pN` for passage N) lead back to the question's
+    # own world: some top-3 page of each question opens there.
+    client = FabulaClient(server["url"])
+    for task, hits in zip(picked, metadata["api_response"]["result"]):
+        own = 0
+        for hit in hits:
+            url = hit["document"]["id"].split("#")[0]
+            try:
+                client.extract(task["world"], url, max_chars=1)
+                own += 1
+            except FabulaError as error:
+                assert error.code == "url_not_found", error
+        assert own > 0, (task["id"], [h["document"]["id"] for h in hits])
+
+
+def test_a_blank_query_does_not_fail_the_batch(search_r1_like_utils, server, tasks):
+    text, metadata = search_r1_like_utils.perform_single_search_batch(
+        retrieval_service_url=f"{server['url']}/retrieve",
+        query_list=[tasks[0]["question"], "   "],
+        topk=2,
+    )
+    assert metadata["status"] == "success", metadata
+    assert metadata["total_results"] == 2
+    assert len(json.loads(text)["result"].split("\n---\n")) == 2

@@ -1,0 +1,117 @@
+"""tavily-python's own `TavilyClient`, pointed at a live `fabula serve` through an `api_base_url`
+with a trailing slash: search with domain and time filters, extract, and the unsupported options
+and endpoints refused with a readable `BadRequestError`.
+
+Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula`).
+"""
+
+import datetime
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from tavily import TavilyClient
+from tavily.errors import BadRequestError
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    binary = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
+    worlds = tmp_path_factory.mktemp("worlds")
+    subprocess.run(
+        [binary, "generate", "--count", "4", "--seed", "7", "--out", str(worlds)],
+        check=True,
+        capture_output=True,
+    )
+    addr = f"127.0.0.1:{free_port()}"
+    process = subprocess.Popen(
+        [binary, "serve", "--worlds", str(worlds), "--addr", addr],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://{addr}/health", timeout=5).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("fabula serve did not come up")
+                time.sleep(0.1)
+        yield f"http://{addr}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def client(base: str) -> TavilyClient:
+    # A trailing slash: the client posts to `.../compat/tavily/0//search`.
+    return TavilyClient(api_key="unused", api_base_url=f"{base}/compat/tavily/0/")
+
+
+def world_name(base: str) -> str:
+    with urllib.request.urlopen(f"{base}/v1/worlds", timeout=5) as response:
+        return json.load(response)["worlds"][0]["name"]
+
+
+def host(url: str) -> str:
+    return url.split("/")[2]
+
+
+def test_filters_are_honoured(base):
+    tavily = client(base)
+    query = world_name(base)
+    everything = tavily.search(query, max_results=20)["results"]
+    hosts = sorted({host(result["url"]) for result in everything})
+    assert len(hosts) > 1, hosts
+
+    only = tavily.search(query, max_results=20, include_domains=[hosts[0]])["results"]
+    assert only and all(host(result["url"]) == hosts[0] for result in only)
+    without = tavily.search(query, max_results=20, exclude_domains=[hosts[0]])["results"]
+    assert without and all(host(result["url"]) != hosts[0] for result in without)
+
+    # News urls carry their date; time ranges count back from the world's latest page date.
+    def dates(results):
+        found = [re.search(r"/(\d{4})/(\d{2})/(\d{2})/", result["url"]) for result in results]
+        assert all(found), [result["url"] for result in results]
+        return sorted(datetime.date(*map(int, match.groups())) for match in found)
+
+    last_year = dates(tavily.search("joins", max_results=20, time_range="year")["results"])
+    assert last_year and (last_year[-1] - last_year[0]).days <= 366
+    last_week = dates(tavily.search("joins", max_results=20, time_range="w")["results"])
+    assert last_week and (last_week[-1] - last_week[0]).days <= 7
+    assert last_week[-1] == last_year[-1]
+    since = last_year[-1].isoformat()
+    assert set(dates(tavily.search("joins", start_date=since)["results"])) == {last_year[-1]}
+
+
+def test_extract_reads_a_found_page(base):
+    tavily = client(base)
+    url = tavily.search(world_name(base))["results"][0]["url"]
+    page = tavily.extract(urls=[url])
+    assert page["results"][0]["url"] == url and page["failed_results"] == []
+
+
+def test_unsupported_options_and_endpoints_are_readable_errors(base):
+    tavily = client(base)
+    with pytest.raises(BadRequestError, match="include_answer is not supported"):
+        tavily.search("anything", include_answer=True)
+    with pytest.raises(BadRequestError, match="crawl is not supported"):
+        tavily.crawl("https://example.org/")
+    with pytest.raises(BadRequestError, match="map is not supported"):
+        tavily.map("https://example.org/")
