@@ -80,3 +80,20 @@ def test_collated_rows_score_one_with_the_gold_answer(parquet, tmp_path, tasks):
         wrong = compute_score(source, "<answer>Nowhere at all</answer>", truth["ground_truth"])
         assert wrong["score"] < 1.0, (task["id"], wrong)
     assert short > 0
+
+
+def test_rlhf_dataset_reads_the_search_r1_parquet(dataset, tmp_path, tasks):
+    """`--format searchr1` as parquet: Search-R1's prompt, in the columns its trainer's
+    `RLHFDataset` (verl's) reads, with the exact-match targets of its reward."""
+    out = tmp_path / "searchr1.parquet"
+    run_fabula("tasks", "export", "--worlds", str(dataset), "--format", "searchr1", "--out", str(out))
+    rows = load(out, tmp_path, tasks, max_prompt_length=100_000)
+    assert len(rows) == len(tasks)
+    for index, task in enumerate(tasks):
+        row = rows[index]
+        prompt = row["raw_prompt"][0]["content"]
+        assert "<search>" in prompt and "<answer>" in prompt and task["question"] in prompt
+        assert row["agent_name"] == "single_turn_agent"
+        truth = row["reward_model"]["ground_truth"]
+        if isinstance(task["answer"], str):
+            assert list(truth["target"]) == [task["answer"]]
