@@ -14,7 +14,6 @@ use sha2::{Digest, Sha256};
 
 use crate::bundle::{self, Checksum, IndexKey, Sections};
 use crate::error::ErrorChain;
-use crate::index::query_terms;
 use crate::passage_index::{self, PASSAGE_DIR, PassageBuild, PassageIndex, WorldSource};
 use crate::world::build_sections;
 use crate::{Error, Hiding, MAX_TOP_K, Passage, Result, WorldIndex};
@@ -305,9 +304,8 @@ impl Corpus {
             self.world_idx(world)?;
         }
         let index = self.passage_index()?;
-        let terms = query_terms(&mut crate::index::passage_analyzer(), query);
         let mut passages = Vec::with_capacity(top_k);
-        for (score, entry) in index.search(&terms, top_k, world)? {
+        for (score, entry) in index.search(query, top_k, world)? {
             let page_world = self.world(entry.world)?;
             let mut passage = page_world.passage(
                 entry.page as usize,

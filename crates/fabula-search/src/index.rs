@@ -124,10 +124,7 @@ pub(crate) fn build_files<'a>(
     docs: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut schema = Schema::builder();
-    let indexing = TextFieldIndexing::default()
-        .set_tokenizer(TOKENIZER)
-        .set_index_option(IndexRecordOption::WithFreqs);
-    let options = TextOptions::default().set_indexing_options(indexing);
+    let options = text_options(TOKENIZER);
     let title = schema.add_text_field(TITLE_FIELD, options.clone());
     let body = schema.add_text_field(BODY_FIELD, options);
     let ram = RamDirectory::create();
@@ -171,6 +168,15 @@ pub(crate) fn build_files<'a>(
     files.push((meta_path.to_owned(), meta.into_bytes()));
     files.sort_unstable();
     Ok(files)
+}
+
+/// The options of an indexed text field analyzed by `tokenizer`: term frequencies for BM25, no
+/// positions, nothing stored.
+pub(crate) fn text_options(tokenizer: &str) -> TextOptions {
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(tokenizer)
+        .set_index_option(IndexRecordOption::WithFreqs);
+    TextOptions::default().set_indexing_options(indexing)
 }
 
 /// A segment id (32 hex digits) as a hyphenated UUID: 8-4-4-4-12 digits.

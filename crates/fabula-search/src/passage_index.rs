@@ -31,14 +31,15 @@ use serde_json::Value;
 use tantivy::collector::{Collector, TopDocs};
 use tantivy::directory::{OwnedBytes, RamDirectory};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
-use tantivy::schema::{Field, INDEXED, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
+use tantivy::schema::{Field, INDEXED, IndexRecordOption, Schema};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{
     Index, IndexSettings, ReloadPolicy, Score, Searcher, SegmentReader, SingleSegmentIndexWriter,
     TantivyDocument, TantivyError, Term,
 };
 
 use crate::bundle;
-use crate::index::{hyphenated, passage_analyzer, ram_file};
+use crate::index::{hyphenated, passage_analyzer, query_terms, ram_file, text_options};
 use crate::slice_dir::SliceDirectory;
 use crate::{Error, Result, WorldIndex};
 
@@ -84,6 +85,8 @@ pub(crate) struct PassageIndex {
     title: Field,
     body: Field,
     world: Field,
+    /// The analyzer the passages were indexed with, for queries (cloned per query).
+    analyzer: TextAnalyzer,
     /// The entries of `passages.tbl`, mapped.
     entries: OwnedBytes,
     /// Per segment, in the searcher's order: the row of its first passage.
@@ -167,6 +170,7 @@ impl PassageIndex {
             title: schema.get_field(TITLE_FIELD)?,
             body: schema.get_field(BODY_FIELD)?,
             world: schema.get_field(WORLD_FIELD)?,
+            analyzer: passage_analyzer(),
             entries,
             segment_base,
             _temporary: None,
@@ -197,14 +201,17 @@ impl PassageIndex {
         (self.entries.len() / ENTRY_BYTES) as u64
     }
 
-    /// The `top_k` best passages for the (analyzed, distinct) `terms`, in all worlds or in
-    /// `world` only: BM25 over the page title and the passage text, summed, best first.
+    /// The `top_k` best passages for `query` (plain text, analyzed as the passages were), in
+    /// all worlds or in `world` only: BM25 over the page title and the passage text, summed,
+    /// best first. A query without terms has none.
     pub(crate) fn search(
         &self,
-        terms: &[String],
+        query: &str,
         top_k: usize,
         world: Option<u32>,
     ) -> Result<Vec<(Score, Entry)>> {
+        let terms = query_terms(&mut self.analyzer.clone(), query);
+        let terms = terms.as_slice();
         if terms.is_empty() || top_k == 0 {
             return Ok(Vec::new());
         }
@@ -358,10 +365,7 @@ struct Group {
 
 fn schema() -> (Schema, Field, Field, Field) {
     let mut schema = Schema::builder();
-    let indexing = TextFieldIndexing::default()
-        .set_tokenizer(TOKENIZER)
-        .set_index_option(IndexRecordOption::WithFreqs);
-    let options = TextOptions::default().set_indexing_options(indexing);
+    let options = text_options(TOKENIZER);
     let title = schema.add_text_field(TITLE_FIELD, options.clone());
     let body = schema.add_text_field(BODY_FIELD, options);
     let world = schema.add_u64_field(WORLD_FIELD, INDEXED);

@@ -222,23 +222,13 @@ impl AppState {
             Some(Ok(index)) if cost == Cost::One => return work(&index),
             Some(Ok(_)) | None => {}
         }
-        let _permit = self
-            .inner
-            .world_permits
-            .acquire()
-            .await
-            .map_err(|error| ApiError::internal(&error))?;
-        let state = self.clone();
-        let run = move || {
-            let index = state.inner.corpus.world(world_id).map_err(world_error)?;
+        self.on_blocking_thread(move |corpus| {
+            let index = corpus.world(world_id).map_err(world_error)?;
             work(&index)
-        };
-        tokio::task::spawn_blocking(run)
-            .await
-            .map_err(|error| ApiError::internal(&error))?
+        })
+        .await
     }
 
-    /// Renders a search's answered queries through the configured renderer (see [`RenderService`]).
     /// The hiding `/retrieve` applies when a request names none.
     pub fn retrieve_hiding(&self) -> Hiding {
         self.inner.retrieve_hiding
@@ -255,6 +245,15 @@ impl AppState {
         if cost == Cost::One && self.inner.corpus.passages_ready() {
             return work(&self.inner.corpus);
         }
+        self.on_blocking_thread(work).await
+    }
+
+    /// Runs `work` on a blocking thread, once one of the world permits is free.
+    async fn on_blocking_thread<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Corpus) -> Result<T, ApiError> + Send + 'static,
+    {
         let _permit = self
             .inner
             .world_permits
@@ -267,6 +266,7 @@ impl AppState {
             .map_err(|error| ApiError::internal(&error))?
     }
 
+    /// Renders a search's answered queries through the configured renderer (see [`RenderService`]).
     pub(crate) async fn render_search(
         &self,
         world_id: u32,
