@@ -9,6 +9,7 @@
 //! | `GET /admin/worlds/{id}/tasks` | `{"world", "tasks": [{"id", "kind", "question", "answer", "evidence", "hops"}]}` |
 //! | `POST /admin/score` | `{"task_id", "answer"}` -> `{"task_id", "kind", "reward", "score": {...}}` |
 //! | `POST /v1/env/reset`, `POST /v1/env/step`, `GET /v1/env/state` | the OpenEnv-style episode API of [`env`](mod@env) |
+//! | `GET /`, `GET /ui/...` | the world browser with tasks, tiers and sessions ([`fabula_browse`]); HTML |
 //! | `POST /reset`, `POST /step`, `GET /state`, `GET /ws`, `GET /metadata`, `GET /schema`, `GET /health` | OpenEnv's own protocol, for openenv-core's clients ([`openenv`]) |
 //!
 //! Every route but `GET /health` needs the token, as `Authorization: Bearer TOKEN` or as the
@@ -37,9 +38,15 @@ pub use crate::api_error::ApiError;
 pub use crate::error::{Error, Result};
 pub use crate::state::{AdminState, world_of_task};
 
-/// The admin router.
+/// The admin router, with the world browser's admin views (see [`fabula_browse`]).
 pub fn admin_app(state: AdminState) -> Router {
-    Router::new()
+    let browse = fabula_browse::Browse::admin(state.search.clone());
+    admin_app_with(state, &browse)
+}
+
+/// The admin router with a given browser, so the caller can warm its tier summary.
+pub fn admin_app_with(state: AdminState, browse: &fabula_browse::Browse) -> Router {
+    let router = Router::new()
         .route("/admin/worlds/{id}/tasks", get(gold::list_tasks))
         .route("/admin/score", post(gold::score))
         .route("/v1/env/reset", post(env::reset))
@@ -51,7 +58,9 @@ pub fn admin_app(state: AdminState) -> Router {
         .route("/ws", get(openenv::websocket))
         .route("/metadata", get(openenv::metadata))
         .route("/schema", get(openenv::schema))
-        .route("/health", get(openenv::health))
+        .route("/health", get(openenv::health));
+    browse
+        .mount(router)
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route")
         })
@@ -70,12 +79,18 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .and_then(presented_token)
         .unwrap_or_default();
     if !fabula_server::constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
-        return ApiError::new(
+        let mut response = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
             "missing or wrong admin token",
         )
         .into_response();
+        // A browser asks for the token (as the password) and sends it as Basic auth.
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Basic realm=\"fabula admin\", charset=\"UTF-8\""),
+        );
+        return response;
     }
     next.run(request).await
 }
@@ -147,12 +162,18 @@ pub async fn bind(
 ) -> Result<BoundAdmin> {
     let timeouts = search.timeouts();
     let state = AdminState::new(search, token)?;
+    let browse = fabula_browse::Browse::admin(state.search.clone());
+    // The dataset view's tiers search every task's question once: start now, in the background.
+    tokio::spawn({
+        let browse = browse.clone();
+        async move { browse.warm().await }
+    });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| Error::Bind { addr, source })?;
     Ok(BoundAdmin {
         listener,
-        router: admin_app(state),
+        router: admin_app_with(state, &browse),
         timeouts,
     })
 }

@@ -35,7 +35,7 @@ pub use manifest::{
 };
 pub use read::WorldFile;
 pub use roles::{ColumnRole, SqlType, TableRole};
-pub use rows::{Column, META_KEYS, Meta, Page, PageFact, StoredPage, Table, Task, Value};
+pub use rows::{Column, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value};
 pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.

@@ -12,7 +12,7 @@ use fabula_score::TaskKind;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 
-use crate::rows::{Column, Meta, Page, PageFact, StoredPage, Table, Task};
+use crate::rows::{Column, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value};
 use crate::{ColumnRole, Error, PageKind, Result, SqlType, TableRole, ValueKind};
 
 /// One world file opened read-only.
@@ -333,6 +333,88 @@ impl WorldFile {
             });
         }
         Ok(tasks)
+    }
+
+    /// Every page's head (id, url, title, kind, date) in id order, without bodies or facts: for
+    /// readers that only link to pages.
+    pub fn page_heads(&self) -> Result<Vec<PageHead>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, url, title, kind, published FROM fabula_pages ORDER BY id")
+            .map_err(self.sqlite())?;
+        let mut rows = stmt.query([]).map_err(self.sqlite())?;
+        let mut heads = Vec::new();
+        while let Some(row) = rows.next().map_err(self.sqlite())? {
+            let id: i64 = row.get(0).map_err(self.sqlite())?;
+            let kind: String = row.get(3).map_err(self.sqlite())?;
+            let kind = PageKind::parse(&kind).ok_or_else(|| {
+                self.bad_value(
+                    "fabula_pages",
+                    &id.to_string(),
+                    format!("unknown page kind `{kind}`"),
+                )
+            })?;
+            heads.push(PageHead {
+                id,
+                url: row.get(1).map_err(self.sqlite())?,
+                title: row.get(2).map_err(self.sqlite())?,
+                kind,
+                published: row.get(4).map_err(self.sqlite())?,
+            });
+        }
+        Ok(heads)
+    }
+
+    /// The provenance rows of one domain row: every page (by id) that states one of its cells,
+    /// in (page id, column) order.
+    pub fn facts_of_row(&self, table: &str, row_id: i64) -> Result<Vec<(i64, PageFact)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT page_id, table_name, row_id, column_name, shown, value_kind
+                 FROM fabula_page_facts WHERE table_name = ?1 AND row_id = ?2
+                 ORDER BY page_id, column_name",
+            )
+            .map_err(self.sqlite())?;
+        let mut rows = stmt
+            .query(rusqlite::params![table, row_id])
+            .map_err(self.sqlite())?;
+        let mut facts = Vec::new();
+        while let Some(row) = rows.next().map_err(self.sqlite())? {
+            let page_id: i64 = row.get(0).map_err(self.sqlite())?;
+            facts.push((page_id, self.fact_row(row)?));
+        }
+        Ok(facts)
+    }
+
+    /// Every row of a domain table, in id order, with its cells in the order of
+    /// `table.columns`. The table and its columns must come from [`WorldFile::tables`].
+    pub fn table_rows(&self, table: &Table) -> Result<Vec<Vec<Value>>> {
+        let columns: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| format!("\"{}\"", c.name.replace('"', "\"\"")))
+            .collect();
+        let sql = format!(
+            "SELECT {} FROM \"{}\" ORDER BY 1",
+            columns.join(", "),
+            table.name.replace('"', "\"\"")
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(self.sqlite())?;
+        let mut rows = stmt.query([]).map_err(self.sqlite())?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(self.sqlite())? {
+            let mut cells = Vec::with_capacity(columns.len());
+            for i in 0..columns.len() {
+                cells.push(match row.get_ref(i).map_err(self.sqlite())? {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(n) => Value::Int(n),
+                    other => Value::Text(cell_text(other)),
+                });
+            }
+            out.push(cells);
+        }
+        Ok(out)
     }
 
     /// Runs a read-only query (a task's `sql`) and returns its rows as text: integers in

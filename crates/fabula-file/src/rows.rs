@@ -198,6 +198,16 @@ pub struct StoredPage {
     pub page: Page,
 }
 
+/// A page's head: what links to it need, without its body or facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageHead {
+    pub id: i64,
+    pub url: String,
+    pub title: String,
+    pub kind: PageKind,
+    pub published: Option<String>,
+}
+
 /// One task with its gold answer (a row of `fabula_tasks`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Task {

@@ -102,6 +102,12 @@ pub use crate::state::AppState;
 
 /// The whole service as a router, to serve or to drive in process with `tower::ServiceExt`.
 pub fn app(state: AppState) -> Router {
+    app_with(state, Router::new())
+}
+
+/// The service with `extra` routes beside its own (the world browser's HTML pages): they sit
+/// behind the same API key check, slash collapsing and fallbacks.
+pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
     let mut router = Router::new()
         .route("/health", get(native::health))
         .route("/v1/worlds", get(native::list_worlds))
@@ -120,6 +126,7 @@ pub fn app(state: AppState) -> Router {
         .route("/metrics", get(native::metrics))
         .route("/openapi.json", get(openapi::serve))
         .merge(mcp::routes(&state))
+        .merge(extra)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(extractors::MAX_BODY_BYTES));
@@ -235,6 +242,7 @@ pub struct BoundServer {
     listener: TcpListener,
     state: AppState,
     local_addr: SocketAddr,
+    extra: Router<AppState>,
 }
 
 impl BoundServer {
@@ -248,6 +256,12 @@ impl BoundServer {
         self.local_addr
     }
 
+    /// Serves `extra` routes beside the service's own (see [`app_with`]).
+    pub fn with_routes(mut self, extra: Router<AppState>) -> BoundServer {
+        self.extra = self.extra.merge(extra);
+        self
+    }
+
     /// Serves until `shutdown` completes, then lets requests in flight finish within the drain
     /// timeout (see [`edge`]).
     pub async fn run_until<F>(self, shutdown: F) -> Result<()>
@@ -255,7 +269,8 @@ impl BoundServer {
         F: Future<Output = ()> + Send + 'static,
     {
         let timeouts = self.state.timeouts();
-        edge::serve_router(self.listener, app(self.state), timeouts, shutdown).await?;
+        let router = app_with(self.state, self.extra);
+        edge::serve_router(self.listener, router, timeouts, shutdown).await?;
         Ok(())
     }
 }
@@ -274,6 +289,7 @@ pub async fn bind(config: ServeConfig) -> Result<BoundServer> {
         listener,
         state,
         local_addr,
+        extra: Router::new(),
     })
 }
 

@@ -124,6 +124,10 @@ pub struct LogEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub failed_queries: Option<Vec<usize>>,
+    /// For a search: the urls of the results returned, over all queries in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub result_urls: Option<Vec<String>>,
     /// For an extract: whether the window was cut by `truncate_extract`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -143,6 +147,7 @@ impl LogEntry {
             latency_ms: 0,
             results: None,
             dropped_results: None,
+            result_urls: None,
             failed_queries: None,
             truncated: None,
         }
@@ -157,11 +162,17 @@ impl LogEntry {
             .map(|query| query.len() + size_of::<String>())
             .sum();
         let url = self.url.as_ref().map_or(0, String::len);
+        let result_urls: usize = self
+            .result_urls
+            .iter()
+            .flatten()
+            .map(|url| url.len() + size_of::<String>())
+            .sum();
         let failed = self
             .failed_queries
             .as_ref()
             .map_or(0, |failed| failed.len() * size_of::<usize>());
-        ENTRY_OVERHEAD_BYTES + queries + url + failed
+        ENTRY_OVERHEAD_BYTES + queries + url + result_urls + failed
     }
 }
 
@@ -315,6 +326,34 @@ impl SessionStore {
         }
         session.touch(now_ms);
         Ok(session.clone())
+    }
+
+    /// Every live session, most recently used first (ties by id), for the admin's read-only
+    /// views: nothing is marked as used and no owner is checked.
+    pub(crate) fn peek_all(&self) -> Vec<Arc<Session>> {
+        let now_ms = self.clock.now_ms();
+        let inner = self.inner.lock();
+        let mut live: Vec<Arc<Session>> = inner
+            .sessions
+            .values()
+            .filter(|session| !self.droppable(session, now_ms))
+            .cloned()
+            .collect();
+        drop(inner);
+        live.sort_by(|a, b| (b.last_used_ms(), &a.id).cmp(&(a.last_used_ms(), &b.id)));
+        live
+    }
+
+    /// One live session, for the admin's read-only views: it is not marked as used and no
+    /// owner is checked.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        let now_ms = self.clock.now_ms();
+        let inner = self.inner.lock();
+        inner
+            .sessions
+            .get(id)
+            .filter(|session| !self.droppable(session, now_ms))
+            .cloned()
     }
 
     /// Forgets a session; false when `key` has no live session with this id.

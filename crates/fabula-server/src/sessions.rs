@@ -174,17 +174,52 @@ pub(crate) async fn log(
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<Json<SessionLog>, ApiError> {
     let session = state.sessions().get(&session_id, key_id(key))?;
+    Ok(Json(session_log(&session)))
+}
+
+/// The log of one session, entries by call index.
+fn session_log(session: &Session) -> SessionLog {
     let calls = session.calls();
     let mut entries: Vec<LogEntry> = calls.entries.iter().cloned().collect();
     entries.sort_by_key(|entry| entry.call);
-    Ok(Json(SessionLog {
+    SessionLog {
         session: session.id.clone(),
         world: session.world,
         seed: session.seed,
         calls: calls.n_calls,
         forgotten: calls.n_forgotten,
         entries,
-    }))
+    }
+}
+
+/// What the admin's session views show: a session's log and its controls. Reading one never
+/// marks the session as used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionRecord {
+    pub log: SessionLog,
+    pub controls: Controls,
+}
+
+/// Every live session's record, most recently used first.
+pub fn session_records(state: &AppState) -> Vec<SessionRecord> {
+    let sessions = state.sessions().peek_all();
+    sessions
+        .iter()
+        .map(|session| session_record(session))
+        .collect()
+}
+
+/// One live session's record, by id, whoever owns it.
+pub fn session_record_of(state: &AppState, session_id: &str) -> Option<SessionRecord> {
+    let session = state.sessions().peek(session_id)?;
+    Some(session_record(&session))
+}
+
+fn session_record(session: &Session) -> SessionRecord {
+    SessionRecord {
+        log: session_log(session),
+        controls: session.controls.clone(),
+    }
 }
 
 /// The error an injected fault answers with.
@@ -356,6 +391,7 @@ fn controlled_items(
     let mut n_results = 0;
     let mut n_dropped = 0;
     let mut failed_queries = Vec::new();
+    let mut result_urls = Vec::new();
     for (query_idx, (query, results)) in valid.queries.iter().zip(searched).enumerate() {
         let Some(mut results) = results else {
             failed_queries.push(query_idx);
@@ -375,10 +411,12 @@ fn controlled_items(
             &mut results.hits,
         );
         n_results += results.hits.len();
+        result_urls.extend(results.hits.iter().map(|hit| hit.url.clone()));
         items.push(BatchItem::Ok(query_response(query, results, valid.page)));
     }
     entry.results = Some(n_results);
     entry.dropped_results = Some(n_dropped);
+    entry.result_urls = Some(result_urls);
     if valid.batch {
         entry.failed_queries = Some(failed_queries);
     }

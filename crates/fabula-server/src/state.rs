@@ -229,6 +229,26 @@ impl AppState {
         .await
     }
 
+    /// Checks that a world can be served (its file matches the manifest, its index opens), as
+    /// its first search would: `world_not_found` or `world_unavailable` otherwise.
+    pub async fn world_ready(&self, world_id: u32) -> Result<(), ApiError> {
+        self.with_world(world_id, Cost::One, |_| Ok(())).await
+    }
+
+    /// One search in one world, as the native search runs it (for the admin's views, which
+    /// measure what an agent's first search would show).
+    pub async fn search_world(
+        &self,
+        world_id: u32,
+        query: String,
+        options: fabula_search::SearchOptions,
+    ) -> Result<fabula_search::SearchResults, ApiError> {
+        self.with_world(world_id, Cost::One, move |index| {
+            Ok(index.search(&query, &options)?)
+        })
+        .await
+    }
+
     /// The hiding `/retrieve` applies when a request names none.
     pub fn retrieve_hiding(&self) -> Hiding {
         self.inner.retrieve_hiding

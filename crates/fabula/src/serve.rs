@@ -251,11 +251,17 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         let server = fabula_server::bind(config)
             .await
             .with_context(|| format!("serving {}", args.worlds.display()))?;
+        let browse = fabula_browse::Browse::agent(server.state().clone());
+        let server = server.with_routes(browse.mount(axum::Router::new()));
         eprintln!(
             "fabula: serving {} on http://{} (ready in {:.2} s; Ctrl-C or SIGTERM stops)",
             args.worlds.display(),
             server.local_addr(),
             started.elapsed().as_secs_f64()
+        );
+        eprintln!(
+            "fabula: browse the worlds at http://{}/",
+            server.local_addr()
         );
         let shutdown = tokio::sync::watch::channel(false);
         let mut admin_task = None;
@@ -265,7 +271,7 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
                 .await
                 .context("opening the admin listener")?;
             eprintln!(
-                "fabula: admin listener (gold answers, scoring) on http://{}",
+                "fabula: admin listener (gold answers, scoring) on http://{0}; browse tasks, tiers and sessions at http://{0}/ (user any, password the admin token)",
                 admin.local_addr()?
             );
             let mut stop = shutdown.1.clone();

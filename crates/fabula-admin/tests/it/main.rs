@@ -126,6 +126,49 @@ async fn every_route_needs_the_token() {
 }
 
 #[tokio::test]
+async fn the_browser_asks_for_the_token_as_basic_auth_and_then_shows_the_tasks() {
+    let dir = fixture();
+    let app = admin_app(admin_state(dir.path(), TOKEN).unwrap());
+    let send = |authorization: Option<&'static str>, uri: &'static str| {
+        let app = app.clone();
+        async move {
+            let mut request = Request::get(uri);
+            if let Some(value) = authorization {
+                request = request.header("authorization", value);
+            }
+            let response = app
+                .oneshot(request.body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status();
+            let challenge = response.headers().get("www-authenticate").cloned();
+            let bytes = response.into_body().collect().await.unwrap().to_bytes();
+            (
+                status,
+                challenge,
+                String::from_utf8_lossy(&bytes).into_owned(),
+            )
+        }
+    };
+    for uri in ["/", "/ui/worlds/42", "/ui/sessions"] {
+        let (status, challenge, _) = send(None, uri).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{uri}");
+        let challenge = challenge.expect("a 401 asks for Basic auth");
+        assert!(challenge.to_str().unwrap().starts_with("Basic realm="));
+    }
+    // base64("admin:s3cret")
+    let (status, _, html) = send(Some("Basic YWRtaW46czNjcmV0"), "/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Task tiers"), "{html}");
+    let (status, _, html) = send(Some("Bearer s3cret"), "/ui/worlds/42/tasks/w00042-t001").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(
+        html.contains("Oak Guild") && html.contains("Elm Hall"),
+        "{html}"
+    );
+}
+
+#[tokio::test]
 async fn tasks_are_listed_with_gold() {
     let dir = fixture();
     let (status, body) = call(

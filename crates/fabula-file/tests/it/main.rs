@@ -139,6 +139,38 @@ fn written_rows_read_back_typed() {
 }
 
 #[test]
+fn domain_rows_page_heads_and_facts_of_a_row_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.sqlite");
+    let (pages, _) = write(&path);
+    let file = WorldFile::open(&path).unwrap();
+    let (table, rows) = tables().remove(0);
+    assert_eq!(file.table_rows(&table).unwrap(), rows);
+    let heads = file.page_heads().unwrap();
+    assert_eq!(
+        heads
+            .iter()
+            .map(|h| (h.id, h.url.as_str(), h.kind))
+            .collect::<Vec<_>>(),
+        [
+            (1, "/wiki/Kest", PageKind::Entity),
+            (2, "/news/kest", PageKind::News)
+        ]
+    );
+    assert_eq!(heads[1].published.as_deref(), Some("2239-05-01"));
+    let facts = file.facts_of_row("isles", 1).unwrap();
+    assert_eq!(
+        facts,
+        pages[0]
+            .facts
+            .iter()
+            .map(|f| (1, f.clone()))
+            .collect::<Vec<_>>()
+    );
+    assert!(file.facts_of_row("isles", 2).unwrap().is_empty());
+}
+
+#[test]
 fn writing_never_replaces_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.sqlite");

@@ -1,0 +1,182 @@
+//! A task's difficulty features, measured rather than assigned by kind, and the tier they give.
+//!
+//! - pages needed: the task's evidence pages, the small set of pages whose provenance covers
+//!   every needed cell (the task builder's set cover);
+//! - hops and gold rows, from the task itself;
+//! - whether the answer shows in the question, or in the top 10 results (title, snippet, url
+//!   or date) that searching the question itself returns, with the hiding agents get by default.
+//!
+//! Tiers: `easy` when one page is enough or the answer shows in the question or its results;
+//! `hard` when at least 4 pages are needed and the answer shows in neither; `medium` otherwise.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The measured features of one task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Features {
+    pub pages_needed: usize,
+    pub hops: i64,
+    /// Rows of a table answer; 1 for a short answer.
+    pub rows: usize,
+    pub answer_in_question: bool,
+    /// `None` when the search could not be run (the world is unavailable).
+    pub answer_in_results: Option<bool>,
+}
+
+/// A task's difficulty tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Easy,
+    Medium,
+    Hard,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Easy, Tier::Medium, Tier::Hard];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Easy => "easy",
+            Tier::Medium => "medium",
+            Tier::Hard => "hard",
+        }
+    }
+}
+
+impl Features {
+    /// The tier these features give (see the module docs).
+    pub fn tier(&self) -> Tier {
+        let shows = self.answer_in_question || self.answer_in_results == Some(true);
+        if shows || self.pages_needed <= 1 {
+            Tier::Easy
+        } else if self.pages_needed >= 4 {
+            Tier::Hard
+        } else {
+            Tier::Medium
+        }
+    }
+}
+
+/// The values an answer consists of: a short answer's text, a list's items, or a table's key
+/// cells (its first column when it names no key).
+pub fn answer_values(answer: &Value) -> Vec<String> {
+    match answer {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items.iter().flat_map(answer_values).collect(),
+        Value::Object(table) => {
+            let columns = table.get("columns").and_then(Value::as_array);
+            let key = table
+                .get("key")
+                .and_then(Value::as_array)
+                .and_then(|key| key.first())
+                .and_then(Value::as_str);
+            let key_idx = columns
+                .and_then(|columns| columns.iter().position(|c| c.as_str() == key))
+                .unwrap_or(0);
+            table
+                .get("rows")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|row| row.get(key_idx).and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        }
+        Value::Number(n) => vec![n.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+/// The number of rows of a table answer; 1 for anything else.
+pub fn answer_rows(answer: &Value) -> usize {
+    match answer.get("rows").and_then(Value::as_array) {
+        Some(rows) => rows.len(),
+        None => 1,
+    }
+}
+
+/// Whether every value occurs in `text` as whole words, ignoring case, and reading `_`, `-`,
+/// `/` and `.` as spaces (so `.../1869/12/06/...` and `Kest_Line` in urls count). False when
+/// there are no values.
+pub fn all_shown(values: &[String], text: &str) -> bool {
+    let haystack = words(text);
+    !values.is_empty()
+        && values.iter().all(|value| {
+            let needle = words(value);
+            !needle.trim().is_empty() && haystack.contains(&format!(" {} ", needle.trim()))
+        })
+}
+
+/// Lowercased text with every run of non-alphanumeric characters (except `'` and `,` inside
+/// numbers) turned into one space, padded with spaces.
+fn words(text: &str) -> String {
+    let mut out = String::from(" ");
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            out.extend(c.to_lowercase());
+        } else if c == ',' && out.ends_with(|p: char| p.is_ascii_digit()) {
+            continue;
+        } else if !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    if !out.ends_with(' ') {
+        out.push(' ');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn features(pages: usize, in_question: bool, in_results: Option<bool>) -> Features {
+        Features {
+            pages_needed: pages,
+            hops: 2,
+            rows: 1,
+            answer_in_question: in_question,
+            answer_in_results: in_results,
+        }
+    }
+
+    #[test]
+    fn tiers_follow_pages_needed_and_where_the_answer_shows() {
+        let check = |f: Features, tier: Tier| assert_eq!(f.tier(), tier, "{f:?}");
+        check(features(1, false, Some(false)), Tier::Easy);
+        check(features(5, true, Some(false)), Tier::Easy);
+        check(features(5, false, Some(true)), Tier::Easy);
+        check(features(3, false, Some(false)), Tier::Medium);
+        check(features(4, false, Some(false)), Tier::Hard);
+        check(features(4, false, None), Tier::Hard);
+    }
+
+    #[test]
+    fn answers_show_as_whole_words_in_text_and_urls() {
+        let check = |values: &[&str], text: &str, expect: bool| {
+            let values: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
+            assert_eq!(all_shown(&values, text), expect, "{values:?} in {text}");
+        };
+        check(&["1869"], "https://n.org/1869/12/06/new-barge", true);
+        check(&["Kest Line"], "see /wiki/Kest_Line today", true);
+        check(&["Kest"], "Kesta is far", false);
+        check(&["12519"], "population 12,519 in", true);
+        check(&["Grithy"], "Which town hosted Grithy Cup?", true);
+        check(&["a", "b"], "only a here", false);
+        check(&[], "anything", false);
+    }
+
+    #[test]
+    fn answer_values_read_strings_lists_and_table_keys() {
+        assert_eq!(answer_values(&json!("Kest")), ["Kest"]);
+        assert_eq!(answer_values(&json!(["a", "b"])), ["a", "b"]);
+        let table =
+            json!({"columns": ["Town", "Pop"], "key": ["Town"], "rows": [["A", "1"], ["B", "2"]]});
+        assert_eq!(answer_values(&table), ["A", "B"]);
+        assert_eq!(answer_rows(&table), 2);
+        assert_eq!(answer_rows(&json!("x")), 1);
+    }
+}
