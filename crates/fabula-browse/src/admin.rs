@@ -268,9 +268,12 @@ impl Summary {
     }
 }
 
-/// Reads a world's tasks on a blocking thread.
-pub(crate) async fn world_tasks(path: std::path::PathBuf) -> Result<Vec<ParsedTask>> {
-    tokio::task::spawn_blocking(move || read_tasks(&WorldFile::open(&path)?))
+/// Reads a world's tasks on a blocking thread, under the server's permits.
+pub(crate) async fn world_tasks(
+    app: &AppState,
+    path: std::path::PathBuf,
+) -> Result<Vec<ParsedTask>> {
+    app.run_blocking(move || read_tasks(&WorldFile::open(&path)?))
         .await
-        .map_err(|e| Error::Join(e.to_string()))?
+        .map_err(|e| Error::Join(e.message))?
 }

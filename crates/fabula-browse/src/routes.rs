@@ -162,13 +162,26 @@ impl Browse {
         F: FnOnce(&WorldFile, u32) -> Result<Json> + Send + 'static,
     {
         let (world_id, path) = self.world_file(id).await?;
-        on_blocking(move || work(&WorldFile::open(&path)?, world_id)).await
+        self.on_blocking(move || work(&WorldFile::open(&path)?, world_id))
+            .await
+    }
+
+    /// Runs `work` on a blocking thread under the server's permits for such work.
+    async fn on_blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.inner
+            .app
+            .run_blocking(work)
+            .await
+            .map_err(|e| Error::Join(e.message))?
     }
 
     /// A world's tasks with their features.
     async fn tasks_with_features(&self, id: &str) -> Result<(u32, Vec<(ParsedTask, Features)>)> {
         let (world_id, path) = self.world_file(id).await?;
-        let tasks = admin::world_tasks(path).await?;
+        let tasks = admin::world_tasks(&self.inner.app, path).await?;
         let mut out = Vec::with_capacity(tasks.len());
         for task in tasks {
             let features = admin::features(&self.inner.app, world_id, &task).await;
@@ -176,14 +189,6 @@ impl Browse {
         }
         Ok((world_id, out))
     }
-}
-
-async fn on_blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T> + Send + 'static,
-) -> Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Error::Join(e.to_string()))?
 }
 
 fn html_response(status: StatusCode, html: String) -> Response {
@@ -237,7 +242,7 @@ async fn compute_summary(app: AppState) -> Summary {
         .collect();
     for (world_id, path) in worlds {
         let tasks = match app.world_ready(world_id).await {
-            Ok(()) => admin::world_tasks(path).await,
+            Ok(()) => admin::world_tasks(&app, path).await,
             Err(error) => Err(Error::from_api(error)),
         };
         let Ok(tasks) = tasks else {
@@ -321,13 +326,16 @@ async fn task(
 ) -> Response {
     let context = async {
         let (world_id, path) = browse.world_file(&id).await?;
-        let tasks = admin::world_tasks(path.clone()).await?;
+        let tasks = admin::world_tasks(&browse.inner.app, path.clone()).await?;
         let parsed = tasks
             .into_iter()
             .find(|t| t.task.id == task_id)
             .ok_or_else(|| Error::NotFound(format!("world {world_id} has no task `{task_id}`")))?;
         let features = admin::features(&browse.inner.app, world_id, &parsed).await;
-        on_blocking(move || admin::task(&WorldFile::open(&path)?, world_id, &parsed, &features))
+        browse
+            .on_blocking(move || {
+                admin::task(&WorldFile::open(&path)?, world_id, &parsed, &features)
+            })
             .await
     }
     .await;

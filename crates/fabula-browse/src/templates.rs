@@ -96,10 +96,7 @@ mod tests {
                 serde_json::json!({"title": "t", "status": 404, "message": "<script>x</script>"}),
             )
             .unwrap();
-        assert!(
-            html.contains("&lt;script&gt;x&lt;/script&gt;"),
-            "{html}"
-        );
+        assert!(html.contains("&lt;script&gt;x&lt;/script&gt;"), "{html}");
         assert!(!html.contains("<script>"));
     }
 }

@@ -268,6 +268,16 @@ impl AppState {
         self.on_blocking_thread(work).await
     }
 
+    /// Runs `work` (reading a world file, say) on a blocking thread under the same permits as
+    /// searches, so the threads and memory such work holds at once stay bounded.
+    pub async fn run_blocking<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.on_blocking_thread(move |_| Ok(work())).await
+    }
+
     /// Runs `work` on a blocking thread, once one of the world permits is free.
     async fn on_blocking_thread<T, F>(&self, work: F) -> Result<T, ApiError>
     where
