@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use fabula_file::{Task, WorldFile};
-use fabula_search::{Hiding, SearchOptions};
+use fabula_search::{Hiding, Hit, SearchOptions};
 use fabula_server::AppState;
 use fabula_server::sessions::SessionRecord;
 use serde_json::{Value as Json, json};
@@ -13,7 +13,7 @@ use serde_json::{Value as Json, json};
 use crate::difficulty::{Features, Tier, all_shown, answer_rows, answer_values};
 use crate::error::{Error, Result};
 use crate::plot::bar_chart;
-use crate::views::{page_href, percent_encode};
+use crate::views::{hits_view, page_href, percent_encode};
 
 /// The most pages-needed buckets the dataset's histogram shows; larger counts join the last.
 const MAX_PAGES_BUCKET: usize = 16;
@@ -40,18 +40,27 @@ impl ParsedTask {
 /// The features of one task: its evidence, hops and rows, and where its answer shows; the
 /// question is searched in its world with the default (partial) hiding, top 10.
 pub(crate) async fn features(app: &AppState, world_id: u32, task: &ParsedTask) -> Features {
+    features_and_hits(app, world_id, task).await.0
+}
+
+/// [`features`] and the results of searching the question, for the task view.
+pub(crate) async fn features_and_hits(
+    app: &AppState,
+    world_id: u32,
+    task: &ParsedTask,
+) -> (Features, Vec<Hit>) {
     let values = answer_values(&task.answer);
     let options = SearchOptions {
         top_k: 10,
         offset: 0,
         hiding: Hiding::Partial,
     };
-    let results = app
+    let hits = app
         .search_world(world_id, task.task.question.clone(), options)
-        .await;
-    let answer_in_results = results.ok().map(|results| {
-        let text: Vec<String> = results
-            .hits
+        .await
+        .map(|results| results.hits);
+    let answer_in_results = hits.as_ref().ok().map(|hits| {
+        let text: Vec<String> = hits
             .iter()
             .map(|hit| {
                 let date = hit.date.as_deref().unwrap_or_default();
@@ -60,13 +69,14 @@ pub(crate) async fn features(app: &AppState, world_id: u32, task: &ParsedTask) -
             .collect();
         all_shown(&values, &text.join(" \n "))
     });
-    Features {
+    let features = Features {
         pages_needed: task.evidence.len(),
         hops: task.task.hops,
         rows: answer_rows(&task.answer),
         answer_in_question: all_shown(&values, &task.task.question),
         answer_in_results,
-    }
+    };
+    (features, hits.unwrap_or_default())
 }
 
 /// A world's tasks, parsed.
@@ -95,6 +105,7 @@ pub(crate) fn task(
     world_id: u32,
     parsed: &ParsedTask,
     features: &Features,
+    hits: &[Hit],
 ) -> Result<Json> {
     let values = answer_values(&parsed.answer);
     let mut path = Vec::new();
@@ -128,6 +139,7 @@ pub(crate) fn task(
                  "hops": task.hops, "sql": task.sql},
         "answer": answer_view(&parsed.answer),
         "path": path,
+        "hits": hits_view(world_id, hits, &values),
         "features": features,
         "tier": features.tier().as_str(),
     }))

@@ -11,7 +11,8 @@
 //! | `/ui/worlds/{id}` | a world: entity graph, tables and rows, timeline | both (admin: with its tasks) |
 //! | `/ui/worlds/{id}/page?url=URL` | a page, its stated cells marked and linked to their rows | both |
 //! | `/ui/worlds/{id}/rows/{table}/{row}` | a row: cells, the pages that state each, rows that refer to it | both |
-//! | `/ui/worlds/{id}/tasks/{task}` | a task: question, gold answer, evidence path, difficulty features | admin |
+//! | `/ui/worlds/{id}/search?q=Q&hiding=H` | what an agent's search returns: results, snippets, hiding | both |
+//! | `/ui/worlds/{id}/tasks/{task}` | a task: question, gold answer, evidence path, what searching it returns, difficulty features | admin |
 //! | `/ui/sessions`, `/ui/sessions/{sid}` | live sessions; one session's calls, results and opened pages | admin |
 //!
 //! No route writes anything. World files are read through `fabula_file::WorldFile` after the

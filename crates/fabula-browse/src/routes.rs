@@ -13,6 +13,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use fabula_file::{ManifestEntry, WorldFile};
+use fabula_search::{Hiding, SearchOptions};
 use fabula_server::AppState;
 use serde_json::{Value as Json, json};
 use tokio::sync::OnceCell;
@@ -90,7 +91,8 @@ impl Browse {
             .route("/", get(dataset))
             .route("/worlds/{id}", get(world))
             .route("/worlds/{id}/page", get(page))
-            .route("/worlds/{id}/rows/{table}/{row}", get(row));
+            .route("/worlds/{id}/rows/{table}/{row}", get(row))
+            .route("/worlds/{id}/search", get(search));
         if self.inner.admin {
             router = router
                 .route("/worlds/{id}/tasks/{task}", get(task))
@@ -320,6 +322,62 @@ async fn row(
     browse.respond("row.html.j2", context)
 }
 
+#[derive(Debug, serde::Deserialize)]
+struct SearchQuery {
+    q: Option<String>,
+    hiding: Option<String>,
+}
+
+/// What an agent's search of a world returns: the same index, snippets and hiding.
+async fn search(
+    State(browse): State<Browse>,
+    Path(id): Path<String>,
+    query: Result<Query<SearchQuery>, QueryRejection>,
+) -> Response {
+    let context = async {
+        let Query(query) = query.map_err(|r| Error::BadRequest(r.body_text()))?;
+        let hiding = match query.hiding.as_deref().filter(|h| !h.is_empty()) {
+            None => Hiding::Partial,
+            Some(text) => Hiding::parse(text).ok_or_else(|| {
+                Error::BadRequest(format!("hiding is none, partial or strict, not `{text}`"))
+            })?,
+        };
+        let (world_id, _) = browse.world_file(&id).await?;
+        let text = query.q.unwrap_or_default();
+        let text = text.trim();
+        if text.chars().count() > MAX_QUERY_CHARS {
+            return Err(Error::BadRequest(format!(
+                "a query has at most {MAX_QUERY_CHARS} characters"
+            )));
+        }
+        let hits = if text.is_empty() {
+            Vec::new()
+        } else {
+            let options = SearchOptions {
+                top_k: 20,
+                offset: 0,
+                hiding,
+            };
+            let results = browse
+                .inner
+                .app
+                .search_world(world_id, text.to_owned(), options)
+                .await;
+            results.map_err(Error::from_api)?.hits
+        };
+        Ok(
+            json!({"title": format!("Search world {world_id}"), "world": world_id, "q": text,
+                  "hiding": hiding.as_str(), "searched": !text.is_empty(),
+                  "hits": views::hits_view(world_id, &hits, &[])}),
+        )
+    }
+    .await;
+    browse.respond("search.html.j2", context)
+}
+
+/// The longest query the search view takes, as the search API.
+const MAX_QUERY_CHARS: usize = 2_000;
+
 async fn task(
     State(browse): State<Browse>,
     Path((id, task_id)): Path<(String, String)>,
@@ -331,10 +389,16 @@ async fn task(
             .into_iter()
             .find(|t| t.task.id == task_id)
             .ok_or_else(|| Error::NotFound(format!("world {world_id} has no task `{task_id}`")))?;
-        let features = admin::features(&browse.inner.app, world_id, &parsed).await;
+        let (features, hits) = admin::features_and_hits(&browse.inner.app, world_id, &parsed).await;
         browse
             .on_blocking(move || {
-                admin::task(&WorldFile::open(&path)?, world_id, &parsed, &features)
+                admin::task(
+                    &WorldFile::open(&path)?,
+                    world_id,
+                    &parsed,
+                    &features,
+                    &hits,
+                )
             })
             .await
     }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::markdown::escape;
 
-const TEMPLATES: [(&str, &str); 9] = [
+const TEMPLATES: [(&str, &str); 12] = [
     (
         "base.html.j2",
         include_str!("../../../templates/browse/base.html.j2"),
@@ -40,6 +40,18 @@ const TEMPLATES: [(&str, &str); 9] = [
     (
         "sessions.html.j2",
         include_str!("../../../templates/browse/sessions.html.j2"),
+    ),
+    (
+        "search_form.html.j2",
+        include_str!("../../../templates/browse/search_form.html.j2"),
+    ),
+    (
+        "hits.html.j2",
+        include_str!("../../../templates/browse/hits.html.j2"),
+    ),
+    (
+        "search.html.j2",
+        include_str!("../../../templates/browse/search.html.j2"),
     ),
     (
         "session.html.j2",

@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 
 use fabula_file::{ManifestEntry, PageHead, Value, WorldFile};
+use fabula_search::Hit;
 use serde_json::{Value as Json, json};
 
+use crate::difficulty::all_shown;
 use crate::error::{Error, Result};
 use crate::graph::entity_graph;
 use crate::markdown::{Highlight, render};
@@ -250,6 +252,22 @@ pub(crate) fn row(file: &WorldFile, world_id: u32, table: &str, row_id: i64) -> 
         "referrers": referrers,
         "pages": pages,
     }))
+}
+
+/// Search results for a template: each hit with its browser link, and whether it shows
+/// every value of `answer` (empty: no answer to look for).
+pub(crate) fn hits_view(world_id: u32, hits: &[Hit], answer: &[String]) -> Json {
+    let rows: Vec<Json> = hits
+        .iter()
+        .map(|hit| {
+            let date = hit.date.as_deref().unwrap_or_default();
+            let text = format!("{} {} {} {date}", hit.title, hit.snippet, hit.url);
+            json!({"rank": hit.rank, "url": hit.url, "title": hit.title, "snippet": hit.snippet,
+                   "date": hit.date, "href": page_href(world_id, &hit.url),
+                   "shows_answer": all_shown(answer, &text)})
+        })
+        .collect();
+    Json::Array(rows)
 }
 
 /// Percent-encodes a url for a query parameter (RFC 3986 unreserved characters stay).

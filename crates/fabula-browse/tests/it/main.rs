@@ -172,7 +172,9 @@ async fn the_admin_views_show_tiers_tasks_with_their_gold_answers_and_evidence()
         assert!(html.contains(&escape(&shown)), "{}: {shown}", task.id);
         let evidence: Vec<String> = serde_json::from_str(&task.evidence).unwrap();
         assert_eq!(
-            html.matches("<li><a href=\"/ui/worlds/1/page?url=").count(),
+            html[..html.find("id=\"first-search\"").unwrap()]
+                .matches("<li><a href=\"/ui/worlds/1/page?url=")
+                .count(),
             evidence.len()
         );
         assert!(
@@ -180,6 +182,7 @@ async fn the_admin_views_show_tiers_tasks_with_their_gold_answers_and_evidence()
             "{}",
             task.id
         );
+        assert!(html.contains("What searching the question returns"));
     }
 }
 
@@ -236,6 +239,39 @@ async fn sessions_show_every_call_its_results_and_the_page_opened() {
     );
     let (status, _) = get(&agent, "/ui/sessions").await;
     assert_eq!(status, StatusCode::NOT_FOUND, "sessions are admin-only");
+}
+
+#[tokio::test]
+async fn the_search_view_shows_what_an_agent_search_returns() {
+    let (agent, _, state) = apps(dataset());
+    let html = get_ok(&agent, "/ui/worlds/0/search?q=founded&hiding=none").await;
+    let options = fabula_search::SearchOptions {
+        top_k: 20,
+        offset: 0,
+        hiding: fabula_search::Hiding::None,
+    };
+    let hits = state
+        .search_world(0, "founded".into(), options)
+        .await
+        .unwrap()
+        .hits;
+    assert!(!hits.is_empty());
+    assert_eq!(
+        html.matches("<li><a href=\"/ui/worlds/0/page?url=").count(),
+        hits.len()
+    );
+    for hit in &hits {
+        assert!(html.contains(&escape(&hit.snippet)), "{}", hit.snippet);
+    }
+    let empty = get_ok(&agent, "/ui/worlds/0/search").await;
+    assert!(empty.contains("Search this world") && !empty.contains("results for"));
+    let hostile = get_ok(&agent, "/ui/worlds/0/search?q=%3Cscript%3Ex").await;
+    assert!(hostile.contains("&lt;script&gt;x") && !hostile.contains("<script>"));
+    let (status, _) = get(&agent, "/ui/worlds/0/search?q=a&hiding=loud").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let long = format!("/ui/worlds/0/search?q={}", "a".repeat(2_001));
+    let (status, _) = get(&agent, &long).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
