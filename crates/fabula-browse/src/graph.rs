@@ -83,11 +83,11 @@ fn draw_edges(svg: &mut String, tables: &[Table], at: &[(usize, usize)]) {
     // Per edge: its x on the source's top side and on the target's bottom side.
     let spread = |side_of: &dyn Fn(usize) -> usize, other_of: &dyn Fn(usize) -> usize| {
         let mut xs = vec![0usize; edges.len()];
-        for node in 0..tables.len() {
+        for (node, (left, _)) in at.iter().enumerate() {
             let mut mine: Vec<usize> = (0..edges.len()).filter(|e| side_of(*e) == node).collect();
             mine.sort_by_key(|e| (centre(other_of(*e)), *e));
             for (slot, e) in mine.iter().enumerate() {
-                xs[*e] = at[node].0 + (slot + 1) * BOX_W / (mine.len() + 1);
+                xs[*e] = left + (slot + 1) * BOX_W / (mine.len() + 1);
             }
         }
         xs
