@@ -17,6 +17,12 @@ pub enum Error {
     /// A manifest or world file could not be read.
     #[error(transparent)]
     File(#[from] fabula_file::Error),
+    /// A world's search index could not be opened or searched (`fabula audit`).
+    #[error(transparent)]
+    Search(#[from] fabula_search::Error),
+    /// The audit could not run; the message says why.
+    #[error("audit: {0}")]
+    Audit(String),
     /// A stored task holds JSON that does not parse.
     #[error("task {task}: invalid JSON: {source}")]
     TaskJson {

@@ -14,6 +14,7 @@
 
 pub mod agent;
 pub mod answerable;
+pub mod audit;
 pub mod blind;
 mod error;
 pub mod export;
@@ -22,6 +23,7 @@ pub mod verl;
 
 pub use agent::{AgentConfig, run_baseline};
 pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
+pub use audit::{AuditConfig, AuditReport, AuditRow, audit, render_audit};
 pub use blind::blind_baseline;
 pub use error::{Error, Result};
 pub use export::{

@@ -10,10 +10,12 @@ use fabula_server::AppState;
 use fabula_server::sessions::SessionRecord;
 use serde_json::{Value as Json, json};
 
-use crate::difficulty::{Features, Tier, all_shown, answer_rows, answer_values};
 use crate::error::{Error, Result};
 use crate::plot::bar_chart;
 use crate::views::{hits_view, page_href, percent_encode};
+use fabula_tasks::difficulty::{
+    Features, Tier, all_shown, answer_rows, answer_values, result_text,
+};
 
 /// The most pages-needed buckets the dataset's histogram shows; larger counts join the last.
 const MAX_PAGES_BUCKET: usize = 16;
@@ -62,10 +64,7 @@ pub(crate) async fn features_and_hits(
     let answer_in_results = hits.as_ref().ok().map(|hits| {
         let text: Vec<String> = hits
             .iter()
-            .map(|hit| {
-                let date = hit.date.as_deref().unwrap_or_default();
-                format!("{} {} {} {}", hit.title, hit.snippet, hit.url, date)
-            })
+            .map(|hit| result_text(&hit.title, &hit.snippet, &hit.url, hit.date.as_deref()))
             .collect();
         all_shown(&values, &text.join(" \n "))
     });
@@ -75,6 +74,7 @@ pub(crate) async fn features_and_hits(
         rows: answer_rows(&task.answer),
         answer_in_question: all_shown(&values, &task.task.question),
         answer_in_results,
+        choice: task.task.kind == fabula_file::TaskKind::Compare,
     };
     (features, hits.unwrap_or_default())
 }

@@ -20,7 +20,6 @@
 //! tasks. Errors are HTML pages with 400, 404, 503 or 500.
 
 mod admin;
-mod difficulty;
 mod error;
 mod graph;
 mod markdown;
@@ -31,7 +30,6 @@ mod timeline;
 mod views;
 mod world;
 
-pub use crate::difficulty::{Features, Tier};
 pub use crate::error::{Error, Result};
 pub use crate::routes::Browse;
 pub use crate::views::DatasetQuery;

@@ -19,10 +19,10 @@ use serde_json::{Value as Json, json};
 use tokio::sync::OnceCell;
 
 use crate::admin::{self, ParsedTask, Summary};
-use crate::difficulty::Features;
 use crate::error::{Error, Result};
 use crate::templates::Templates;
 use crate::views::{self, DatasetQuery};
+use fabula_tasks::difficulty::Features;
 
 /// The browser's state: the server's state, the templates, the manifest's world entries and,
 /// on the admin listener, the dataset's tier summary (computed once).

@@ -8,13 +8,13 @@ use fabula_file::{ManifestEntry, PageHead, Value, WorldFile};
 use fabula_search::Hit;
 use serde_json::{Value as Json, json};
 
-use crate::difficulty::all_shown;
 use crate::error::{Error, Result};
 use crate::graph::entity_graph;
 use crate::markdown::{Highlight, render};
 use crate::plot::bar_chart;
 use crate::timeline;
 use crate::world::WorldData;
+use fabula_tasks::difficulty::{all_shown, result_text};
 
 /// Worlds listed per page of the dataset view.
 pub(crate) const WORLDS_PER_PAGE: usize = 200;
@@ -260,8 +260,7 @@ pub(crate) fn hits_view(world_id: u32, hits: &[Hit], answer: &[String]) -> Json 
     let rows: Vec<Json> = hits
         .iter()
         .map(|hit| {
-            let date = hit.date.as_deref().unwrap_or_default();
-            let text = format!("{} {} {} {date}", hit.title, hit.snippet, hit.url);
+            let text = result_text(&hit.title, &hit.snippet, &hit.url, hit.date.as_deref());
             json!({"rank": hit.rank, "url": hit.url, "title": hit.title, "snippet": hit.snippet,
                    "date": hit.date, "href": page_href(world_id, &hit.url),
                    "shows_answer": all_shown(answer, &text)})

@@ -20,6 +20,7 @@
 
 pub mod answer;
 mod build;
+pub mod difficulty;
 pub mod phrasings;
 
 use fabula_file::{Page, Task};
@@ -27,6 +28,7 @@ use fabula_world::World;
 use fabula_world::dataset::Renderer;
 
 pub use build::build_tasks;
+pub use difficulty::{Features, Tier};
 pub use phrasings::phrasing_id;
 
 /// The task kinds, as stored in `fabula_tasks.kind`.

@@ -92,6 +92,45 @@ pub struct BaselineArgs {
     pub json: bool,
 }
 
+/// Arguments of `fabula audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// A dataset directory (its indexes are used when present, built in memory otherwise).
+    pub dir: PathBuf,
+    /// A server of the same dataset, e.g. 127.0.0.1:8080: also run the baseline agent.
+    #[arg(long)]
+    pub addr: Option<String>,
+    /// Bearer key, when the server needs one.
+    #[arg(long)]
+    pub api_key: Option<String>,
+    /// Worlds measured at once (default: every core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `fabula audit`.
+pub fn run_audit(args: &AuditArgs) -> anyhow::Result<()> {
+    let mut config = fabula_bench::AuditConfig {
+        addr: args.addr.clone(),
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
+        ..fabula_bench::AuditConfig::default()
+    };
+    config.agent.client.api_key = args.api_key.clone();
+    let report = fabula_bench::audit(&args.dir, &config)
+        .with_context(|| format!("auditing {}", args.dir.display()))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", fabula_bench::render_audit(&report));
+    }
+    Ok(())
+}
+
 fn parse_split(s: &str) -> anyhow::Result<Split> {
     s.parse()
         .map_err(|_| anyhow::anyhow!("--split `{s}` must be train, dev, test or all"))

@@ -1,4 +1,5 @@
 //! A task's difficulty features, measured rather than assigned by kind, and the tier they give.
+//! The world browser and `fabula audit` both measure them; search is theirs to run.
 //!
 //! - pages needed: the task's evidence pages, the small set of pages whose provenance covers
 //!   every needed cell (the task builder's set cover);
@@ -8,6 +9,8 @@
 //!
 //! Tiers: `easy` when one page is enough or the answer shows in the question or its results;
 //! `hard` when at least 4 pages are needed and the answer shows in neither; `medium` otherwise.
+//! A choice among options the question names (a comparison) always shows its answer in the
+//! question and, mostly, in the results; for it only the pages needed count.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,6 +25,8 @@ pub struct Features {
     pub answer_in_question: bool,
     /// `None` when the search could not be run (the world is unavailable).
     pub answer_in_results: Option<bool>,
+    /// The question names the options the answer is chosen from (a comparison).
+    pub choice: bool,
 }
 
 /// A task's difficulty tier.
@@ -48,7 +53,8 @@ impl Tier {
 impl Features {
     /// The tier these features give (see the module docs).
     pub fn tier(&self) -> Tier {
-        let shows = self.answer_in_question || self.answer_in_results == Some(true);
+        let shows =
+            !self.choice && (self.answer_in_question || self.answer_in_results == Some(true));
         if shows || self.pages_needed <= 1 {
             Tier::Easy
         } else if self.pages_needed >= 4 {
@@ -108,6 +114,15 @@ pub fn all_shown(values: &[String], text: &str) -> bool {
         })
 }
 
+/// The text of one search result that [`all_shown`] looks in: what an agent sees of it before
+/// opening the page (title, snippet, url and date).
+pub fn result_text(title: &str, snippet: &str, url: &str, date: Option<&str>) -> String {
+    format!(
+        "{title} \n {snippet} \n {url} \n {}",
+        date.unwrap_or_default()
+    )
+}
+
 /// Lowercased text with every run of non-alphanumeric characters (except `'` and `,` inside
 /// numbers) turned into one space, padded with spaces.
 fn words(text: &str) -> String {
@@ -140,6 +155,7 @@ mod tests {
             rows: 1,
             answer_in_question: in_question,
             answer_in_results: in_results,
+            choice: false,
         }
     }
 
@@ -152,6 +168,13 @@ mod tests {
         check(features(3, false, Some(false)), Tier::Medium);
         check(features(4, false, Some(false)), Tier::Hard);
         check(features(4, false, None), Tier::Hard);
+        let choice = |pages| Features {
+            choice: true,
+            ..features(pages, true, Some(true))
+        };
+        check(choice(1), Tier::Easy);
+        check(choice(2), Tier::Medium);
+        check(choice(4), Tier::Hard);
     }
 
     #[test]

@@ -1,0 +1,412 @@
+//! `fabula audit`: a dataset's difficulty ladder, per task kind and tier.
+//!
+//! Every task is measured as the world browser measures it ([`fabula_tasks::difficulty`]): its
+//! question is searched in its own world (top 10, partial hiding, in process over the dataset's
+//! indexes) to see whether the answer shows in the results. Per kind and tier the report gives
+//! the tasks, the pages needed (mean and max), the share whose answer shows in the question's
+//! results or in the question, the share one page answers, three cheap guessers and, with a
+//! server address, the rule-based baseline agent's mean reward:
+//!
+//! - *most common*: the most common gold answer of the other tasks of the same kind and
+//!   phrasing in the dataset (leave one out), exact match;
+//! - *random entity*: the expected exact match of a uniform guess among the world's rows of
+//!   the answer's table, for answers that name a row (1/n when the answer is one of n rows);
+//! - *first option*: the first row name the question mentions (earliest, then longest).
+//!
+//! Guessers apply to short answers only; a figure over no task prints as `-`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use fabula_file::{ColumnRole, Task, TaskKind, Value as Cell, WorldFile};
+use fabula_score::{Gold, Prediction, TaskRecord};
+use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldInfo};
+use fabula_tasks::difficulty::{
+    Features, Tier, all_shown, answer_rows, answer_values, result_text,
+};
+use fabula_tasks::phrasing_id;
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::{AgentConfig, run_baseline};
+use crate::error::{Error, Result};
+use crate::export::score_record;
+
+/// How to audit.
+#[derive(Debug, Clone, Default)]
+pub struct AuditConfig {
+    /// A running server (`host:port`) for the baseline agent; none skips it.
+    pub addr: Option<String>,
+    pub agent: AgentConfig,
+    /// Worlds measured at once.
+    pub jobs: usize,
+}
+
+/// One line of the report: a kind (or `all`) and a tier (or `all`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditRow {
+    pub kind: String,
+    pub tier: String,
+    pub tasks: usize,
+    pub pages_mean: f64,
+    pub pages_max: usize,
+    /// Shares in 0..=1.
+    pub answer_in_results: f64,
+    pub answer_in_question: f64,
+    pub one_page: f64,
+    pub most_common: Option<f64>,
+    pub random_entity: Option<f64>,
+    pub first_option: Option<f64>,
+    pub agent: Option<f64>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditReport {
+    pub worlds: usize,
+    pub tasks: usize,
+    /// Per kind and tier, then per tier over all kinds, then everything.
+    pub rows: Vec<AuditRow>,
+}
+
+/// One task's measurements.
+#[derive(Debug, Clone)]
+struct Measured {
+    record: TaskRecord,
+    features: Features,
+    random_entity: Option<f64>,
+    first_option: Option<bool>,
+    most_common: Option<bool>,
+    agent: Option<f64>,
+}
+
+/// Audits every world of the dataset in `dir`.
+pub fn audit(dir: &Path, config: &AuditConfig) -> Result<AuditReport> {
+    let options = CorpusOptions {
+        write_indexes: false,
+        ..CorpusOptions::default()
+    };
+    let corpus = Corpus::open_with(dir, options)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs.max(1))
+        .build()
+        .map_err(|e| Error::Audit(e.to_string()))?;
+    let per_world: Vec<Result<Vec<Measured>>> = pool.install(|| {
+        corpus
+            .worlds()
+            .par_iter()
+            .map(|info| measure_world(&corpus, info))
+            .collect()
+    });
+    let mut measured = Vec::new();
+    for world in per_world {
+        measured.extend(world?);
+    }
+    add_most_common(&mut measured);
+    if let Some(addr) = &config.addr {
+        add_agent(&mut measured, addr, &config.agent)?;
+    }
+    Ok(AuditReport {
+        worlds: corpus.worlds().len(),
+        tasks: measured.len(),
+        rows: rows(&measured),
+    })
+}
+
+/// Measures one world's tasks: features (one search each) and the row-based guessers.
+fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
+    let file = WorldFile::open(&info.file)?;
+    let names = EntityNames::read(&file)?;
+    let index = corpus.world(info.id)?;
+    let search = SearchOptions {
+        top_k: 10,
+        offset: 0,
+        hiding: Hiding::Partial,
+    };
+    let mut out = Vec::new();
+    for task in file.tasks()? {
+        let record = score_record(info.id, &task)?;
+        let values = answer_values(&record.answer);
+        let hits = index.search(&task.question, &search)?.hits;
+        let text: Vec<String> = hits
+            .iter()
+            .map(|h| result_text(&h.title, &h.snippet, &h.url, h.date.as_deref()))
+            .collect();
+        let features = features(&task, &record, &values, &text.join(" \n "));
+        let short = record.answer.as_str();
+        out.push(Measured {
+            random_entity: short.and_then(|answer| names.random_hit(answer)),
+            first_option: short.map(|answer| names.first_in(&task.question) == Some(answer)),
+            most_common: None,
+            agent: None,
+            features,
+            record,
+        });
+    }
+    Ok(out)
+}
+
+fn features(task: &Task, record: &TaskRecord, values: &[String], results: &str) -> Features {
+    Features {
+        pages_needed: record.evidence.as_array().map_or(0, Vec::len),
+        hops: task.hops,
+        rows: answer_rows(&record.answer),
+        answer_in_question: all_shown(values, &task.question),
+        answer_in_results: Some(all_shown(values, results)),
+        choice: task.kind == TaskKind::Compare,
+    }
+}
+
+/// The names of a world's rows, by table.
+struct EntityNames {
+    /// Per name: the number of rows of its table (a name is unique within its table; the
+    /// smallest table wins when two tables share one).
+    table_size: BTreeMap<String, usize>,
+    /// Every name, longest first, for finding the first one a question mentions.
+    by_length: Vec<String>,
+}
+
+impl EntityNames {
+    fn read(file: &WorldFile) -> Result<EntityNames> {
+        let mut table_size: BTreeMap<String, usize> = BTreeMap::new();
+        for table in file.tables()? {
+            let Some(at) = table
+                .columns
+                .iter()
+                .position(|c| c.role == ColumnRole::Name)
+            else {
+                continue;
+            };
+            let rows = file.table_rows(&table)?;
+            for row in &rows {
+                if let Some(Cell::Text(name)) = row.get(at) {
+                    let size = table_size.entry(name.clone()).or_insert(rows.len());
+                    *size = (*size).min(rows.len());
+                }
+            }
+        }
+        let mut by_length: Vec<String> = table_size.keys().cloned().collect();
+        by_length.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        Ok(EntityNames {
+            table_size,
+            by_length,
+        })
+    }
+
+    /// The expected exact match of a uniform guess among the rows of the answer's table;
+    /// `None` when the answer names no row.
+    fn random_hit(&self, answer: &str) -> Option<f64> {
+        self.table_size.get(answer).map(|size| 1.0 / *size as f64)
+    }
+
+    /// The row name the question mentions first (earliest start, then longest).
+    fn first_in<'a>(&'a self, question: &str) -> Option<&'a str> {
+        self.by_length
+            .iter()
+            .filter_map(|name| find_word(question, name).map(|at| (at, name)))
+            .min_by_key(|(at, name)| (*at, std::cmp::Reverse(name.len())))
+            .map(|(_, name)| name.as_str())
+    }
+}
+
+/// The byte offset of the first occurrence of `needle` in `text` at word boundaries.
+fn find_word(text: &str, needle: &str) -> Option<usize> {
+    let is_word = |c: char| c.is_alphanumeric();
+    text.match_indices(needle).map(|(at, _)| at).find(|at| {
+        let before = text[..*at].chars().next_back().is_none_or(|c| !is_word(c));
+        let after = text[at + needle.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !is_word(c));
+        before && after
+    })
+}
+
+/// Fills in the most-common-answer guesser: per (kind, phrasing), the most common answer of
+/// the other tasks (ties to the smallest JSON text).
+fn add_most_common(measured: &mut [Measured]) {
+    let group = |m: &Measured| {
+        (
+            m.record.kind,
+            phrasing_id(&m.record.question).unwrap_or_default(),
+        )
+    };
+    let mut counts: BTreeMap<(TaskKind, String), BTreeMap<String, usize>> = BTreeMap::new();
+    for m in measured.iter().filter(|m| m.record.answer.is_string()) {
+        *counts
+            .entry(group(m))
+            .or_default()
+            .entry(m.record.answer.to_string())
+            .or_default() += 1;
+    }
+    for m in measured.iter_mut().filter(|m| m.record.answer.is_string()) {
+        let own = m.record.answer.to_string();
+        let others = &counts[&group(m)];
+        let best = others
+            .iter()
+            .map(|(answer, n)| (answer, if *answer == own { n - 1 } else { *n }))
+            .filter(|(_, n)| *n > 0)
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)));
+        m.most_common = Some(best.is_some_and(|(answer, _)| *answer == own));
+    }
+}
+
+/// Runs the baseline agent on every task and keeps each task's reward.
+fn add_agent(measured: &mut [Measured], addr: &str, agent: &AgentConfig) -> Result<()> {
+    let records: Vec<TaskRecord> = measured.iter().map(|m| m.record.clone()).collect();
+    let predictions = run_baseline(addr, &records, agent)?;
+    for (m, prediction) in measured.iter_mut().zip(predictions) {
+        let gold = Gold::from_json(&m.record.answer).map_err(|e| Error::Audit(e.to_string()))?;
+        let predicted = match &prediction.answer {
+            Value::String(text) => Prediction::from_text(text),
+            other => Prediction::from_json(other),
+        };
+        m.agent = Some(fabula_score::score(&gold, &predicted).reward());
+    }
+    Ok(())
+}
+
+/// The report's rows: each (kind, tier) present, each tier over all kinds, then everything.
+fn rows(measured: &[Measured]) -> Vec<AuditRow> {
+    let mut kinds: Vec<TaskKind> = measured.iter().map(|m| m.record.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut rows = Vec::new();
+    let tiers = Tier::ALL.map(Some);
+    for kind in kinds.iter().map(|k| Some(*k)).chain([None]) {
+        for tier in tiers.iter().copied().chain([None]) {
+            let members: Vec<&Measured> = measured
+                .iter()
+                .filter(|m| kind.is_none_or(|k| m.record.kind == k))
+                .filter(|m| tier.is_none_or(|t| m.features.tier() == t))
+                .collect();
+            if members.is_empty() || (kind.is_some() && tier.is_none()) {
+                continue;
+            }
+            let kind = kind.map_or("all", TaskKind::as_str).to_owned();
+            let tier = tier.map_or("all", Tier::as_str).to_owned();
+            rows.push(row(kind, tier, &members));
+        }
+    }
+    rows
+}
+
+fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
+    let n = members.len() as f64;
+    let share =
+        |hit: &dyn Fn(&Measured) -> bool| members.iter().filter(|m| hit(m)).count() as f64 / n;
+    let mean = |value: &dyn Fn(&Measured) -> Option<f64>| {
+        let values: Vec<f64> = members.iter().filter_map(|m| value(m)).collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let as_share = |flag: Option<bool>| flag.map(|hit| if hit { 1.0 } else { 0.0 });
+    AuditRow {
+        kind,
+        tier,
+        tasks: members.len(),
+        pages_mean: members
+            .iter()
+            .map(|m| m.features.pages_needed as f64)
+            .sum::<f64>()
+            / n,
+        pages_max: members
+            .iter()
+            .map(|m| m.features.pages_needed)
+            .max()
+            .unwrap_or(0),
+        answer_in_results: share(&|m| m.features.answer_in_results == Some(true)),
+        answer_in_question: share(&|m| m.features.answer_in_question),
+        one_page: share(&|m| m.features.pages_needed <= 1),
+        most_common: mean(&|m| as_share(m.most_common)),
+        random_entity: mean(&|m| m.random_entity),
+        first_option: mean(&|m| as_share(m.first_option)),
+        agent: mean(&|m| m.agent),
+    }
+}
+
+/// The report's columns: a header and its width.
+const COLUMNS: [(&str, usize); 12] = [
+    ("kind", 10),
+    ("tier", 6),
+    ("tasks", 6),
+    ("pages mean", 10),
+    ("pages max", 9),
+    ("in results", 10),
+    ("in question", 11),
+    ("one page", 8),
+    ("common", 7),
+    ("random", 7),
+    ("first", 7),
+    ("agent", 7),
+];
+
+/// The report as a plain-text table: shares in percent, `-` where a figure covers no task.
+pub fn render_audit(report: &AuditReport) -> String {
+    let percent = |x: f64| format!("{:.1}%", x * 100.0);
+    let maybe = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), percent);
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(COLUMNS)
+            .enumerate()
+            .map(|(i, (cell, (_, width)))| {
+                if i < 2 {
+                    format!("{cell:<width$}")
+                } else {
+                    format!("{cell:>width$}")
+                }
+            })
+            .collect();
+        padded.join(" ").trim_end().to_owned() + "\n"
+    };
+    let mut out = format!("{} worlds, {} tasks\n", report.worlds, report.tasks);
+    out.push_str(&line(
+        COLUMNS.iter().map(|(h, _)| (*h).to_owned()).collect(),
+    ));
+    for r in &report.rows {
+        out.push_str(&line(vec![
+            r.kind.clone(),
+            r.tier.clone(),
+            r.tasks.to_string(),
+            format!("{:.2}", r.pages_mean),
+            r.pages_max.to_string(),
+            percent(r.answer_in_results),
+            percent(r.answer_in_question),
+            percent(r.one_page),
+            maybe(r.most_common),
+            maybe(r.random_entity),
+            maybe(r.first_option),
+            maybe(r.agent),
+        ]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_option_is_the_earliest_longest_name_at_word_boundaries() {
+        let names = EntityNames {
+            table_size: BTreeMap::from([
+                ("Kest".to_owned(), 4),
+                ("Kest Line".to_owned(), 2),
+                ("Orm".to_owned(), 4),
+            ]),
+            by_length: vec!["Kest Line".into(), "Kest".into(), "Orm".into()],
+        };
+        let check = |question: &str, expect: Option<&str>| {
+            assert_eq!(names.first_in(question), expect, "{question}");
+        };
+        check(
+            "Between Kest Line and Orm, which is older?",
+            Some("Kest Line"),
+        );
+        check("Between Orm and Kest, which is older?", Some("Orm"));
+        check("Is Kestrel or Ormond older?", None);
+        assert_eq!(names.random_hit("Kest Line"), Some(0.5));
+        assert_eq!(names.random_hit("1901"), None);
+    }
+}
