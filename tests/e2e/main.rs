@@ -1,6 +1,9 @@
 //! End-to-end tests of the `fabula` binary: the commands a user runs, on real generated worlds.
 
+mod audit;
+mod bench_browse;
 mod bench_search;
+mod browser;
 mod check_rules;
 mod generate_cli;
 mod mcp;

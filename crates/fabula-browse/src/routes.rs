@@ -2,6 +2,7 @@
 //! server (so a world is read only after its file matched the manifest), read the world file on
 //! a blocking thread, and render a template; every error is an HTML page with its status.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -236,27 +237,53 @@ fn manifest_entries(app: &AppState) -> Vec<ManifestEntry> {
 
 /// Every world's tasks with their tiers; worlds that cannot be read are listed as such.
 async fn compute_summary(app: AppState) -> Summary {
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut pending = app.worlds().iter().map(|info| (info.id, info.file.clone()));
+    let mut running = tokio::task::JoinSet::new();
+    let mut measured = BTreeMap::new();
+    loop {
+        while running.len() < workers
+            && let Some((world_id, path)) = pending.next()
+        {
+            let app = app.clone();
+            running.spawn(async move { (world_id, world_tiers(&app, world_id, path).await) });
+        }
+        let Some(done) = running.join_next().await else {
+            break;
+        };
+        if let Ok((world_id, tiers)) = done {
+            measured.insert(world_id, tiers);
+        }
+    }
+    // Added in world order, so the summary does not depend on which world finished first.
     let mut summary = Summary::default();
-    let worlds: Vec<(u32, PathBuf)> = app
-        .worlds()
-        .iter()
-        .map(|info| (info.id, info.file.clone()))
-        .collect();
-    for (world_id, path) in worlds {
-        let tasks = match app.world_ready(world_id).await {
-            Ok(()) => admin::world_tasks(&app, path).await,
-            Err(error) => Err(Error::from_api(error)),
-        };
-        let Ok(tasks) = tasks else {
-            summary.unreadable.push(world_id);
-            continue;
-        };
-        for task in &tasks {
-            let features = admin::features(&app, world_id, task).await;
-            summary.add(world_id, task, &features);
+    for (world_id, tiers) in measured {
+        match tiers {
+            Ok(tasks) => {
+                for (task, features) in &tasks {
+                    summary.add(world_id, task, features);
+                }
+            }
+            Err(_) => summary.unreadable.push(world_id),
         }
     }
     summary
+}
+
+/// One world's tasks with their features, for the summary.
+async fn world_tiers(
+    app: &AppState,
+    world_id: u32,
+    path: PathBuf,
+) -> Result<Vec<(ParsedTask, Features)>> {
+    app.world_ready(world_id).await.map_err(Error::from_api)?;
+    let tasks = admin::world_tasks(app, path).await?;
+    let mut out = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let features = admin::features(app, world_id, &task).await;
+        out.push((task, features));
+    }
+    Ok(out)
 }
 
 async fn dataset(

@@ -62,6 +62,9 @@ enum Command {
     Eval(tasks::EvalArgs),
     /// Run the rule-based baseline agent against a server's agent-facing API.
     Baseline(tasks::BaselineArgs),
+    /// The difficulty ladder: per task kind and tier, pages needed, where answers show, guessers
+    /// and (with --addr) the baseline agent.
+    Audit(tasks::AuditArgs),
     /// Print one search or extract observation and which renderer produced it.
     Render(wm::RenderArgs),
     /// Language world model tools: a tiny checkpoint, a render benchmark.
@@ -87,6 +90,8 @@ enum BenchCommand {
     Search(serve::BenchSearchArgs),
     /// Soak or flood a server it starts (or attaches to) and report errors, latency and RSS.
     Soak(soak::SoakArgs),
+    /// Serve a dataset in process and time every world-browser view, one request at a time.
+    Browse(bench::browse::BenchBrowseArgs),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +107,7 @@ fn main() -> ExitCode {
         Command::Corpus(command) => tasks::run_corpus(&command),
         Command::Eval(args) => tasks::run_eval(&args),
         Command::Baseline(args) => tasks::run_baseline(&args),
+        Command::Audit(args) => tasks::run_audit(&args),
         Command::Up(args) => serve::run_up(&args),
         Command::Render(args) => wm::run_render(&args),
         Command::Wm(wm::WmCommand::Tiny(args)) => wm::run_tiny(&args),
@@ -109,6 +115,7 @@ fn main() -> ExitCode {
         Command::Export(wm::ExportCommand::LwmData(args)) => wm::run_export_lwm_data(&args),
         Command::Bench(BenchCommand::Search(args)) => serve::run_bench_search(&args),
         Command::Bench(BenchCommand::Soak(args)) => soak::run_soak(&args),
+        Command::Bench(BenchCommand::Browse(args)) => bench::browse::run_bench_browse(&args),
         Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)
             .map(|text| print!("{text}"))
             .map_err(anyhow::Error::from),

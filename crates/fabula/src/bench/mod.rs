@@ -24,7 +24,10 @@
 //!
 //! Against a server without `/health` (such as `benches/python/bm25_server.py`), pass
 //! `--ceiling 0`: a ceiling of 404s measures nothing.
+//!
+//! `fabula bench browse`, the latency of every world-browser page, lives in `browse`.
 
+pub mod browse;
 mod phase;
 mod report;
 
