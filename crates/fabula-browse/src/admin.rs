@@ -135,6 +135,7 @@ pub(crate) fn task(
     Ok(json!({
         "title": format!("Task {}", task.id),
         "world": world_id,
+        "world_name": file.meta()?.name,
         "task": {"id": task.id, "kind": task.kind.as_str(), "question": task.question,
                  "hops": task.hops, "sql": task.sql},
         "answer": answer_view(&parsed.answer),
@@ -200,7 +201,7 @@ pub(crate) fn session(record: &SessionRecord) -> Json {
         "session": {"id": log.session, "world": log.world, "seed": log.seed, "calls": log.calls,
                     "forgotten": log.forgotten},
         "controls": serde_json::to_string_pretty(&record.controls).unwrap_or_default(),
-        "replay": serde_json::to_string(&create).unwrap_or_default(),
+        "replay": serde_json::to_string_pretty(&create).unwrap_or_default(),
         "calls": calls,
     })
 }

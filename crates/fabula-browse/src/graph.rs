@@ -9,7 +9,7 @@ use fabula_file::Table;
 
 use crate::markdown::escape;
 
-const BOX_W: usize = 150;
+const BOX_W: usize = 176;
 const BOX_H: usize = 46;
 const LAYER_H: usize = 110;
 const GAP: usize = 24;
@@ -53,7 +53,8 @@ pub(crate) fn entity_graph(tables: &[Table], counts: &[usize]) -> String {
             svg,
             "<a href=\"#t-{name}\"><rect x=\"{x}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"6\" \
              class=\"node\"/><text x=\"{cx}\" y=\"{ty}\" text-anchor=\"middle\" class=\"node-name\">{plural}</text>\
-             <text x=\"{cx}\" y=\"{cy}\" text-anchor=\"middle\" class=\"node-count\">{count} rows · {role}</text></a>",
+             <text x=\"{cx}\" y=\"{cy}\" text-anchor=\"middle\" class=\"node-count\">{count} rows</text>\
+             <title>{plural}: {count} rows, table {name}, role {role}</title></a>",
             name = escape(&table.name),
             cx = x + BOX_W / 2,
             ty = y + 19,
@@ -185,7 +186,10 @@ mod tests {
         let svg = entity_graph(&tables, &[5, 2, 9, 3]);
         assert_eq!(svg.matches("<line").count(), 5);
         assert!(svg.contains("&lt;region&gt;"), "{svg}");
-        assert!(svg.contains(">9 rows · region<"), "{svg}");
+        assert!(
+            svg.contains(">9 rows<") && svg.contains("role region"),
+            "{svg}"
+        );
         assert!(svg.contains("href=\"#t-person\""));
     }
 

@@ -57,6 +57,11 @@ pub(crate) fn bar_chart(title: &str, bars: &[(String, usize)], width: usize) -> 
         }
         svg.push_str("</g>");
     }
+    let base = TOP + plot_h;
+    let _ = write!(
+        svg,
+        "<line class=\"axis\" x1=\"0\" y1=\"{base}\" x2=\"{width}\" y2=\"{base}\"/>"
+    );
     svg.push_str("</svg>");
     svg
 }
