@@ -55,7 +55,7 @@ impl View {
     pub fn label(self) -> &'static str {
         match self {
             View::AgentDataset => "agent dataset",
-            View::AgentThemePage => "agent dataset, theme filter, page 3",
+            View::AgentThemePage => "agent dataset, one theme",
             View::World => "world",
             View::Page => "page",
             View::Row => "row",
@@ -79,8 +79,6 @@ impl View {
     }
 }
 
-/// The dataset page the theme view asks for (the view clamps it to the filter's last page).
-const THEME_PAGE: usize = 3;
 /// Sessions opened before the measurement, so the session views have content.
 const SESSIONS: usize = 2;
 /// Searches each session makes (each followed by an extract of a page of its world).
@@ -191,7 +189,7 @@ impl Catalog {
             View::AgentDataset | View::AdminDataset => "/".to_owned(),
             View::AgentThemePage => {
                 let theme = &self.themes[rng.random_range(0..self.themes.len())];
-                format!("/ui/?theme={}&page={THEME_PAGE}", percent_encode(theme))
+                format!("/ui/?theme={}", percent_encode(theme))
             }
             View::World | View::AdminWorld => {
                 let world = &self.worlds[rng.random_range(0..self.worlds.len())];
