@@ -271,7 +271,11 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
                 .await
                 .context("opening the admin listener")?;
             eprintln!(
-                "fabula: admin listener (gold answers, scoring) on http://{0}; browse tasks, tiers and sessions at http://{0}/ (user any, password the admin token)",
+                "fabula: admin listener (gold answers, scoring) on http://{}",
+                admin.local_addr()?
+            );
+            eprintln!(
+                "fabula: browse tasks, tiers and sessions at http://{}/ (any user name, the admin token as password)",
                 admin.local_addr()?
             );
             let mut stop = shutdown.1.clone();
