@@ -32,4 +32,4 @@ mod world;
 
 pub use crate::error::{Error, Result};
 pub use crate::routes::Browse;
-pub use crate::views::DatasetQuery;
+pub use crate::views::{DatasetQuery, percent_encode};

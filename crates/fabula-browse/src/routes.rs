@@ -13,7 +13,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use fabula_file::{ManifestEntry, WorldFile};
+use fabula_file::WorldFile;
 use fabula_search::{Hiding, SearchOptions};
 use fabula_server::AppState;
 use serde_json::{Value as Json, json};
@@ -25,8 +25,7 @@ use crate::templates::Templates;
 use crate::views::{self, DatasetQuery};
 use fabula_tasks::difficulty::Features;
 
-/// The browser's state: the server's state, the templates, the manifest's world entries and,
-/// on the admin listener, the dataset's tier summary (computed once).
+/// The browser's state: the server's state, the templates and, on the admin listener, the dataset's tier summary (computed once).
 #[derive(Clone)]
 pub struct Browse {
     inner: Arc<Inner>,
@@ -36,7 +35,6 @@ struct Inner {
     app: AppState,
     templates: Templates,
     admin: bool,
-    worlds: Vec<ManifestEntry>,
     summary: OnceCell<Summary>,
 }
 
@@ -57,13 +55,11 @@ impl Browse {
     }
 
     fn new(app: AppState, admin: bool) -> Browse {
-        let worlds = manifest_entries(&app);
         Browse {
             inner: Arc::new(Inner {
                 app,
                 templates: Templates::new(),
                 admin,
-                worlds,
                 summary: OnceCell::new(),
             }),
         }
@@ -184,13 +180,8 @@ impl Browse {
     /// A world's tasks with their features.
     async fn tasks_with_features(&self, id: &str) -> Result<(u32, Vec<(ParsedTask, Features)>)> {
         let (world_id, path) = self.world_file(id).await?;
-        let tasks = admin::world_tasks(&self.inner.app, path).await?;
-        let mut out = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            let features = admin::features(&self.inner.app, world_id, &task).await;
-            out.push((task, features));
-        }
-        Ok((world_id, out))
+        let tasks = tasks_with_features(&self.inner.app, world_id, path).await?;
+        Ok((world_id, tasks))
     }
 }
 
@@ -205,34 +196,6 @@ fn html_response(status: StatusCode, html: String) -> Response {
         ),
     ];
     (status, headers, html).into_response()
-}
-
-/// The manifest's entries (rows, tables, pages, tasks per world), read once; when the manifest
-/// cannot be read again, the server's own world list with sizes left at 0.
-fn manifest_entries(app: &AppState) -> Vec<ManifestEntry> {
-    let dir = app
-        .worlds()
-        .first()
-        .and_then(|info| info.file.parent().map(PathBuf::from));
-    if let Some(manifest) = dir.and_then(|dir| fabula_file::read_manifest(&dir).ok()) {
-        let mut worlds = manifest.worlds;
-        worlds.sort_by_key(|w| w.id);
-        return worlds;
-    }
-    app.worlds()
-        .iter()
-        .map(|info| ManifestEntry {
-            id: info.id,
-            file: String::new(),
-            sha256: info.sha256.clone(),
-            theme: info.theme.clone(),
-            name: info.name.clone(),
-            rows: 0,
-            tables: 0,
-            pages: info.pages,
-            tasks: 0,
-        })
-        .collect()
 }
 
 /// Every world's tasks with their tiers; worlds that cannot be read are listed as such.
@@ -270,13 +233,22 @@ async fn compute_summary(app: AppState) -> Summary {
     summary
 }
 
-/// One world's tasks with their features, for the summary.
+/// One world's tasks with their features, for the summary: after checking the world.
 async fn world_tiers(
     app: &AppState,
     world_id: u32,
     path: PathBuf,
 ) -> Result<Vec<(ParsedTask, Features)>> {
     app.world_ready(world_id).await.map_err(Error::from_api)?;
+    tasks_with_features(app, world_id, path).await
+}
+
+/// A checked world's tasks with their features (one search each).
+async fn tasks_with_features(
+    app: &AppState,
+    world_id: u32,
+    path: PathBuf,
+) -> Result<Vec<(ParsedTask, Features)>> {
     let tasks = admin::world_tasks(app, path).await?;
     let mut out = Vec::with_capacity(tasks.len());
     for task in tasks {
@@ -291,7 +263,7 @@ async fn dataset(
     query: Result<Query<DatasetQuery>, QueryRejection>,
 ) -> Response {
     let query = query.map(|Query(q)| q).unwrap_or_default();
-    let mut context = views::dataset(&browse.inner.worlds, &query);
+    let mut context = views::dataset(browse.inner.app.worlds(), &query);
     if browse.inner.admin {
         let summary = browse.summary().await;
         if let Some(rows) = context["worlds"].as_array_mut() {

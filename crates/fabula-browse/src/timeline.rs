@@ -19,23 +19,12 @@ pub(crate) struct Event {
     pub what: String,
 }
 
-/// The roles whose values are years.
-const YEAR_ROLES: [ColumnRole; 7] = [
-    ColumnRole::Founded,
-    ColumnRole::BirthYear,
-    ColumnRole::DeathYear,
-    ColumnRole::Joined,
-    ColumnRole::StartYear,
-    ColumnRole::EndYear,
-    ColumnRole::Year,
-];
-
 /// Every dated fact, by year, then table, row and label.
 pub(crate) fn events(world: &WorldData) -> Vec<Event> {
     let mut events = Vec::new();
     for (table_idx, table) in world.tables.iter().enumerate() {
         for (col_idx, column) in table.columns.iter().enumerate() {
-            if !YEAR_ROLES.contains(&column.role) {
+            if !ColumnRole::YEARS.contains(&column.role) {
                 continue;
             }
             for row in &world.rows[table_idx] {

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use fabula_file::{ManifestEntry, PageHead, Value, WorldFile};
-use fabula_search::Hit;
+use fabula_file::{PageHead, Value, WorldFile};
+use fabula_search::{Hit, WorldInfo};
 use serde_json::{Value as Json, json};
 
 use crate::error::{Error, Result};
@@ -27,12 +27,12 @@ pub struct DatasetQuery {
 }
 
 /// The dataset: worlds with theme, name and sizes, filtered by theme, a page at a time.
-pub(crate) fn dataset(worlds: &[ManifestEntry], query: &DatasetQuery) -> Json {
+pub(crate) fn dataset(worlds: &[WorldInfo], query: &DatasetQuery) -> Json {
     let mut themes: Vec<&str> = worlds.iter().map(|w| w.theme.as_str()).collect();
     themes.sort_unstable();
     themes.dedup();
     let theme = query.theme.as_deref().filter(|t| !t.is_empty());
-    let shown: Vec<&ManifestEntry> = worlds
+    let shown: Vec<&WorldInfo> = worlds
         .iter()
         .filter(|w| theme.is_none_or(|t| w.theme == t))
         .collect();
@@ -269,8 +269,9 @@ pub(crate) fn hits_view(world_id: u32, hits: &[Hit], answer: &[String]) -> Json 
     Json::Array(rows)
 }
 
-/// Percent-encodes a url for a query parameter (RFC 3986 unreserved characters stay).
-pub(crate) fn percent_encode(text: &str) -> String {
+/// Percent-encodes text for one query value or path segment: every byte but RFC 3986's
+/// unreserved ones becomes `%XX`.
+pub fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 3 / 2);
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
@@ -280,4 +281,22 @@ pub(crate) fn percent_encode(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_and_names_are_encoded_whole() {
+        fn check(text: &str, expect: &str) {
+            assert_eq!(percent_encode(text), expect, "{text}");
+        }
+        check("island-nation", "island-nation");
+        check(
+            "https://a.example/wiki/Port_Amsel?x=1&y",
+            "https%3A%2F%2Fa.example%2Fwiki%2FPort_Amsel%3Fx%3D1%26y",
+        );
+        check("Ærø Vale", "%C3%86r%C3%B8%20Vale");
+    }
 }

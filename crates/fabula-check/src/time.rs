@@ -37,17 +37,6 @@ pub(super) fn check_time(w: &Checked<'_>, present: i64, out: &mut Vec<Violation>
     }
 }
 
-/// The column roles that hold years.
-const YEAR_ROLES: [ColumnRole; 7] = [
-    ColumnRole::Founded,
-    ColumnRole::BirthYear,
-    ColumnRole::DeathYear,
-    ColumnRole::Joined,
-    ColumnRole::StartYear,
-    ColumnRole::EndYear,
-    ColumnRole::Year,
-];
-
 /// The time order and range rules, as SQL over the roles the file declares.
 fn time_rules(roles: &Roles, present: i64) -> Vec<TimeRule> {
     let mut rules = range_rules(roles, present);
@@ -81,7 +70,7 @@ fn range_rules(roles: &Roles, present: i64) -> Vec<TimeRule> {
         let (name, t) = (table.name.as_str(), q(&table.name));
         for c in &table.columns {
             let c_q = q(&c.name);
-            if YEAR_ROLES.contains(&c.role) {
+            if ColumnRole::YEARS.contains(&c.role) {
                 rules.push(rule(
                     name,
                     "time.future",

@@ -229,14 +229,7 @@ impl WorldFile {
 
     fn page_row(&self, row: &Row<'_>) -> Result<StoredPage> {
         let id: i64 = row.get(0).map_err(self.sqlite())?;
-        let kind: String = row.get(3).map_err(self.sqlite())?;
-        let kind = PageKind::parse(&kind).ok_or_else(|| {
-            self.bad_value(
-                "fabula_pages",
-                &id.to_string(),
-                format!("unknown page kind `{kind}`"),
-            )
-        })?;
+        let kind = self.page_kind(id, row)?;
         Ok(StoredPage {
             id,
             page: Page {
@@ -247,6 +240,15 @@ impl WorldFile {
                 body: row.get(5).map_err(self.sqlite())?,
                 facts: Vec::new(),
             },
+        })
+    }
+
+    /// The page kind in column 3 of a `fabula_pages` row.
+    fn page_kind(&self, id: i64, row: &Row<'_>) -> Result<PageKind> {
+        let kind: String = row.get(3).map_err(self.sqlite())?;
+        PageKind::parse(&kind).ok_or_else(|| {
+            let reason = format!("unknown page kind `{kind}`");
+            self.bad_value("fabula_pages", &id.to_string(), reason)
         })
     }
 
@@ -346,19 +348,11 @@ impl WorldFile {
         let mut heads = Vec::new();
         while let Some(row) = rows.next().map_err(self.sqlite())? {
             let id: i64 = row.get(0).map_err(self.sqlite())?;
-            let kind: String = row.get(3).map_err(self.sqlite())?;
-            let kind = PageKind::parse(&kind).ok_or_else(|| {
-                self.bad_value(
-                    "fabula_pages",
-                    &id.to_string(),
-                    format!("unknown page kind `{kind}`"),
-                )
-            })?;
             heads.push(PageHead {
                 id,
+                kind: self.page_kind(id, row)?,
                 url: row.get(1).map_err(self.sqlite())?,
                 title: row.get(2).map_err(self.sqlite())?,
-                kind,
                 published: row.get(4).map_err(self.sqlite())?,
             });
         }

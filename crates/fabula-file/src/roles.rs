@@ -74,6 +74,19 @@ named_enum! {
     }
 }
 
+impl ColumnRole {
+    /// The roles whose values are years.
+    pub const YEARS: [ColumnRole; 7] = [
+        ColumnRole::Founded,
+        ColumnRole::BirthYear,
+        ColumnRole::DeathYear,
+        ColumnRole::Joined,
+        ColumnRole::StartYear,
+        ColumnRole::EndYear,
+        ColumnRole::Year,
+    ];
+}
+
 named_enum! {
     /// The SQL type of a domain column, as `CREATE TABLE` and `fabula_columns.sql_type` write
     /// it; every domain table is STRICT.

@@ -31,6 +31,10 @@ pub struct WorldInfo {
     pub sha256: String,
     /// The number of pages, as the manifest states it.
     pub pages: usize,
+    /// The numbers of domain rows, domain tables and tasks, as the manifest states them.
+    pub rows: usize,
+    pub tables: usize,
+    pub tasks: usize,
 }
 
 /// How many worlds a corpus keeps open by default.
@@ -164,6 +168,9 @@ impl Corpus {
                 file: dir.join(world.file),
                 sha256: world.sha256,
                 pages: world.pages,
+                rows: world.rows,
+                tables: world.tables,
+                tasks: world.tasks,
             })
             .collect();
         worlds.sort_unstable_by_key(|world| world.id);

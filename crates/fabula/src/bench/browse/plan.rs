@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail, ensure};
+use fabula_browse::percent_encode;
 use fabula_file::{ColumnRole, ManifestEntry, Value, WorldFile};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -291,35 +292,9 @@ fn read_items(path: &Path) -> anyhow::Result<WorldItems> {
     Ok(WorldItems { pages, rows, tasks })
 }
 
-/// `text` as one query value or path segment: every byte but the unreserved ones as `%XX`.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3 / 2);
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_and_names_are_encoded_whole() {
-        fn check(text: &str, expect: &str) {
-            assert_eq!(percent_encode(text), expect, "{text}");
-        }
-        check("island-nation", "island-nation");
-        check(
-            "https://a.example/wiki/Port_Amsel?x=1&y",
-            "https%3A%2F%2Fa.example%2Fwiki%2FPort_Amsel%3Fx%3D1%26y",
-        );
-        check("Ærø Vale", "%C3%86r%C3%B8%20Vale");
-    }
 
     #[test]
     fn session_views_name_sessions_by_creation_order() {
