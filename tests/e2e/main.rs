@@ -5,6 +5,7 @@ mod bench_browse;
 mod bench_search;
 mod browser;
 mod check_rules;
+mod english;
 mod generate_cli;
 mod mcp;
 mod serve;

@@ -135,6 +135,7 @@ impl Run<'_> {
             Step::Rows { side, column } => Ok(self.rows(*side, column)),
             Step::Table { header } => Ok(self.table(header)),
             Step::SumBefore { year } => Ok(self.sum_before(year)),
+            Step::CountEach { heading } => self.count_each(heading),
         }
     }
 
@@ -268,6 +269,22 @@ impl Run<'_> {
             });
         }
         Ok(!self.reads.is_empty())
+    }
+
+    /// Opens every entity the page lists and answers the total of their rows under `heading`.
+    fn count_each(&mut self, heading: &str) -> Result<bool> {
+        let heading = self.fill_slots(heading);
+        let Some(content) = self.content() else {
+            return Ok(false);
+        };
+        let mut total = 0;
+        for url in read::listed_urls(content) {
+            self.open_url(&url)?;
+            total += self
+                .content()
+                .map_or(0, |c| read::section_rows(c, &heading));
+        }
+        Ok(self.answer_with(Some(total.to_string())))
     }
 
     fn table(&mut self, header: &[String]) -> bool {

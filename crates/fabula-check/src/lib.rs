@@ -4,9 +4,11 @@
 //! columns, the metadata, the pages, their facts and the tasks come from its typed rows, the rules
 //! are SQL over the domain tables, and nothing calls the generator. Each violation names its world,
 //! table, row and rule, so a corrupt copy says exactly what is wrong. The domain rules live here,
-//! the time rules in `time`, the page rules in `pages` and the task rules in `tasks`.
+//! the time rules in `time`, the plausibility rules (the theme's limits on people, ratios) in
+//! `plausible`, the page rules in `pages` and the task rules in `tasks`.
 
 mod pages;
+mod plausible;
 mod tasks;
 mod time;
 
@@ -247,6 +249,7 @@ pub fn check_world(file: &WorldFile, out: &mut Vec<Violation>) -> usize {
     check_names(&w, out);
     time::check_time(&w, present, out);
     time::check_overlaps(&w, out);
+    plausible::check_plausible(&w, file, present, out);
     pages::check_pages(&w, file, present, &tables, out);
     check_derived(&w, out);
     n_rows
@@ -451,6 +454,10 @@ fn check_derived(w: &Checked<'_>, out: &mut Vec<Violation>) {
             let Some(rule) = &column.derived else {
                 continue;
             };
+            // A ratio bounds a value rather than fixing it; `plausible` checks it.
+            if rule.starts_with("ratio:") {
+                continue;
+            }
             let (t, c) = (table.name.as_str(), column.name.as_str());
             match derived_sql(w.conn, t, c, rule).map(|sql| ids_of(w.conn, &sql)) {
                 Some(Ok(ids)) => {

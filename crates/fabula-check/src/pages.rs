@@ -1,13 +1,14 @@
 //! The page rules of `fabula check`: the number of pages, their kinds and dates, coverage of
-//! every domain cell by some page, and provenance that holds (each fact names a real cell, shows
-//! its value, and the page's text contains what it shows).
+//! every domain cell by some page, provenance that holds (each fact names a real cell, shows
+//! its value, and the page's text contains what it shows), and dates that follow what a page
+//! reports (no dated page states a later year, or mentions an entity before its founding).
 //!
 //! Pages and facts are read through [`WorldFile`]; the cells they are checked against are read
 //! with SQL from the domain tables.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fabula_file::{PageFact, WorldFile};
+use fabula_file::{ColumnRole, PageFact, StoredPage, WorldFile};
 use fabula_score::date::{DatePrecision, parse_date};
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
@@ -22,7 +23,7 @@ pub(super) fn check_pages(
     tables: &[String],
     out: &mut Vec<Violation>,
 ) {
-    let Some(bodies) = check_page_list(w, file, present, out) else {
+    let Some(pages) = check_page_list(w, file, present, out) else {
         return;
     };
     let facts = match file.page_facts() {
@@ -34,17 +35,24 @@ pub(super) fn check_pages(
     };
     let cells = Cells::read(w.conn, tables);
     check_coverage(w, &facts, &cells, out);
+    let bodies = pages.iter().map(|s| (s.id, s.page.body.as_str())).collect();
     check_provenance(w, &facts, &cells, &bodies, out);
+    let dates = pages
+        .iter()
+        .filter_map(|s| s.page.published.as_deref().map(|date| (s.id, date)))
+        .collect();
+    check_years_stated(w, &facts, &cells, &dates, out);
+    check_founding_order(w, &facts, &cells, &dates, out);
 }
 
-/// The number of pages, their kinds and their dates. Returns each page's body by id, or `None`
-/// when the pages cannot be read.
+/// The number of pages, their kinds and their dates. Returns the pages without their facts, or
+/// `None` when the pages cannot be read.
 fn check_page_list(
     w: &Checked<'_>,
     file: &WorldFile,
     present: i64,
     out: &mut Vec<Violation>,
-) -> Option<BTreeMap<i64, String>> {
+) -> Option<Vec<StoredPage>> {
     let pages = match file.pages_without_facts() {
         Ok(pages) => pages,
         // The only value of `fabula_pages` the reader refuses is a kind it does not know.
@@ -75,7 +83,7 @@ fn check_page_list(
             out.push(w.violation("fabula_pages", Some(stored.id), "pages.date", &detail));
         }
     }
-    Some(pages.into_iter().map(|s| (s.id, s.page.body)).collect())
+    Some(pages)
 }
 
 /// The year of a valid `YYYY-MM-DD` date (a real day of a real month), through the one date
@@ -188,7 +196,7 @@ fn check_provenance(
     w: &Checked<'_>,
     facts: &[(i64, PageFact)],
     cells: &Cells,
-    bodies: &BTreeMap<i64, String>,
+    bodies: &BTreeMap<i64, &str>,
     out: &mut Vec<Violation>,
 ) {
     for (page, fact) in facts {
@@ -206,7 +214,7 @@ fn check_provenance(
             continue;
         };
         let accepted = cells.accepted(table, column, value);
-        let body = bodies.get(page).map_or("", String::as_str);
+        let body = bodies.get(page).copied().unwrap_or_default();
         if !accepted.contains(shown) {
             let detail =
                 format!("page {page} shows `{shown}` for `{column}`, the cell holds {accepted:?}");
@@ -216,6 +224,106 @@ fn check_provenance(
             out.push(w.violation(table, row, "pages.provenance", &detail));
         }
     }
+}
+
+/// A dated page reports nothing later than its date: every year it states (a founding, a start,
+/// a birth, the year of a work or an event) lies in or before the year it is published.
+fn check_years_stated(
+    w: &Checked<'_>,
+    facts: &[(i64, PageFact)],
+    cells: &Cells,
+    dates: &BTreeMap<i64, &str>,
+    out: &mut Vec<Violation>,
+) {
+    let year_columns = columns_with(w, &ColumnRole::YEARS);
+    for (page, f) in facts {
+        let Some(published) = dates.get(page).and_then(|d| parse_iso_date(d)) else {
+            continue;
+        };
+        if !year_columns.contains(&(f.table.as_str(), f.column.as_str())) {
+            continue;
+        }
+        let cell = (f.table.clone(), f.row_id, f.column.clone());
+        if let Some(SqlValue::Integer(year)) = cells.values.get(&cell)
+            && *year > published
+        {
+            let detail = format!(
+                "page {page}, dated {}, states `{}` {year} of {} row {}",
+                dates[page], f.column, f.table, f.row_id
+            );
+            out.push(w.violation("fabula_pages", Some(*page), "pages.date_order", &detail));
+        }
+    }
+}
+
+/// No dated page mentions an entity (states a cell of its row, or refers to it) before the
+/// earliest dated page that reports its founding: news of a work, an appointment or a joining
+/// comes on or after the news that the organisation was founded.
+fn check_founding_order(
+    w: &Checked<'_>,
+    facts: &[(i64, PageFact)],
+    cells: &Cells,
+    dates: &BTreeMap<i64, &str>,
+    out: &mut Vec<Violation>,
+) {
+    let founded_columns = columns_with(w, &[ColumnRole::Founded]);
+    let dated = |page: &i64| {
+        dates
+            .get(page)
+            .copied()
+            .filter(|d| parse_iso_date(d).is_some())
+    };
+    // The earliest dated page that states each entity's founding year.
+    let mut founding: BTreeMap<(&str, i64), (&str, i64)> = BTreeMap::new();
+    for (page, f) in facts {
+        let Some(date) = dated(page) else { continue };
+        if founded_columns.contains(&(f.table.as_str(), f.column.as_str())) {
+            let earliest = founding
+                .entry((f.table.as_str(), f.row_id))
+                .or_insert((date, *page));
+            *earliest = (*earliest).min((date, *page));
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for (page, f) in facts {
+        let Some(date) = dated(page) else { continue };
+        for (table, row) in mentioned(f, cells) {
+            let Some(&(founded_on, founding_page)) = founding.get(&(table, row)) else {
+                continue;
+            };
+            if date < founded_on && reported.insert((*page, table, row)) {
+                let detail = format!(
+                    "page {page}, dated {date}, mentions {table} row {row} before page \
+                     {founding_page} reports its founding on {founded_on}"
+                );
+                out.push(w.violation("fabula_pages", Some(*page), "pages.founding_order", &detail));
+            }
+        }
+    }
+}
+
+/// The entities a fact mentions: the row it states a cell of, and the row a reference points at.
+fn mentioned<'a>(f: &'a PageFact, cells: &'a Cells) -> Vec<(&'a str, i64)> {
+    let mut rows = vec![(f.table.as_str(), f.row_id)];
+    let parent = cells.references.get(&(f.table.clone(), f.column.clone()));
+    let value = cells
+        .values
+        .get(&(f.table.clone(), f.row_id, f.column.clone()));
+    if let (Some(parent), Some(SqlValue::Integer(id))) = (parent, value) {
+        rows.push((parent.as_str(), *id));
+    }
+    rows
+}
+
+/// The (table, column) names of every column whose role is one of `roles`.
+fn columns_with<'a>(w: &'a Checked<'_>, roles: &[ColumnRole]) -> BTreeSet<(&'a str, &'a str)> {
+    w.roles
+        .tables
+        .iter()
+        .flat_map(|t| t.columns.iter().map(move |c| (t, c)))
+        .filter(|(_, c)| roles.contains(&c.role))
+        .map(|(t, c)| (t.name.as_str(), c.name.as_str()))
+        .collect()
 }
 
 #[cfg(test)]

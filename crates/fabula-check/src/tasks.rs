@@ -11,7 +11,7 @@ use fabula_file::{Task, TaskKind, WorldFile};
 use fabula_tasks::answer::{
     answer_from_rows, fact_states, required_values, same_answer, text_states,
 };
-use fabula_tasks::{MIN_SHORT_TASKS, MIN_TABLE_TASKS};
+use fabula_tasks::{MIN_TABLE_TASKS, MIN_TASKS};
 use serde_json::Value;
 
 use crate::{Violation, violation};
@@ -56,10 +56,10 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
         .flatten()
         .and_then(|v| v.parse().ok());
     let n_tables = tasks.iter().filter(|t| t.kind == TaskKind::Table).count();
-    let n_short = tasks.len() - n_tables;
-    if n_short < MIN_SHORT_TASKS || n_tables < MIN_TABLE_TASKS {
+    if tasks.len() < MIN_TASKS || n_tables < MIN_TABLE_TASKS {
         let detail = format!(
-            "{n_short} short-answer and {n_tables} table tasks, want at least {MIN_SHORT_TASKS} and {MIN_TABLE_TASKS}"
+            "{} tasks of which {n_tables} table tasks, want at least {MIN_TASKS} and {MIN_TABLE_TASKS}",
+            tasks.len()
         );
         out.push(violation(world, TASKS_TABLE, None, "tasks.count", &detail));
     }

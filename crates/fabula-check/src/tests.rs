@@ -97,8 +97,8 @@ fn pages_of(world: &World, layout: &Layout) -> Vec<Page> {
     pages
 }
 
-/// Replaces `{role}` with the table of a role and `{role.column_role}` with the column of a role
-/// in it.
+/// Replaces `{role}` with the table of a role, `{role.column_role}` with the column of a role in
+/// it, and `{role.ratio}` with its first column drawn in a ratio to another.
 fn resolve(template: &str, layout: &Layout) -> String {
     let mut out = String::new();
     let mut rest = template;
@@ -113,6 +113,16 @@ fn resolve(template: &str, layout: &Layout) -> String {
         let role = TableRole::parse(role).unwrap_or_else(|| panic!("no role {role}"));
         let table = layout.table(role);
         out.push_str(match column {
+            Some("ratio") => {
+                let ratio = table.columns.iter().find(|c| {
+                    c.derived
+                        .as_deref()
+                        .is_some_and(|rule| rule.starts_with("ratio:"))
+                });
+                &ratio
+                    .unwrap_or_else(|| panic!("{} has no ratio", table.name))
+                    .name
+            }
             Some(column) => {
                 let role =
                     ColumnRole::parse(column).unwrap_or_else(|| panic!("no column role {column}"));
@@ -215,7 +225,8 @@ fn ranges_and_derived_values() {
     check(
         Fixture::Works,
         "UPDATE {person} SET {person.birth_year} = 99999 WHERE id = 2",
-        "pages.provenance time.future time.membership time.order time.tenure",
+        "age.founder age.member age.office pages.provenance time.founder time.future \
+         time.membership time.order time.tenure",
     );
     check(
         Fixture::Works,
@@ -246,7 +257,7 @@ fn time_order() {
         "UPDATE {organisation} SET {organisation.founded} =
            (SELECT p.{person.birth_year} + 3 FROM {person} p
             WHERE p.id = {organisation}.{organisation.founder}) WHERE id = 1",
-        "pages.provenance time.founder",
+        "age.founder pages.provenance time.founder",
     );
     check(
         Fixture::Works,
@@ -261,7 +272,7 @@ fn time_order() {
     check(
         Fixture::Works,
         "UPDATE {membership} SET {membership.joined} = 0 WHERE id = 1",
-        "pages.provenance range.year time.membership",
+        "age.member pages.provenance time.membership",
     );
     check(
         Fixture::EventsAndAlliances,
@@ -284,7 +295,149 @@ fn overlapping_terms() {
         Fixture::Works,
         "INSERT INTO {tenure} SELECT 100001, {tenure.organisation}, {tenure.person}, {tenure.seat},
            {tenure.start_year}, {tenure.end_year} FROM {tenure} WHERE id = 1",
-        "pages.coverage time.overlap",
+        "offices.at_once offices.same_title pages.coverage time.overlap",
+    );
+}
+
+/// Inserts person 100001, aged `age` in the year `event_year` (a column of the row `row`) and
+/// dead that year or in `died`, born in the oldest settlement: a made-up actor for one rule.
+fn elder(row: &str, event_year: &str, age: i64, died: &str) -> String {
+    format!(
+        "INSERT INTO {{person}} (id, name, {{person.birth_year}}, {{person.death_year}},
+           {{person.birthplace}}, {{person.occupation}})
+         SELECT 100001, 'Quorvath Ulmes', {event_year} - {age}, {died},
+           (SELECT id FROM {{settlement}} ORDER BY {{settlement.founded}}, id LIMIT 1), 'x'
+         FROM {row};"
+    )
+}
+
+#[test]
+fn ages_at_founding_joining_and_taking_office() {
+    // The latest founding, joining and short term: a 100-year-old founder, a 90-year-old new
+    // member and office holder, each dying that year (or when the term ends).
+    let org = "(SELECT * FROM {organisation} ORDER BY {organisation.founded} DESC, id LIMIT 1) o";
+    let founder = elder(org, "o.{organisation.founded}", 100, "o.{organisation.founded}")
+        + "UPDATE {organisation} SET {organisation.founder} = 100001
+           WHERE id = (SELECT id FROM {organisation} ORDER BY {organisation.founded} DESC, id LIMIT 1)";
+    check(
+        Fixture::Works,
+        &founder,
+        "age.founder pages.coverage pages.provenance",
+    );
+    let member = "(SELECT * FROM {membership} ORDER BY {membership.joined} DESC, id LIMIT 1) m";
+    let member = elder(member, "m.{membership.joined}", 90, "m.{membership.joined}")
+        + "UPDATE {membership} SET {membership.person} = 100001
+           WHERE id = (SELECT id FROM {membership} ORDER BY {membership.joined} DESC, id LIMIT 1)";
+    check(
+        Fixture::Works,
+        &member,
+        "age.member pages.coverage pages.provenance",
+    );
+    let short = "SELECT id FROM {tenure} WHERE {tenure.end_year} - {tenure.start_year} <= 20
+                 ORDER BY {tenure.start_year} DESC, id LIMIT 1";
+    let holder =
+        elder(
+            &format!("{{tenure}} t WHERE t.id = ({short})"),
+            "t.{tenure.start_year}",
+            90,
+            "t.{tenure.end_year}",
+        ) + &format!("UPDATE {{tenure}} SET {{tenure.person}} = 100001 WHERE id = ({short})");
+    check(
+        Fixture::EventsAndAlliances,
+        &holder,
+        "age.office pages.coverage pages.provenance",
+    );
+    // A seat the limits do not name has no plausible holder.
+    check(
+        Fixture::Works,
+        "UPDATE {tenure} SET {tenure.seat} = 'Stoker' WHERE id = 1",
+        "age.office pages.provenance",
+    );
+}
+
+/// Copies the term of a person who holds one into another organisation that has no term of
+/// `seat` (an SQL expression over the copied term `t` and the seat titles `a.seat`), where the
+/// holder's age fits the seat's range.
+fn second_office(seat: &str) -> String {
+    format!(
+        "WITH ages(seat, lo, hi) AS (
+           SELECT substr(key, 18), CAST(substr(value, 1, instr(value, '..') - 1) AS INTEGER),
+             CAST(substr(value, instr(value, '..') + 2) AS INTEGER)
+           FROM fabula_meta WHERE key LIKE 'limit.office_age.%')
+         INSERT INTO {{tenure}} (id, {{tenure.organisation}}, {{tenure.person}}, {{tenure.seat}},
+           {{tenure.start_year}}, {{tenure.end_year}})
+         SELECT 100001, o.id, t.{{tenure.person}}, a.seat, t.{{tenure.start_year}}, t.{{tenure.end_year}}
+         FROM {{tenure}} t JOIN {{person}} p ON p.id = t.{{tenure.person}}
+         JOIN ages a ON a.seat = {seat}
+           AND t.{{tenure.start_year}} - p.{{person.birth_year}} BETWEEN a.lo AND a.hi
+         JOIN {{organisation}} o ON o.{{organisation.founded}} <= t.{{tenure.start_year}}
+           AND NOT EXISTS (SELECT 1 FROM {{tenure}} u
+                           WHERE u.{{tenure.organisation}} = o.id AND u.{{tenure.seat}} = a.seat)
+         WHERE t.{{tenure.person}} IN
+           (SELECT {{tenure.person}} FROM {{tenure}} GROUP BY 1 HAVING count(*) = 1)
+         ORDER BY t.id, o.id LIMIT 1"
+    )
+}
+
+#[test]
+fn offices_held_at_once() {
+    // The fixture's theme allows one office at a time: a second one of another title breaks
+    // that limit, a second one of the same title the title rule as well.
+    check(
+        Fixture::Works,
+        &second_office("a.seat AND a.seat != t.{tenure.seat}"),
+        "offices.at_once pages.coverage",
+    );
+    check(
+        Fixture::Works,
+        &second_office("t.{tenure.seat}"),
+        "offices.at_once offices.same_title pages.coverage",
+    );
+    // With two offices allowed at once, only the title rule is left.
+    check(
+        Fixture::Works,
+        &(second_office("t.{tenure.seat}")
+            + ";\nUPDATE fabula_meta SET value = '2' WHERE key = 'limit.offices_at_once'"),
+        "offices.same_title pages.coverage",
+    );
+}
+
+#[test]
+fn ratios_of_related_columns() {
+    // Outside the column's range.
+    check(
+        Fixture::Works,
+        "UPDATE {work} SET {work.ratio} = 100000 WHERE id = 1",
+        "pages.provenance ratio",
+    );
+    // In range, but far above its ratio to the smallest source, which holds it at its minimum.
+    check(
+        Fixture::Works,
+        "UPDATE {settlement} SET {settlement.ratio} = {settlement.ratio} + 1
+         WHERE id = (SELECT id FROM {settlement} ORDER BY {settlement.population}, id LIMIT 1)",
+        "pages.provenance ratio",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE fabula_columns SET derived_from = 'ratio:nowhere:1..2:0..5'
+         WHERE derived_from LIKE 'ratio:%'",
+        "ratio",
+    );
+}
+
+#[test]
+fn limits_come_from_the_file() {
+    check(
+        Fixture::Works,
+        "UPDATE fabula_meta SET value = 'young' WHERE key = 'limit.founder_age'",
+        "meta",
+    );
+    // A file written before limits were recorded is held to the title rule and ratios only.
+    check(
+        Fixture::Works,
+        "DELETE FROM fabula_meta WHERE key LIKE 'limit.%';
+         UPDATE {tenure} SET {tenure.seat} = 'Stoker' WHERE id = 1",
+        "pages.provenance",
     );
 }
 
@@ -320,6 +473,46 @@ fn pages() {
         Fixture::Works,
         "DELETE FROM fabula_page_facts WHERE page_id > 200; DELETE FROM fabula_pages WHERE id > 200",
         "pages.count pages.coverage",
+    );
+}
+
+#[test]
+fn dated_pages_report_nothing_later_than_their_date() {
+    // The page of organisation 1 states its founding year: dated that year it is true, dated the
+    // year before it reports the future.
+    let date_org_page = |year: &str| {
+        format!(
+            "UPDATE fabula_pages SET kind = 'news', published = (SELECT printf('%04d-06-01', {year})
+               FROM {{organisation}} WHERE id = 1) WHERE url = '/{{organisation}}/1'"
+        )
+    };
+    check(Fixture::Works, &date_org_page("{organisation.founded}"), "");
+    check(
+        Fixture::Works,
+        &date_org_page("{organisation.founded} - 1"),
+        "pages.date_order",
+    );
+    // A membership that began in its organisation's founding year, on a page dated that year:
+    // before the page that reports the founding it mentions an organisation not yet founded.
+    let date_membership_page = |month: &str| {
+        format!(
+            "CREATE TEMP TABLE pick AS
+               SELECT m.id AS membership, o.id AS organisation, o.{{organisation.founded}} AS year
+               FROM {{membership}} m JOIN {{organisation}} o ON o.id = m.{{membership.organisation}}
+               WHERE m.{{membership.joined}} = o.{{organisation.founded}} ORDER BY m.id LIMIT 1;
+             UPDATE fabula_pages SET kind = 'news',
+               published = (SELECT printf('%04d-06-01', year) FROM pick)
+               WHERE url = (SELECT '/{{organisation}}/' || organisation FROM pick);
+             UPDATE fabula_pages SET kind = 'news',
+               published = (SELECT printf('%04d-{month}-01', year) FROM pick)
+               WHERE url = (SELECT '/{{membership}}/' || membership FROM pick)"
+        )
+    };
+    check(Fixture::Works, &date_membership_page("09"), "");
+    check(
+        Fixture::Works,
+        &date_membership_page("03"),
+        "pages.founding_order",
     );
 }
 

@@ -6,7 +6,7 @@
 //!
 //! | table | rows |
 //! | --- | --- |
-//! | `fabula_meta` | [`Meta`] as `(key, value)` |
+//! | `fabula_meta` | [`Meta`] as `(key, value)`, with the theme's [`Limits`] under `limit.*` keys |
 //! | `fabula_tables`, `fabula_columns` | [`Table`] and [`Column`]: the role of each domain table and column |
 //! | `fabula_pages` | [`Page`]s: Markdown with a [`PageKind`] and an optional date |
 //! | `fabula_page_facts` | [`PageFact`]s: each cell a page states, with the exact text it uses |
@@ -20,6 +20,7 @@
 
 mod error;
 mod kinds;
+mod limits;
 mod manifest;
 mod read;
 mod roles;
@@ -29,6 +30,7 @@ mod write;
 pub use error::{Error, Result};
 pub use fabula_score::TaskKind;
 pub use kinds::{Hiding, PageKind, ValueKind};
+pub use limits::{AgeRange, Limits};
 pub use manifest::{
     MANIFEST, Manifest, ManifestEntry, parse_shard_manifest_name, read_manifest,
     read_manifest_file, sha256_file, shard_manifest_name, world_file_name,
@@ -39,4 +41,4 @@ pub use rows::{Column, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Ta
 pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;

@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 use fabula_score::TaskKind;
 
 use crate::kinds::{PageKind, ValueKind};
+use crate::limits::Limits;
 use crate::roles::{ColumnRole, SqlType, TableRole};
 
-/// The `fabula_meta` keys every world file has.
+/// The `fabula_meta` keys every world file has (besides the optional `limit.*` keys of
+/// [`Limits`]).
 pub const META_KEYS: [&str; 10] = [
     "earliest_year",
     "format_version",
@@ -38,11 +40,25 @@ pub struct Meta {
     pub present_year: i64,
     /// The earliest year any settlement was founded.
     pub earliest_year: i64,
+    /// The theme's plausibility limits; `None` in files written before they were recorded.
+    pub limits: Option<Limits>,
 }
 
 impl Meta {
     /// The stored `(key, value)` rows, in key order.
-    pub fn to_rows(&self) -> Vec<(&'static str, String)> {
+    pub fn to_rows(&self) -> Vec<(String, String)> {
+        let mut rows: Vec<(String, String)> = self
+            .base_rows()
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        rows.extend(self.limits.iter().flat_map(Limits::to_rows));
+        rows.sort();
+        rows
+    }
+
+    /// The rows of [`META_KEYS`], in key order.
+    fn base_rows(&self) -> Vec<(&'static str, String)> {
         vec![
             ("earliest_year", self.earliest_year.to_string()),
             ("format_version", self.format_version.to_string()),
@@ -84,6 +100,7 @@ impl Meta {
             format_version: number(rows, "format_version")?,
             present_year: number(rows, "present_year")?,
             earliest_year: number(rows, "earliest_year")?,
+            limits: Limits::from_rows(rows)?,
         })
     }
 }
@@ -97,7 +114,10 @@ pub struct Column {
     pub nullable: bool,
     /// The table a foreign key points at.
     pub references: Option<String>,
-    /// How a derived column is computed: `sum:TABLE.COLUMN` or `count:TABLE`.
+    /// How a derived column is computed: `sum:TABLE.COLUMN` or `count:TABLE`; or, for a number
+    /// drawn in proportion to another of its row, `ratio:SOURCE:LO..HI:MIN..MAX`: the value is
+    /// SOURCE times a ratio in `LO..HI`, rounded, unless held at MIN or MAX. SOURCE is a column of
+    /// the same table, or `present_year-COLUMN` for the row's age.
     pub derived: Option<String>,
     /// A human label for pages and overviews ("area (km²)").
     pub label: String,
@@ -240,15 +260,12 @@ mod tests {
             format_version: 1,
             present_year: 2240,
             earliest_year: 1800,
+            limits: None,
         }
     }
 
     fn check(edit: impl FnOnce(&mut BTreeMap<String, String>), expect: Result<Meta, &str>) {
-        let mut rows: BTreeMap<String, String> = meta()
-            .to_rows()
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect();
+        let mut rows: BTreeMap<String, String> = meta().to_rows().into_iter().collect();
         edit(&mut rows);
         assert_eq!(Meta::from_rows(&rows), expect.map_err(str::to_owned));
     }
@@ -268,11 +285,45 @@ mod tests {
             },
             Err("meta key `present_year` is not a number: `soon`"),
         );
+        check(
+            |rows| {
+                rows.insert("limit.founder_age".into(), "20..60".into());
+            },
+            Err("missing meta key `limit.member_age`"),
+        );
+    }
+
+    #[test]
+    fn limits_are_stored_among_the_meta_rows() {
+        let limits = Limits {
+            founder_age: crate::AgeRange { min: 20, max: 60 },
+            member_age: crate::AgeRange { min: 14, max: 50 },
+            office_age: BTreeMap::from([("Warden".into(), crate::AgeRange { min: 28, max: 66 })]),
+            offices_at_once: 1,
+        };
+        let meta = Meta {
+            limits: Some(limits),
+            ..meta()
+        };
+        let rows = meta.to_rows();
+        let keys: Vec<&str> = rows.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys[..5],
+            [
+                "earliest_year",
+                "format_version",
+                "generator_version",
+                "limit.founder_age",
+                "limit.member_age"
+            ]
+        );
+        let rows: BTreeMap<String, String> = rows.into_iter().collect();
+        assert_eq!(Meta::from_rows(&rows), Ok(meta));
     }
 
     #[test]
     fn meta_keys_are_the_stored_keys_in_order() {
-        let keys: Vec<&str> = meta().to_rows().into_iter().map(|(k, _)| k).collect();
+        let keys: Vec<String> = meta().to_rows().into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, META_KEYS);
     }
 

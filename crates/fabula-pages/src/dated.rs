@@ -1,6 +1,8 @@
 //! Dated pages: news articles about things that happened, and yearbooks that state what was true
 //! at the end of a year (who held each seat, which alliance each organisation belonged to).
 
+use std::collections::BTreeMap;
+
 use rand::RngExt;
 use serde::Serialize;
 
@@ -8,6 +10,7 @@ use fabula_file::{ColumnRole, Page, PageKind, TableRole};
 use fabula_world::model::{AllianceMembership, Event, Membership, Organisation, Tenure, Work};
 
 use crate::draft::{Ctx, Draft, fmt_date};
+use crate::english::{be, repeats_word, upper_first, with_article};
 use crate::phrases::say;
 use crate::templates;
 
@@ -48,11 +51,20 @@ fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> Page {
     d.finish(body)
 }
 
-fn news_draft(ctx: &mut Ctx, year: i64, title: String) -> Draft {
-    let date = ctx.date_in(year);
+/// The draft of a news article about something that happened in `year`, dated that year and, when
+/// it mentions an organisation founded that year, on or after the news of the founding.
+fn news_draft(ctx: &mut Ctx, year: i64, not_before: Option<&str>, title: String) -> Draft {
+    let date = match not_before {
+        Some(floor) if floor.starts_with(&format!("{year:04}-")) => ctx.date_from(floor),
+        _ => ctx.date_in(year),
+    };
     let url = ctx.sites.news_url(&date, &title);
     Draft::new(url, title, PageKind::News, Some(date))
 }
+
+/// The date of each organisation's founding news, by organisation id: no news mentions an
+/// organisation before it.
+type FoundingDates = BTreeMap<i64, String>;
 
 /// Whether a relation with these bounds holds at the end of `year`.
 pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
@@ -62,20 +74,23 @@ pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
 /// Renders the news articles and the yearbooks.
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
     let w = ctx.world;
+    let mut founded = FoundingDates::new();
     for org in &w.organisations {
-        pages.push(founding_news(ctx, org));
+        let page = founding_news(ctx, org);
+        founded.insert(org.id, page.published.clone().expect("news is dated"));
+        pages.push(page);
     }
     for work in &w.works {
-        pages.push(work_news(ctx, work));
+        pages.push(work_news(ctx, &founded, work));
     }
     for tenure in &w.tenures {
-        pages.push(appointment_news(ctx, tenure));
+        pages.push(appointment_news(ctx, &founded, tenure));
     }
     for event in &w.events {
-        pages.push(event_news(ctx, event));
+        pages.push(event_news(ctx, &founded, event));
     }
     for m in &w.alliance_memberships {
-        pages.push(alliance_news(ctx, m));
+        pages.push(alliance_news(ctx, &founded, m));
     }
     // Membership news: a share of the joinings, more when the world would otherwise have few pages.
     let share = if pages.len() + w.memberships.len() / 2 < 330 {
@@ -85,13 +100,17 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
     };
     for m in &w.memberships {
         if ctx.rng.random_bool(share) {
-            pages.push(membership_news(ctx, m));
+            pages.push(membership_news(ctx, &founded, m));
         }
     }
-    // Yearbooks every 8 to 20 years over the last century or so, each true at its date.
-    let mut year = (w.present_year - ctx.rng.random_range(90..=130)).max(w.earliest_year + 20);
+    // Yearbooks every 8 to 20 years over the last century or so, from the first founding on, each
+    // true at its date; a year with nothing to record has none.
+    let first_founding = w.organisations.iter().map(|o| o.founded).min();
+    let mut year = (w.present_year - ctx.rng.random_range(90..=130))
+        .max(w.earliest_year + 20)
+        .max(first_founding.unwrap_or(w.present_year));
     while year < w.present_year {
-        pages.push(yearbook(ctx, year));
+        pages.extend(yearbook(ctx, year));
         year += ctx.rng.random_range(8..=20);
     }
 }
@@ -100,8 +119,13 @@ fn founding_news(ctx: &mut Ctx, org: &Organisation) -> Page {
     let w = ctx.world;
     let kind = &w.theme.organisation.singular;
     let (p, o) = (TableRole::Person, TableRole::Organisation);
-    let title = format!("New {kind} {} founded", org.name);
-    let mut d = news_draft(ctx, org.founded, title).about(o, org.id);
+    // "New trading house House of Lai founded" would say "house" twice.
+    let title = if repeats_word(kind, &org.name) {
+        format!("{} founded", org.name)
+    } else {
+        format!("New {kind} {} founded", org.name)
+    };
+    let mut d = news_draft(ctx, org.founded, None, title).about(o, org.id);
     d.year(ctx, o, org.id, ColumnRole::Founded, org.founded);
     let subject = ctx.link(o, org.id);
     let place = d.reference(
@@ -127,17 +151,21 @@ fn founding_news(ctx: &mut Ctx, org: &Organisation) -> Page {
                 ("object", &founder),
             ],
         ),
-        format!("The founder, a {occupation}, says the new {kind} will work in {category}."),
+        format!(
+            "The founder, {}, says the new {kind} will work in {category}.",
+            with_article(&occupation)
+        ),
     ];
     news(ctx, d, paragraphs)
 }
 
-fn work_news(ctx: &mut Ctx, work: &Work) -> Page {
+fn work_news(ctx: &mut Ctx, founded: &FoundingDates, work: &Work) -> Page {
     let theme = &ctx.world.theme;
     let (wr, o) = (TableRole::Work, TableRole::Organisation);
     let verb = theme.work.verb.clone().unwrap_or_default();
     let title = format!("{} {verb}", work.name);
-    let mut d = news_draft(ctx, work.year, title).about(wr, work.id);
+    let not_before = founded.get(&work.organisation).map(String::as_str);
+    let mut d = news_draft(ctx, work.year, not_before, title).about(wr, work.id);
     d.year(ctx, wr, work.id, ColumnRole::Year, work.year);
     let org = d.reference(
         ctx,
@@ -160,12 +188,13 @@ fn work_news(ctx: &mut Ctx, work: &Work) -> Page {
     )];
     if let Some(extra) = theme.work.extras.first() {
         let value = d.extra(ctx, wr, work.id, 0, work.extras[0]);
-        paragraphs.push(format!("Its {} is {value}.", extra.label));
+        let label = &extra.label;
+        paragraphs.push(format!("Its {label} {} {value}.", be(label)));
     }
     news(ctx, d, paragraphs)
 }
 
-fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> Page {
+fn appointment_news(ctx: &mut Ctx, founded: &FoundingDates, t: &Tenure) -> Page {
     let w = ctx.world;
     let (tr, p, o) = (
         TableRole::Tenure,
@@ -174,7 +203,8 @@ fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> Page {
     );
     let org_name = &w.organisation(t.organisation).name;
     let title = format!("{org_name} names a new {}", t.seat);
-    let mut d = news_draft(ctx, t.start, title).about(o, t.organisation);
+    let not_before = founded.get(&t.organisation).map(String::as_str);
+    let mut d = news_draft(ctx, t.start, not_before, title).about(o, t.organisation);
     d.year(ctx, tr, t.id, ColumnRole::StartYear, t.start);
     let person = d.reference(ctx, tr, t.id, ColumnRole::Person, p, t.person);
     let org = d.reference(ctx, tr, t.id, ColumnRole::Organisation, o, t.organisation);
@@ -201,11 +231,17 @@ fn appointment_news(ctx: &mut Ctx, t: &Tenure) -> Page {
     news(ctx, d, paragraphs)
 }
 
-fn event_news(ctx: &mut Ctx, event: &Event) -> Page {
+fn event_news(ctx: &mut Ctx, founded: &FoundingDates, event: &Event) -> Page {
     let w = ctx.world;
     let er = TableRole::Event;
     let title = format!("{} draws the crowds", event.name);
-    let mut d = news_draft(ctx, event.year, title).about(er, event.id);
+    let winner = w
+        .participations
+        .iter()
+        .find(|x| x.event == event.id && x.result == 1);
+    let not_before = winner.and_then(|x| founded.get(&x.organisation));
+    let not_before = not_before.map(String::as_str);
+    let mut d = news_draft(ctx, event.year, not_before, title).about(er, event.id);
     d.year(ctx, er, event.id, ColumnRole::Year, event.year);
     let place = d.reference(
         ctx,
@@ -221,10 +257,6 @@ fn event_news(ctx: &mut Ctx, event: &Event) -> Page {
         "news_event",
         &[("subject", &subject), ("place", &place)],
     )];
-    let winner = w
-        .participations
-        .iter()
-        .find(|x| x.event == event.id && x.result == 1);
     if let Some(winner) = winner {
         let pr = TableRole::Participation;
         d.reference(ctx, pr, winner.id, ColumnRole::Event, er, event.id);
@@ -242,12 +274,16 @@ fn event_news(ctx: &mut Ctx, event: &Event) -> Page {
     news(ctx, d, paragraphs)
 }
 
-fn alliance_news(ctx: &mut Ctx, m: &AllianceMembership) -> Page {
+fn alliance_news(ctx: &mut Ctx, founded: &FoundingDates, m: &AllianceMembership) -> Page {
     let w = ctx.world;
     let (mr, o) = (TableRole::AllianceMembership, TableRole::Organisation);
     let org_name = &w.organisation(m.organisation).name;
-    let title = format!("{org_name} joins a {}", w.theme.alliance.singular);
-    let mut d = news_draft(ctx, m.start, title).about(o, m.organisation);
+    let title = format!(
+        "{org_name} joins {}",
+        with_article(&w.theme.alliance.singular)
+    );
+    let not_before = founded.get(&m.organisation).map(String::as_str);
+    let mut d = news_draft(ctx, m.start, not_before, title).about(o, m.organisation);
     d.year(ctx, mr, m.id, ColumnRole::StartYear, m.start);
     let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
     let alliance = d.reference(
@@ -266,7 +302,7 @@ fn alliance_news(ctx: &mut Ctx, m: &AllianceMembership) -> Page {
     news(ctx, d, paragraphs)
 }
 
-fn membership_news(ctx: &mut Ctx, m: &Membership) -> Page {
+fn membership_news(ctx: &mut Ctx, founded: &FoundingDates, m: &Membership) -> Page {
     let (mr, p, o) = (
         TableRole::Membership,
         TableRole::Person,
@@ -274,20 +310,23 @@ fn membership_news(ctx: &mut Ctx, m: &Membership) -> Page {
     );
     let member = ctx.world.person(m.person);
     let title = format!("{} joins as {}", member.name, m.role);
-    let mut d = news_draft(ctx, m.joined, title).about(p, m.person);
+    let not_before = founded.get(&m.organisation).map(String::as_str);
+    let mut d = news_draft(ctx, m.joined, not_before, title).about(p, m.person);
     d.year(ctx, mr, m.id, ColumnRole::Joined, m.joined);
     let person = d.reference(ctx, mr, m.id, ColumnRole::Person, p, m.person);
     let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
     let role = d.text(ctx, mr, m.id, ColumnRole::MemberRole, &m.role);
     let occupation = d.text(ctx, p, m.person, ColumnRole::Occupation, &member.occupation);
     let paragraphs = vec![format!(
-        "{person}, a {occupation}, has joined {org} as {role}."
+        "{person}, {}, has joined {org} as {role}.",
+        with_article(&occupation)
     )];
     news(ctx, d, paragraphs)
 }
 
-/// The yearbook of `year`: who held which seat, who belonged to which alliance, what was founded.
-fn yearbook(ctx: &mut Ctx, year: i64) -> Page {
+/// The yearbook of `year`: who held which seat, who belonged to which alliance, what was founded;
+/// none when nothing of that was true at the end of the year.
+fn yearbook(ctx: &mut Ctx, year: i64) -> Option<Page> {
     let w = ctx.world;
     let title = format!("{} yearbook {year}", w.name);
     let url = ctx.sites.archive_url(year);
@@ -297,10 +336,13 @@ fn yearbook(ctx: &mut Ctx, year: i64) -> Page {
     let lines = office_holder_lines(&mut d, ctx, year);
     push_section(&mut sections, "Office holders".into(), lines);
     let lines = alliance_lines(&mut d, ctx, year);
-    let heading = crate::phrases::upper_first(&w.theme.alliance.plural);
+    let heading = upper_first(&w.theme.alliance.plural);
     push_section(&mut sections, heading, lines);
     let lines = founded_lines(&mut d, ctx, year);
     push_section(&mut sections, "Founded this year".into(), lines);
+    if sections.is_empty() {
+        return None;
+    }
     let intro = format!(
         "The state of {} as of 31 December {year}, as recorded by the archive.",
         w.name
@@ -314,7 +356,7 @@ fn yearbook(ctx: &mut Ctx, year: i64) -> Page {
             sections,
         },
     );
-    d.finish(body)
+    Some(d.finish(body))
 }
 
 /// Adds a yearbook section unless it has no lines.
@@ -455,7 +497,7 @@ mod tests {
 
     #[test]
     fn every_work_has_launch_news() {
-        check(1, 2, Work, ColumnRole::Year);
+        check(1, 3, Work, ColumnRole::Year);
     }
 
     #[test]
@@ -470,7 +512,7 @@ mod tests {
 
     #[test]
     fn every_alliance_membership_has_news() {
-        check(3, 2, AllianceMembership, ColumnRole::StartYear);
+        check(3, 3, AllianceMembership, ColumnRole::StartYear);
     }
 
     #[test]
@@ -503,6 +545,68 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_yearbook_records_something() {
+        for (seed, world_id) in [(1, 0), (2, 3), (3, 4), (4, 7)] {
+            let (_, pages, _) = render_world(seed, world_id);
+            for page in pages.iter().filter(|p| p.kind == PageKind::History) {
+                assert!(page.body.contains("\n## "), "{}", page.url);
+                assert!(!page.facts.is_empty(), "{}", page.url);
+            }
+        }
+    }
+
+    #[test]
+    fn news_of_an_organisation_never_predates_its_founding_news() {
+        let mut same_year = 0;
+        for (seed, world_id) in [(1, 0), (2, 5), (3, 4), (5, 1)] {
+            let (world, pages, _) = render_world(seed, world_id);
+            let table = schema::layout(&world).table(Organisation).clone();
+            let founded_column = &table.column(ColumnRole::Founded).name;
+            let news: Vec<_> = pages.iter().filter(|p| p.kind == PageKind::News).collect();
+            let date_of = |p: &Page| p.published.clone().expect("news is dated");
+            let founding: std::collections::BTreeMap<i64, String> = news
+                .iter()
+                .flat_map(|p| p.facts.iter().map(move |f| (p, f)))
+                .filter(|(_, f)| f.table == table.name && &f.column == founded_column)
+                .map(|(p, f)| (f.row_id, date_of(p)))
+                .collect();
+            assert_eq!(founding.len(), world.organisations.len());
+            for page in &news {
+                let date = date_of(page);
+                for org in &world.organisations {
+                    let mentions = page.facts.iter().any(|f| {
+                        (f.table == table.name && f.row_id == org.id)
+                            || (f.value_kind == fabula_file::ValueKind::Entity
+                                && f.shown == org.name)
+                    });
+                    if !mentions {
+                        continue;
+                    }
+                    let founded_on = &founding[&org.id];
+                    assert!(date >= *founded_on, "{} predates {founded_on}", page.url);
+                    same_year += usize::from(date[..4] == founded_on[..4]);
+                }
+            }
+        }
+        assert!(same_year > 20, "only {same_year} news in a founding year");
+    }
+
+    #[test]
+    fn dates_from_a_floor_stay_in_its_year_and_after_it() {
+        let world = generate_world(1, 0, &theme::all().unwrap());
+        with_ctx(&world, |ctx| {
+            for floor in ["1850-01-01", "1850-06-14", "1850-12-28"] {
+                for _ in 0..200 {
+                    let date = ctx.date_from(floor);
+                    assert!(date.starts_with("1850-"), "{date}");
+                    assert!(date.as_str() >= floor, "{date} before {floor}");
+                    assert!(crate::draft::fmt_date(1850, 12, 28) >= date, "{date}");
+                }
+            }
+        });
     }
 
     #[test]

@@ -62,6 +62,27 @@ impl Ctx<'_> {
         fmt_date(year, month, day)
     }
 
+    /// A random date from `floor`, an ISO date as [`Ctx::date_in`] draws them, to the end of its
+    /// year, for a page that must not predate another.
+    pub fn date_from(&mut self, floor: &str) -> String {
+        let parts: Vec<&str> = floor.splitn(3, '-').collect();
+        let parsed = match parts[..] {
+            [year, month, day] => year
+                .parse::<i64>()
+                .ok()
+                .zip(month.parse::<u32>().ok())
+                .zip(day.parse::<u32>().ok()),
+            _ => None,
+        };
+        let Some(((year, month), day)) = parsed else {
+            panic!("`{floor}` is not an ISO date");
+        };
+        // Days are numbered on the grid `date_in` draws from: 12 months of 28 days.
+        let first = (month.clamp(1, 12) - 1) * 28 + day.clamp(1, 28) - 1;
+        let k = self.rng.random_range(first..12 * 28);
+        fmt_date(year, k / 28 + 1, k % 28 + 1)
+    }
+
     /// The name of an entity.
     pub fn name(&self, role: TableRole, id: i64) -> &str {
         let w = self.world;

@@ -7,6 +7,7 @@ use fabula_world::model::{Alliance, Event, Organisation, Person, Region, Settlem
 use fabula_world::theme::EntityShape;
 
 use crate::draft::{Cell, Ctx, Draft, fmt_count};
+use crate::english::{compound, with_article};
 use crate::phrases::say;
 use crate::templates;
 
@@ -29,7 +30,7 @@ struct Article<'a> {
 }
 
 fn label(text: &str) -> String {
-    crate::phrases::upper_first(text)
+    crate::english::upper_first(text)
 }
 
 fn article(
@@ -40,6 +41,11 @@ fn article(
     see_also: Vec<String>,
 ) -> Page {
     let title = d.title.clone();
+    // A heading over nothing says nothing: sections without rows or text are left out.
+    let sections = sections
+        .into_iter()
+        .filter(|s| !s.rows.is_empty() || !s.text.is_empty())
+        .collect();
     let body = templates::render(
         "entity.md.j2",
         Article {
@@ -62,13 +68,6 @@ impl Section {
             rows,
             ..Default::default()
         }
-    }
-}
-
-/// Adds a table section unless it has no rows.
-fn push_table(sections: &mut Vec<Section>, section: Section) {
-    if !section.rows.is_empty() {
-        sections.push(section);
     }
 }
 
@@ -138,7 +137,11 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
     let name = d.own_name(ctx, r, id);
     let pop = d.count(ctx, r, id, ColumnRole::Population, region.population);
     let lead = vec![
-        format!("{name} is a {} of {}.", theme.region.singular, w.name),
+        format!(
+            "{name} is {} of {}.",
+            with_article(&theme.region.singular),
+            w.name
+        ),
         say(
             ctx.rng,
             "region_population",
@@ -250,15 +253,12 @@ fn settlement_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         .filter(|x| x.home == id)
         .map(|x| d.row(ctx, o, x.id, &[Cell::Subject(ColumnRole::Home), Cell::Link]))
         .collect();
-    let mut sections = Vec::new();
     let name = vec!["Name".to_string()];
-    push_table(
-        &mut sections,
-        Section::table("Notable people born here", name.clone(), people),
-    );
     let heading = format!("{} based here", label(&w.theme.organisation.plural));
-    push_table(&mut sections, Section::table(heading, name, orgs));
-    sections
+    vec![
+        Section::table("Notable people born here", name.clone(), people),
+        Section::table(heading, name, orgs),
+    ]
 }
 
 fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
@@ -297,11 +297,7 @@ fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
         "From".into(),
         "To".into(),
     ];
-    let mut sections = Vec::new();
-    push_table(
-        &mut sections,
-        Section::table("Career", columns, career(&mut d, ctx, id)),
-    );
+    let sections = vec![Section::table("Career", columns, career(&mut d, ctx, id))];
     article(d, lead, infobox, sections, Vec::new())
 }
 
@@ -457,24 +453,18 @@ fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         })
         .collect();
     let verb = theme.work.verb.clone().unwrap_or_default();
-    let mut sections = Vec::new();
-    push_table(
-        &mut sections,
+    vec![
         Section::table(
             label(&theme.work.plural),
             vec!["Name".into(), label(&verb)],
             works,
         ),
-    );
-    push_table(
-        &mut sections,
         Section::table(
             label(&theme.alliance.plural),
             vec![label(&theme.alliance.singular), "From".into(), "To".into()],
             alliances,
         ),
-    );
-    sections
+    ]
 }
 
 /// The about page of an organisation's own site.
@@ -496,8 +486,8 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
     let lead = vec![
         format!(
-            "Welcome to {name}, a {} {} from {home}, serving since {founded}.",
-            category, theme.organisation.singular
+            "Welcome to {name}, {} from {home}, serving since {founded}.",
+            with_article(&compound(&category, &theme.organisation.singular))
         ),
         format!(
             "Our {} members carry on the work begun by our founder.",
@@ -571,7 +561,7 @@ fn work_article(ctx: &mut Ctx, work: &Work) -> Page {
     let year = d.year(ctx, wr, id, ColumnRole::Year, work.year);
     let verb = theme.work.verb.clone().unwrap_or_default();
     let lead = vec![
-        format!("{name} is a {}.", theme.work.singular),
+        format!("{name} is {}.", with_article(&theme.work.singular)),
         say(
             ctx.rng,
             "work_made",
@@ -659,8 +649,9 @@ fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
     );
     let lead = vec![
         format!(
-            "{name} is a {} of {}.",
-            theme.alliance.singular, theme.organisation.plural
+            "{name} is {} of {}.",
+            with_article(&theme.alliance.singular),
+            theme.organisation.plural
         ),
         say(
             ctx.rng,
@@ -817,7 +808,7 @@ mod tests {
     fn organisation_articles_list_works_and_alliances() {
         check(
             2,
-            5,
+            4,
             Page::Article(Organisation),
             &[Work, AllianceMembership],
         );
@@ -830,7 +821,7 @@ mod tests {
 
     #[test]
     fn work_articles_state_their_row() {
-        check(1, 2, Page::Article(Work), &[]);
+        check(1, 3, Page::Article(Work), &[]);
     }
 
     #[test]
@@ -840,6 +831,6 @@ mod tests {
 
     #[test]
     fn alliance_articles_list_members() {
-        check(2, 3, Page::Article(Alliance), &[AllianceMembership]);
+        check(2, 4, Page::Article(Alliance), &[AllianceMembership]);
     }
 }

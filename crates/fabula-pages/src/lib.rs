@@ -13,6 +13,7 @@
 
 mod dated;
 mod draft;
+mod english;
 mod entity;
 mod lists;
 mod phrases;
@@ -23,6 +24,7 @@ use fabula_file::Page;
 use fabula_world::World;
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
+pub use english::article;
 
 /// The page kinds, as stored in the world file.
 pub use fabula_file::PageKind;

@@ -8,6 +8,7 @@ use fabula_file::{ColumnRole, Page, PageKind, TableRole};
 use fabula_world::model::Region;
 
 use crate::draft::{Cell, Ctx, Draft};
+use crate::english::with_article;
 use crate::templates;
 
 #[derive(Serialize)]
@@ -33,7 +34,7 @@ fn list(d: Draft, intro: String, columns: Vec<String>, rows: Vec<Vec<String>>) -
 }
 
 fn cap(text: &str) -> String {
-    crate::phrases::upper_first(text)
+    crate::english::upper_first(text)
 }
 
 /// The draft of the list page of every entity of a kind.
@@ -262,7 +263,8 @@ struct Grouping<'a> {
     plural: &'a str,
     /// The header of the page's one column.
     header: String,
-    /// What the intro says the members share, before the value: "whose field is".
+    /// What the intro says the members share, before the value: "whose field is", or "known as"
+    /// before an occupation with its article.
     share: &'static str,
     /// Entity ids by value, in value order.
     groups: BTreeMap<&'a str, Vec<i64>>,
@@ -294,7 +296,7 @@ fn groupings<'a>(ctx: &Ctx<'a>) -> [Grouping<'a>; 2] {
             column_role: ColumnRole::Occupation,
             plural: &theme.person.plural,
             header: "Name".into(),
-            share: "known as a",
+            share: "known as",
             groups: occupations,
         },
     ]
@@ -312,7 +314,12 @@ fn text_category(ctx: &mut Ctx, by: &Grouping, value: &str, ids: &[i64]) -> Page
             d.row(ctx, by.role, id, &[Cell::Name, Cell::Link])
         })
         .collect();
-    let intro = format!("{} {} {value}.", cap(by.plural), by.share);
+    let shared = match by.column_role {
+        // One occupation per person: "known as an engineer".
+        ColumnRole::Occupation => with_article(value),
+        _ => value.to_string(),
+    };
+    let intro = format!("{} {} {shared}.", cap(by.plural), by.share);
     list(d, intro, vec![by.header.clone()], rows)
 }
 

@@ -27,18 +27,21 @@ pub enum TaskKind {
     Aggregate,
     /// A fact as it stood at a date.
     Temporal,
+    /// A person singled out by several clues from different pages.
+    Identify,
     /// A WideSearch-style table.
     Table,
 }
 
 impl TaskKind {
     /// Every kind, in report order.
-    pub const ALL: [TaskKind; 6] = [
+    pub const ALL: [TaskKind; 7] = [
         TaskKind::Lookup,
         TaskKind::MultiHop,
         TaskKind::Compare,
         TaskKind::Aggregate,
         TaskKind::Temporal,
+        TaskKind::Identify,
         TaskKind::Table,
     ];
 
@@ -55,6 +58,7 @@ impl TaskKind {
             TaskKind::Compare => "compare",
             TaskKind::Aggregate => "aggregate",
             TaskKind::Temporal => "temporal",
+            TaskKind::Identify => "identify",
             TaskKind::Table => "table",
         }
     }

@@ -14,6 +14,7 @@
 mod db;
 mod draft;
 mod family;
+mod identify;
 #[cfg(test)]
 mod tests;
 
@@ -33,18 +34,31 @@ use self::db::{Cell, Db};
 use self::draft::{Body, Candidate};
 use self::family::Family;
 
-/// How many short-answer tasks of each kind a world gets, in the order they are drawn.
-const SHORT_TARGETS: &[(TaskKind, usize)] = &[
-    (TaskKind::Lookup, 6),
-    (TaskKind::MultiHop, 5),
-    (TaskKind::Compare, 4),
-    (TaskKind::Aggregate, 3),
-    (TaskKind::Temporal, 4),
+/// How many tasks of each kind a world asks for, in the order they are drawn: each world draws
+/// its own number from the range, so the mix varies by world.
+const TARGETS: &[(TaskKind, (usize, usize))] = &[
+    (TaskKind::Lookup, (3, 7)),
+    (TaskKind::MultiHop, (7, 12)),
+    (TaskKind::Compare, (3, 7)),
+    (TaskKind::Aggregate, (8, 13)),
+    (TaskKind::Temporal, (3, 6)),
+    (TaskKind::Identify, (12, 18)),
+    (TaskKind::Table, (7, 12)),
 ];
-/// The fewest short-answer tasks a world must have; lookups fill any gap.
-const MIN_SHORT: usize = 22;
-/// The most table tasks a world gets.
-const MAX_TABLES: usize = 4;
+/// The fewest tasks a world must have; identify questions, aggregates, tables, multi-hop
+/// questions and then lookups fill any gap.
+const MIN_TASKS: usize = crate::MIN_TASKS;
+/// The singular theme nouns that questions may also use with an indefinite article, as
+/// `{a_org_noun}` ("an institute").
+const ARTICLE_NOUNS: &[(&str, &str)] = &[
+    ("person_noun", "a_person_noun"),
+    ("org_noun", "a_org_noun"),
+    ("settlement_noun", "a_settlement_noun"),
+    ("region_noun", "a_region_noun"),
+    ("work_noun", "a_work_noun"),
+    ("event_noun", "a_event_noun"),
+    ("alliance_noun", "a_alliance_noun"),
+];
 
 /// A gold answer before it becomes JSON.
 #[derive(Debug, Clone)]
@@ -106,7 +120,7 @@ impl<'a> Builder<'a> {
             }
         }
         let t = &world.theme;
-        let nouns = vec![
+        let mut nouns = vec![
             ("person_noun", t.person.singular.clone()),
             ("people_noun", t.person.plural.clone()),
             ("org_noun", t.organisation.singular.clone()),
@@ -121,6 +135,14 @@ impl<'a> Builder<'a> {
             ("alliance_noun", t.alliance.singular.clone()),
             ("verb", t.work.verb.clone().unwrap_or_default()),
         ];
+        let with_article: Vec<(&'static str, String)> = ARTICLE_NOUNS
+            .iter()
+            .filter_map(|&(noun, slot)| {
+                let (_, value) = nouns.iter().find(|(n, _)| *n == noun)?;
+                Some((slot, format!("{} {value}", indefinite_article(value))))
+            })
+            .collect();
+        nouns.extend(with_article);
         Builder {
             world,
             db: Db::new(world),
@@ -197,12 +219,21 @@ impl<'a> Builder<'a> {
     fn finish(&mut self, draft: Draft, n: usize) -> Option<Task> {
         let Draft { family, body } = draft;
         let evidence = self.evidence(&body.cells)?;
+        if evidence.len() < family.min_pages() {
+            return None;
+        }
         let template = phrasings::template(family.kind.as_str(), family.name);
         let index = self.rng.random_range(0..template.phrasings.len());
         let mut values: Vec<(&str, String)> = body.slots.clone();
         values.extend(self.nouns.iter().cloned());
         values.push(("world", self.world.name.clone()));
         let question = phrasings::fill(&template.phrasings[index], &values);
+        if let Answer::Text(answer) = &body.answer
+            && family.kind != TaskKind::Compare
+            && answer_in_question(&question, answer)
+        {
+            return None;
+        }
         let matched = phrasings::match_question(&question)?;
         if matched.phrasing_id != format!("{}.{}.{index}", family.kind.as_str(), family.name) {
             return None;
@@ -274,21 +305,53 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// Builds the tasks of a world from its pages: at least 22 short-answer tasks over the five
-/// short kinds and 3 or 4 table tasks, deterministic for a given world.
+/// Builds the tasks of a world from its pages: a mix of every kind drawn per world (see
+/// [`TARGETS`]), at least [`MIN_TASKS`] in all when the world allows, deterministic for a
+/// given world.
 pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
     let mut b = Builder::new(world, pages);
     let mut tasks = Vec::new();
     let mut seen = BTreeSet::new();
-    let mut short = 0;
-    for &(kind, target) in SHORT_TARGETS {
-        short += b.draw_kind(kind, target, &mut tasks, &mut seen);
+    let targets: Vec<(TaskKind, usize)> = TARGETS
+        .iter()
+        .map(|&(kind, (lo, hi))| (kind, b.rng.random_range(lo..=hi)))
+        .collect();
+    for (kind, target) in targets {
+        b.draw_kind(kind, target, &mut tasks, &mut seen);
     }
-    for kind in [TaskKind::Lookup, TaskKind::MultiHop] {
-        if short < MIN_SHORT {
-            short += b.draw_kind(kind, MIN_SHORT - short, &mut tasks, &mut seen);
+    for kind in [
+        TaskKind::Identify,
+        TaskKind::Aggregate,
+        TaskKind::Table,
+        TaskKind::MultiHop,
+        TaskKind::Lookup,
+    ] {
+        if tasks.len() < MIN_TASKS {
+            let gap = MIN_TASKS - tasks.len();
+            b.draw_kind(kind, gap, &mut tasks, &mut seen);
         }
     }
-    b.draw_kind(TaskKind::Table, MAX_TABLES, &mut tasks, &mut seen);
     tasks
+}
+
+/// Whether a short answer shows in its own question: the whole answer, or a word of a name
+/// answer ("Which town hosted Grithy Cup?" answered by "Grithy").
+fn answer_in_question(question: &str, answer: &str) -> bool {
+    if crate::answer::text_states(question, answer) {
+        return true;
+    }
+    let is_name = answer.chars().any(char::is_alphabetic);
+    is_name
+        && answer
+            .split_whitespace()
+            .filter(|w| w.chars().count() >= 4 && w.chars().next().is_some_and(char::is_uppercase))
+            .any(|w| crate::answer::text_states(question, w))
+}
+
+/// "a" or "an" before a word, by its first letter.
+fn indefinite_article(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
 }

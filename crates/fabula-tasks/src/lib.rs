@@ -1,8 +1,8 @@
 //! Tasks for fabula worlds: building them, and what their answers mean.
 //!
 //! [`build_tasks`] turns a world and its rendered pages into questions with gold answers:
-//! `lookup`, `multi_hop`, `compare`, `aggregate`, `temporal` (short answers) and WideSearch-style
-//! `table` tasks. Each task stores a read-only SQL query over the world's domain tables that
+//! `lookup`, `multi_hop`, `compare`, `aggregate`, `temporal`, `identify` (short answers) and
+//! WideSearch-style `table` tasks. Each task stores a read-only SQL query over the world's domain tables that
 //! recomputes its answer and a list of evidence pages that state it; [`answer`] says what a query
 //! result means as an answer and which values a page must state, for `fabula check` (crate
 //! `fabula-check`) and the answerability check. [`FullRenderer`] plugs pages and tasks into dataset
@@ -38,14 +38,15 @@ pub const TASK_KINDS: &[&str] = &[
     "compare",
     "aggregate",
     "temporal",
+    "identify",
     "table",
 ];
 
-/// The fewest short-answer tasks a world may have.
-pub const MIN_SHORT_TASKS: usize = 20;
+/// The fewest tasks a world may have.
+pub const MIN_TASKS: usize = 60;
 
 /// The fewest table tasks a world may have.
-pub const MIN_TABLE_TASKS: usize = 3;
+pub const MIN_TABLE_TASKS: usize = 5;
 
 /// A version string that changes whenever the task builder or its phrasings change.
 pub fn version() -> String {

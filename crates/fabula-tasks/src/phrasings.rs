@@ -169,6 +169,9 @@ impl QuestionMatch {
 pub fn match_question(question: &str) -> Option<QuestionMatch> {
     let mut best: Option<(usize, QuestionMatch)> = None;
     for parsed in parsed() {
+        if !has_literals(&parsed.pieces, question) {
+            continue;
+        }
         let mut slots = Vec::new();
         if !match_pieces(&parsed.pieces, question, &mut slots) {
             continue;
@@ -184,6 +187,21 @@ pub fn match_question(question: &str) -> Option<QuestionMatch> {
         }
     }
     best.map(|(_, m)| m)
+}
+
+/// Whether the question holds every literal piece of a phrasing, which a match needs: a cheap
+/// test that rules out most phrasings before [`match_pieces`] backtracks. The first piece is
+/// tested without its first character, which filling may upper-case.
+fn has_literals(pieces: &[Piece], question: &str) -> bool {
+    pieces.iter().enumerate().all(|(i, piece)| match piece {
+        Piece::Slot(_) => true,
+        Piece::Literal(lit) if i == 0 => {
+            let mut chars = lit.chars();
+            chars.next();
+            question.contains(chars.as_str())
+        }
+        Piece::Literal(lit) => question.contains(lit.as_str()),
+    })
 }
 
 /// One phrasing split into pieces, parsed once.

@@ -4,9 +4,12 @@
 //! relations between them. Each step draws only entities that already exist, so references are
 //! valid by construction, and each draw respects the time order rules (people are adults before
 //! they found or lead anything, things exist before they host or employ, terms of one seat follow
-//! each other). Derived values (a region's population, an organisation's member count) are computed
-//! last from their sources. A world whose row total falls outside 300..=500 is drawn again from the
-//! same RNG streams, so the result stays deterministic.
+//! each other) and the theme's limits (the ages at which people found, join and take office; no
+//! two offices of one title at once, and at most the theme's number of offices at once). Derived
+//! values (a region's population, an organisation's member count) are computed last from their
+//! sources, and after them the extras drawn in proportion to another number of their row. A world
+//! whose row total falls outside 300..=500 is drawn again from the same RNG streams, so the
+//! result stays deterministic.
 
 use rand::RngExt;
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -14,7 +17,7 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use crate::model::*;
 use crate::naming::{Language, Namer, fill};
 use crate::seed::{self, WorldRng};
-use crate::theme::{EntityShape, Theme};
+use crate::theme::{AGE, EntityShape, Theme};
 
 /// The smallest and largest number of domain rows a world may have.
 pub const ROW_BOUNDS: (usize, usize) = (300, 500);
@@ -55,12 +58,76 @@ fn log_uniform(rng: &mut WorldRng, lo: i64, hi: i64) -> i64 {
     (x.exp().round() as i64).clamp(lo, hi)
 }
 
+/// The extras of a new row. An extra drawn `per` another number is 0 until
+/// [`draw_ratio_extras`] fills it in, once every number it may depend on is known.
 fn extras(rng: &mut WorldRng, shape: &EntityShape) -> Vec<i64> {
     shape
         .extras
         .iter()
-        .map(|e| log_uniform(rng, e.min, e.max))
+        .map(|e| match e.per {
+            Some(_) => 0,
+            None => log_uniform(rng, e.min, e.max),
+        })
         .collect()
+}
+
+/// Fills in a row's extras drawn `per` another number of the row (one of `own`, or a sibling
+/// extra): that number times a ratio drawn uniformly in the theme's range, rounded and held within
+/// the extra's range.
+fn fill_ratio_extras(
+    rng: &mut WorldRng,
+    shape: &EntityShape,
+    extras: &mut [i64],
+    own: &[(&str, i64)],
+) {
+    for (i, extra) in shape.extras.iter().enumerate() {
+        let (Some(per), Some([lo, hi])) = (extra.per.as_deref(), extra.ratio) else {
+            continue;
+        };
+        let source = match own.iter().find(|(name, _)| *name == per) {
+            Some(&(_, value)) => value,
+            None => {
+                let sibling = shape.extras.iter().position(|e| e.column == per);
+                extras[sibling.expect("the theme names an extra of its row")]
+            }
+        };
+        let ratio = rng.random_range(lo..=hi);
+        extras[i] = ((source as f64 * ratio).round() as i64).clamp(extra.min, extra.max);
+    }
+}
+
+/// Draws the extras declared in proportion to another number of their row, after the derived
+/// totals they may depend on (a region's population, an organisation's member count).
+fn draw_ratio_extras(world: &mut World, rng: &mut WorldRng) {
+    let World {
+        theme,
+        present_year,
+        regions,
+        settlements,
+        organisations,
+        works,
+        ..
+    } = world;
+    let present = *present_year;
+    for r in regions {
+        fill_ratio_extras(
+            rng,
+            &theme.region,
+            &mut r.extras,
+            &[("population", r.population)],
+        );
+    }
+    for s in settlements {
+        let own = [("population", s.population), (AGE, present - s.founded)];
+        fill_ratio_extras(rng, &theme.settlement, &mut s.extras, &own);
+    }
+    for o in organisations {
+        let own = [("member_count", o.member_count), (AGE, present - o.founded)];
+        fill_ratio_extras(rng, &theme.organisation, &mut o.extras, &own);
+    }
+    for w in works {
+        fill_ratio_extras(rng, &theme.work, &mut w.extras, &[(AGE, present - w.year)]);
+    }
 }
 
 fn pick<'a>(rng: &mut WorldRng, items: &'a [String]) -> &'a str {
@@ -102,6 +169,7 @@ fn draw(
         draw_alliances(&mut world, rng, &mut namer, name_rng);
     }
     derive_totals(&mut world);
+    draw_ratio_extras(&mut world, rng);
     world
 }
 
@@ -282,8 +350,8 @@ fn draw_people(
     }
 }
 
-/// Organisations, each founded by an adult in a settlement that already exists. Returns the name
-/// root of each organisation, by position.
+/// Organisations, each founded by a person of the theme's founder age in a settlement that already
+/// exists. Returns the name root of each organisation, by position.
 fn draw_organisations(
     world: &mut World,
     theme: &Theme,
@@ -295,13 +363,18 @@ fn draw_organisations(
     let present = world.present_year;
     let (n_settlements, n_people) = (world.settlements.len() as i64, world.people.len() as i64);
     let n_orgs = rng.random_range(14..=24);
+    let [youngest, oldest] = theme.limits.founder_age;
     let mut org_roots = Vec::new();
     while world.organisations.len() < n_orgs {
         let home = rng.random_range(1..=n_settlements);
         let founder = rng.random_range(1..=n_people);
         let p = world.person(founder);
-        let lo = (p.birth_year + 20).max(world.settlement(home).founded);
-        let hi = p.death_year.unwrap_or(present).min(present - 2);
+        let lo = (p.birth_year + youngest).max(world.settlement(home).founded);
+        let hi = p
+            .death_year
+            .unwrap_or(present)
+            .min(present - 2)
+            .min(p.birth_year + oldest);
         if lo > hi {
             continue;
         }
@@ -372,20 +445,43 @@ fn derive_totals(world: &mut World) {
     }
 }
 
-/// People who can act in a year: alive and at least `min_age` years old.
-fn adults_in(world: &World, year: i64, min_age: i64) -> Vec<i64> {
-    world
-        .people
+/// How long `person` may hold one more office of `seat` from `start`: `None` when they may not
+/// take it up at all, else the year it must end by (`i64::MAX` for never). A new office may not
+/// overlap another of the same title, nor make more than `at_once` offices held at one time;
+/// both can only begin to bind where one of the person's terms starts.
+fn free_until(
+    tenures: &[Tenure],
+    person: i64,
+    seat: &str,
+    start: i64,
+    at_once: usize,
+) -> Option<i64> {
+    let held: Vec<&Tenure> = tenures.iter().filter(|t| t.person == person).collect();
+    let covers = |t: &Tenure, year: i64| t.start <= year && t.end.is_none_or(|e| year < e);
+    let conflict = |year: i64| {
+        let covering = || held.iter().filter(|t| covers(t, year));
+        covering().any(|t| t.seat == seat) || covering().count() >= at_once
+    };
+    if conflict(start) {
+        return None;
+    }
+    let until = held
         .iter()
-        .filter(|p| p.birth_year + min_age <= year && p.death_year.is_none_or(|d| d >= year))
-        .map(|p| p.id)
-        .collect()
+        .map(|t| t.start)
+        .filter(|&s| s > start && conflict(s))
+        .min();
+    Some(until.unwrap_or(i64::MAX))
 }
 
-/// Chains of office holders: each seat's terms follow one another without overlap.
+/// Chains of office holders: each seat's terms follow one another without overlap. A holder is
+/// of the seat's age when the term starts and leaves by five years past its oldest starting age,
+/// holds no other office of that title meanwhile, and at most the theme's number of offices at
+/// once.
 fn draw_tenures(world: &mut World, rng: &mut WorldRng) {
     let present = world.present_year;
     let seats = world.theme.organisation.seats.clone();
+    let limits = world.theme.limits.clone();
+    let at_once = limits.offices_at_once as usize;
     for org_idx in 0..world.organisations.len() {
         let org = world.organisations[org_idx].clone();
         let n_seats = if seats.len() > 1 && rng.random_bool(0.3) {
@@ -394,28 +490,41 @@ fn draw_tenures(world: &mut World, rng: &mut WorldRng) {
             1
         };
         for seat in seats.iter().take(n_seats) {
+            let [youngest, oldest] = limits.office_age[seat];
             let max_holders = rng.random_range(2..=4);
             let mut cursor = org.founded.max(present - rng.random_range(25..=90));
             let mut holders = 0;
             while cursor <= present && holders < max_holders {
-                // Holders live at least two more years, so no term is empty.
-                let candidates: Vec<i64> = adults_in(world, cursor, 21)
-                    .into_iter()
-                    .filter(|&id| world.person(id).death_year.is_none_or(|d| d >= cursor + 2))
+                // Holders live at least two more years and are free for them, so no term is empty.
+                let candidates: Vec<(i64, i64)> = world
+                    .people
+                    .iter()
+                    .filter(|p| {
+                        (youngest..=oldest).contains(&(cursor - p.birth_year))
+                            && p.death_year.is_none_or(|d| d >= cursor + 2)
+                    })
+                    .filter_map(|p| {
+                        let until = free_until(&world.tenures, p.id, seat, cursor, at_once)?;
+                        (until >= cursor + 2).then_some((p.id, until))
+                    })
                     .collect();
-                let Some(&holder) = candidates.choose(rng) else {
+                let Some(&(holder, until)) = candidates.choose(rng) else {
                     cursor += 5;
                     continue;
                 };
-                let death = world.person(holder).death_year;
-                let mut end = cursor + rng.random_range(3..=25);
+                let p = world.person(holder);
+                let death = p.death_year;
+                let retired = p.birth_year + oldest + 5;
+                let mut end = (cursor + rng.random_range(3..=25)).min(retired);
                 if let Some(d) = death {
                     end = end.min(d);
                 }
-                let end = if end >= present && death.is_none() {
+                // A term still running in the present year stays open, unless it must end
+                // before another of the holder's terms starts.
+                let end = if end >= present && death.is_none() && until == i64::MAX {
                     None
                 } else {
-                    Some(end.min(present))
+                    Some(end.min(until).min(present))
                 };
                 let id = world.tenures.len() as i64 + 1;
                 world.tenures.push(Tenure {
@@ -436,32 +545,33 @@ fn draw_tenures(world: &mut World, rng: &mut WorldRng) {
     }
 }
 
-/// The many-to-many membership table, with a density that varies from world to world.
+/// The many-to-many membership table, with a density that varies from world to world. Members
+/// join at the theme's member age, after the founding and while alive.
 fn draw_memberships(world: &mut World, rng: &mut WorldRng) {
     let present = world.present_year;
     let density: f64 = rng.random_range(2.0..6.0);
     let roles = world.theme.organisation.member_roles.clone();
+    let [youngest, oldest] = world.theme.limits.member_age;
     for org_idx in 0..world.organisations.len() {
         let org = world.organisations[org_idx].clone();
         let k = ((density + rng.random_range(-1.5..1.5)).round() as usize).max(1);
-        let mut candidates: Vec<i64> = world
+        // The years in which each person could join: old enough, young enough, founded, alive.
+        let mut candidates: Vec<(i64, i64, i64)> = world
             .people
             .iter()
-            .filter(|p| {
-                p.birth_year + 16 <= present
-                    && p.death_year
-                        .is_none_or(|d| d >= org.founded.max(p.birth_year + 16))
+            .map(|p| {
+                let lo = org.founded.max(p.birth_year + youngest);
+                let hi = p
+                    .death_year
+                    .unwrap_or(present)
+                    .min(present)
+                    .min(p.birth_year + oldest);
+                (p.id, lo, hi)
             })
-            .map(|p| p.id)
+            .filter(|&(_, lo, hi)| lo <= hi)
             .collect();
         candidates.shuffle(rng);
-        for person in candidates.into_iter().take(k) {
-            let p = world.person(person);
-            let lo = org.founded.max(p.birth_year + 16);
-            let hi = p.death_year.unwrap_or(present).min(present);
-            if lo > hi {
-                continue;
-            }
+        for (person, lo, hi) in candidates.into_iter().take(k) {
             let joined = rng.random_range(lo..=hi);
             let role = pick(rng, &roles).to_string();
             let id = world.memberships.len() as i64 + 1;
@@ -666,18 +776,140 @@ mod tests {
         check(
             123,
             0,
-            "The City-States of the Diawist (river-cities): 304 rows, 10 tables, works false, events true, alliances true",
+            "The City-States of the Niodoa (river-cities): 365 rows, 9 tables, works true, events true, alliances false",
         );
         check(
             123,
             3,
-            "The Flaekry Sporting Union (sports-league): 410 rows, 9 tables, works true, events true, alliances false",
+            "The Flaekry Sporting Union (sports-league): 334 rows, 9 tables, works true, events true, alliances false",
         );
         check(
             7,
             1,
-            "Ukodoa Colonial Union (star-colony): 324 rows, 10 tables, works false, events true, alliances true",
+            "Ukodoa Colonial Union (star-colony): 363 rows, 10 tables, works false, events true, alliances true",
         );
+    }
+
+    /// The terms `(seat, start, end)` one person holds, the seat and start year of a new one, and
+    /// the year it must end by (`Some(i64::MAX)`: never) or `None` when it cannot start.
+    fn check_free(
+        held: &[(&str, i64, Option<i64>)],
+        seat: &str,
+        start: i64,
+        at_once: usize,
+        expect: Option<i64>,
+    ) {
+        let tenures: Vec<Tenure> = held
+            .iter()
+            .enumerate()
+            .map(|(i, &(seat, start, end))| Tenure {
+                id: i as i64 + 1,
+                organisation: i as i64 + 1,
+                person: 7,
+                seat: seat.to_string(),
+                start,
+                end,
+            })
+            .collect();
+        assert_eq!(
+            free_until(&tenures, 7, seat, start, at_once),
+            expect,
+            "{held:?} {seat} {start}"
+        );
+        assert_eq!(
+            free_until(&tenures, 8, seat, start, at_once),
+            Some(i64::MAX),
+            "another person"
+        );
+    }
+
+    #[test]
+    fn offices_of_one_person_respect_title_and_count() {
+        let never = Some(i64::MAX);
+        check_free(&[], "Captain", 1990, 1, never);
+        // A term ending in a year does not overlap one starting in it.
+        check_free(&[("Captain", 1980, Some(1990))], "Captain", 1990, 1, never);
+        check_free(&[("Captain", 1980, Some(1991))], "Captain", 1990, 2, None);
+        check_free(&[("Captain", 1980, None)], "Captain", 2050, 2, None);
+        // Another title counts against the limit only.
+        check_free(&[("Coach", 1980, Some(1995))], "Captain", 1990, 1, None);
+        check_free(&[("Coach", 1980, Some(1995))], "Captain", 1990, 2, never);
+        // A later term bounds the new one where it would break a rule.
+        check_free(&[("Captain", 2000, None)], "Captain", 1990, 2, Some(2000));
+        check_free(
+            &[("Coach", 2000, Some(2010))],
+            "Captain",
+            1990,
+            1,
+            Some(2000),
+        );
+        check_free(&[("Coach", 2000, Some(2010))], "Captain", 1990, 2, never);
+        check_free(
+            &[
+                ("Coach", 1995, Some(2010)),
+                ("Dean", 2003, Some(2004)),
+                ("Dean", 2005, None),
+            ],
+            "Captain",
+            1990,
+            2,
+            Some(2003),
+        );
+    }
+
+    /// Every generated world keeps its theme's limits on people, and the extras of its works,
+    /// some drawn in proportion to another, stay in their ranges.
+    #[test]
+    fn worlds_keep_their_theme_limits() {
+        let themes = theme::all().unwrap();
+        for world_id in 0..40 {
+            let w = generate_world(11, world_id, &themes);
+            let limits = &w.theme.limits;
+            let age = |person: i64, year: i64| year - w.person(person).birth_year;
+            let within = |[lo, hi]: [i64; 2], age: i64| (lo..=hi).contains(&age);
+            for o in &w.organisations {
+                assert!(
+                    within(limits.founder_age, age(o.founder, o.founded)),
+                    "{}",
+                    w.name
+                );
+            }
+            for m in &w.memberships {
+                assert!(
+                    within(limits.member_age, age(m.person, m.joined)),
+                    "{}",
+                    w.name
+                );
+            }
+            for t in &w.tenures {
+                assert!(
+                    within(limits.office_age[&t.seat], age(t.person, t.start)),
+                    "{}",
+                    w.name
+                );
+                let at_start = w.tenures.iter().filter(|u| {
+                    u.person == t.person
+                        && u.start <= t.start
+                        && t.start < u.end.unwrap_or(i64::MAX)
+                });
+                assert!(
+                    at_start.clone().count() <= limits.offices_at_once as usize,
+                    "{}",
+                    w.name
+                );
+                assert_eq!(
+                    at_start.filter(|u| u.seat == t.seat).count(),
+                    1,
+                    "{}",
+                    w.name
+                );
+            }
+            for work in &w.works {
+                for (extra, &value) in w.theme.work.extras.iter().zip(&work.extras) {
+                    assert!((extra.min..=extra.max).contains(&value), "{}", w.name);
+                }
+            }
+        }
     }
 
     #[test]

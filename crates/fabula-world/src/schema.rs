@@ -12,7 +12,7 @@ use crate::model::{
     Alliance, AllianceMembership, Event, Membership, Organisation, Participation, Person, Region,
     Settlement, Tenure, Work, World,
 };
-use crate::theme::EntityShape;
+use crate::theme::{AGE, EntityShape, Extra};
 
 /// The tables of one world.
 #[derive(Debug, Clone)]
@@ -64,12 +64,16 @@ fn entity_table(role: TableRole, shape: &EntityShape, mut columns: Vec<Column>) 
     ];
     all.append(&mut columns);
     for extra in &shape.extras {
-        all.push(col(
-            extra.column.clone(),
-            SqlType::Integer,
-            ColumnRole::Extra,
-            &extra.label,
-        ));
+        let derived = ratio_rule(extra, &all);
+        all.push(Column {
+            derived,
+            ..col(
+                extra.column.clone(),
+                SqlType::Integer,
+                ColumnRole::Extra,
+                &extra.label,
+            )
+        });
     }
     Table {
         role,
@@ -78,6 +82,26 @@ fn entity_table(role: TableRole, shape: &EntityShape, mut columns: Vec<Column>) 
         plural: shape.plural.clone(),
         columns: all,
     }
+}
+
+/// The `ratio:SOURCE:LO..HI:MIN..MAX` rule of an extra drawn in proportion to another number of
+/// its row, as `fabula_columns.derived_from` records it; the row's age is `present_year-COLUMN`
+/// of its founding or year column, which precedes the extras.
+fn ratio_rule(extra: &Extra, columns: &[Column]) -> Option<String> {
+    let (per, [lo, hi]) = (extra.per.as_deref()?, extra.ratio?);
+    let source = if per == AGE {
+        let year = columns
+            .iter()
+            .find(|c| matches!(c.role, ColumnRole::Founded | ColumnRole::Year))
+            .expect("the theme allows `age` only for tables with a year");
+        format!("present_year-{}", year.name)
+    } else {
+        per.to_string()
+    };
+    Some(format!(
+        "ratio:{source}:{lo}..{hi}:{}..{}",
+        extra.min, extra.max
+    ))
 }
 
 fn link_table(role: TableRole, name: &str, singular: &str, columns: Vec<Column>) -> Table {
@@ -599,37 +623,39 @@ mod tests {
         }
     }
 
+    /// A guild world with alliances (a tithe drawn per inhabitant) and a research world with works
+    /// (citations drawn per year of age, an endowment per member).
     #[test]
     fn layouts_name_every_role() {
         check(
             123,
-            0,
+            1,
             r"
-region reaches(id:id, name:name, population:population=sum:cities.population, river_length_km:extra)
-settlement cities(id:id, name:name, reach_id:region->reaches, founded_year:founded, population:population, bridges:extra)
-person citizens(id:id, name:name, birth_year:birth_year, death_year:death_year?, birth_city_id:birthplace->cities, occupation:occupation)
-organisation barge_companies(id:id, name:name, category:category, home_city_id:home->cities, founder_id:founder->citizens, founded_year:founded, member_count:member_count=count:barge_companies_members, barges:extra)
-membership barge_companies_members(id:id, citizen_id:person->citizens, barge_company_id:organisation->barge_companies, role:member_role, joined_year:joined)
-tenure barge_company_office_holders(id:id, barge_company_id:organisation->barge_companies, citizen_id:person->citizens, seat:seat, start_year:start_year, end_year:end_year?)
-event fairs(id:id, name:name, year:year, host_city_id:host->cities)
-participation fair_stalls(id:id, fair_id:event->fairs, barge_company_id:organisation->barge_companies, stall_number:result)
-alliance leagues(id:id, name:name, founded_year:founded, seat_city_id:home->cities)
-alliance_membership league_members(id:id, league_id:alliance->leagues, barge_company_id:organisation->barge_companies, start_year:start_year, end_year:end_year?)
+region provinces(id:id, name:name, population:population=sum:market_towns.population, tithe_crowns:extra=ratio:population:0.3..2:500..300000)
+settlement market_towns(id:id, name:name, province_id:region->provinces, founded_year:founded, population:population, market_days:extra)
+person artisans(id:id, name:name, birth_year:birth_year, death_year:death_year?, birth_market_town_id:birthplace->market_towns, occupation:occupation)
+organisation guilds(id:id, name:name, category:category, home_market_town_id:home->market_towns, founder_id:founder->artisans, founded_year:founded, member_count:member_count=count:guilds_members, hall_capacity:extra)
+membership guilds_members(id:id, artisan_id:person->artisans, guild_id:organisation->guilds, role:member_role, joined_year:joined)
+tenure guild_office_holders(id:id, guild_id:organisation->guilds, artisan_id:person->artisans, seat:seat, start_year:start_year, end_year:end_year?)
+event trade_fairs(id:id, name:name, year:year, host_market_town_id:host->market_towns)
+participation fair_exhibitors(id:id, trade_fair_id:event->trade_fairs, guild_id:organisation->guilds, prize_rank:result)
+alliance guild_leagues(id:id, name:name, founded_year:founded, seat_market_town_id:home->market_towns)
+alliance_membership guild_league_members(id:id, guild_league_id:alliance->guild_leagues, guild_id:organisation->guilds, start_year:start_year, end_year:end_year?)
 ",
         );
         check(
-            123,
-            3,
+            7,
+            0,
             r"
-region counties(id:id, name:name, population:population=sum:cities.population, registered_players:extra)
-settlement cities(id:id, name:name, county_id:region->counties, founded_year:founded, population:population, sports_halls:extra)
-person players(id:id, name:name, birth_year:birth_year, death_year:death_year?, birth_city_id:birthplace->cities, occupation:occupation)
-organisation clubs(id:id, name:name, category:category, home_city_id:home->cities, founder_id:founder->players, founded_year:founded, member_count:member_count=count:clubs_members, supporters:extra)
-membership clubs_members(id:id, player_id:person->players, club_id:organisation->clubs, role:member_role, joined_year:joined)
-tenure club_office_holders(id:id, club_id:organisation->clubs, player_id:person->players, seat:seat, start_year:start_year, end_year:end_year?)
-work grounds(id:id, name:name, club_id:organisation->clubs, opened_year:year, capacity:extra)
-event tournaments(id:id, name:name, year:year, host_city_id:host->cities)
-participation tournament_entries(id:id, tournament_id:event->tournaments, club_id:organisation->clubs, final_position:result)
+region provinces(id:id, name:name, population:population=sum:campus_towns.population, research_budget:extra=ratio:population:2..25:10000..9000000)
+settlement campus_towns(id:id, name:name, province_id:region->provinces, founded_year:founded, population:population, libraries:extra)
+person scholars(id:id, name:name, birth_year:birth_year, death_year:death_year?, birth_campus_town_id:birthplace->campus_towns, occupation:occupation)
+organisation institutes(id:id, name:name, category:category, home_campus_town_id:home->campus_towns, founder_id:founder->scholars, founded_year:founded, member_count:member_count=count:institutes_members, endowment:extra=ratio:member_count:5000..250000:5000..4000000)
+membership institutes_members(id:id, scholar_id:person->scholars, institute_id:organisation->institutes, role:member_role, joined_year:joined)
+tenure institute_office_holders(id:id, institute_id:organisation->institutes, scholar_id:person->scholars, seat:seat, start_year:start_year, end_year:end_year?)
+work discoveries(id:id, name:name, institute_id:organisation->institutes, published_year:year, citations:extra=ratio:present_year-published_year:0.5..40:0..9000)
+event symposia(id:id, name:name, year:year, host_campus_town_id:host->campus_towns)
+participation symposium_delegations(id:id, symposium_id:event->symposia, institute_id:organisation->institutes, session_order:result)
 ",
         );
     }

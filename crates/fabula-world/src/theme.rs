@@ -1,9 +1,13 @@
 //! Themes: the vocabulary and table shapes of a kind of world, read from `templates/themes/`.
 //!
 //! A theme names the tables of each role (regions, settlements, people, organisations, ...), the
-//! patterns their entity names follow, the plausible ranges of their numbers and the extra columns
-//! that give each theme its own table shapes. The files are compiled into the binary, so a world
+//! patterns their entity names follow, the plausible ranges of their numbers, the extra columns
+//! that give each theme its own table shapes (some drawn in a ratio to another number of their
+//! row), and the limits on people: the ages at which they found, join and hold office, and how
+//! many offices one person holds at once. The files are compiled into the binary, so a world
 //! depends only on the generator version and never on files found at run time.
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
@@ -66,6 +70,22 @@ pub struct Theme {
     pub participation: LinkShape,
     pub alliance: EntityShape,
     pub alliance_membership: LinkShape,
+    pub limits: Limits,
+}
+
+/// What people of a theme plausibly do: the ages at which they act and how many offices they
+/// hold at once. Ranges are inclusive `[min, max]` ages in years.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// The age at which a person founds an organisation.
+    pub founder_age: [i64; 2],
+    /// The age at which a person joins an organisation.
+    pub member_age: [i64; 2],
+    /// The age at which a person starts a term, for every seat of the organisation shape.
+    pub office_age: BTreeMap<String, [i64; 2]>,
+    /// How many offices one person holds at once, whatever their titles (never two of one title).
+    pub offices_at_once: u32,
 }
 
 /// The shape of an entity table in a theme.
@@ -112,7 +132,9 @@ pub struct LinkShape {
     pub result_label: Option<String>,
 }
 
-/// A theme-specific integer column of an entity table.
+/// A theme-specific integer column of an entity table. Drawn log-uniformly in `min..=max`, or,
+/// with `per` and `ratio`, as another number of the same row times a ratio drawn uniformly in
+/// `ratio`, rounded and kept within `min..=max` (stations per kilometre of track).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Extra {
@@ -120,6 +142,40 @@ pub struct Extra {
     pub label: String,
     pub min: i64,
     pub max: i64,
+    /// The number this column is drawn in proportion to: another extra of the same shape, a
+    /// column of the table's own (`population`, `member_count`), or [`AGE`].
+    #[serde(default)]
+    pub per: Option<String>,
+    /// The range of the ratio to `per`.
+    #[serde(default)]
+    pub ratio: Option<[f64; 2]>,
+}
+
+/// The `per` source meaning the row's age: years from its founding or its year to the present.
+pub const AGE: &str = "age";
+
+/// The kinds of entity shape, for the sources a ratio may be drawn against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShapeKind {
+    Region,
+    Settlement,
+    Organisation,
+    Work,
+    /// Events and alliances, whose extras have no column of their own to be drawn against.
+    Other,
+}
+
+impl ShapeKind {
+    /// The columns of the table's own that an extra may be drawn in proportion to.
+    fn ratio_sources(self) -> &'static [&'static str] {
+        match self {
+            ShapeKind::Region => &["population"],
+            ShapeKind::Settlement => &["population", AGE],
+            ShapeKind::Organisation => &["member_count", AGE],
+            ShapeKind::Work => &[AGE],
+            ShapeKind::Other => &[],
+        }
+    }
 }
 
 impl EntityShape {
@@ -169,19 +225,17 @@ fn parse(name: &str, text: &str) -> Result<Theme> {
         )));
     }
     let entities = [
-        &theme.region,
-        &theme.settlement,
-        &theme.person,
-        &theme.organisation,
-        &theme.work,
-        &theme.event,
-        &theme.alliance,
+        (&theme.region, ShapeKind::Region),
+        (&theme.settlement, ShapeKind::Settlement),
+        (&theme.person, ShapeKind::Other),
+        (&theme.organisation, ShapeKind::Organisation),
+        (&theme.work, ShapeKind::Work),
+        (&theme.event, ShapeKind::Other),
+        (&theme.alliance, ShapeKind::Other),
     ];
-    for shape in entities {
+    for (shape, kind) in entities {
         for extra in &shape.extras {
-            if extra.min > extra.max || extra.min < 0 {
-                return Err(invalid(format!("extra `{}` has a bad range", extra.column)));
-            }
+            check_extra(shape, kind, extra).map_err(invalid)?;
         }
         if shape.table.starts_with("fabula_") {
             return Err(invalid(format!(
@@ -204,7 +258,74 @@ fn parse(name: &str, text: &str) -> Result<Theme> {
     if theme.work.verb.is_none() || theme.work.year_column.is_none() {
         return Err(invalid("work needs a verb and a year_column".into()));
     }
+    check_limits(&theme).map_err(invalid)?;
     Ok(theme)
+}
+
+/// An extra's range is sound, and a ratio is drawn against a number its row has.
+fn check_extra(
+    shape: &EntityShape,
+    kind: ShapeKind,
+    extra: &Extra,
+) -> std::result::Result<(), String> {
+    let column = &extra.column;
+    if extra.min > extra.max || extra.min < 0 {
+        return Err(format!("extra `{column}` has a bad range"));
+    }
+    match (&extra.per, extra.ratio) {
+        (None, None) => Ok(()),
+        (Some(per), Some([lo, hi])) => {
+            if !(0.0 <= lo && lo <= hi && hi.is_finite()) {
+                return Err(format!("extra `{column}` has a bad ratio"));
+            }
+            let own = kind.ratio_sources().contains(&per.as_str());
+            let sibling = shape
+                .extras
+                .iter()
+                .any(|e| &e.column == per && e.per.is_none());
+            if own || sibling {
+                Ok(())
+            } else {
+                Err(format!(
+                    "extra `{column}` is drawn per `{per}`, which its row does not have"
+                ))
+            }
+        }
+        _ => Err(format!("extra `{column}` needs both `per` and `ratio`")),
+    }
+}
+
+/// Age ranges are adult enough for the time rules of `fabula check` (founders and office
+/// holders 18, members 14), every seat has one, and a person holds at least one office at once.
+fn check_limits(theme: &Theme) -> std::result::Result<(), String> {
+    let limits = &theme.limits;
+    let check_range = |what: &str, [lo, hi]: [i64; 2], youngest: i64| {
+        if lo < youngest || lo > hi || hi > 100 {
+            Err(format!(
+                "limits: {what} age {lo}..{hi} outside {youngest}..100"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    check_range("founder", limits.founder_age, 18)?;
+    check_range("member", limits.member_age, 14)?;
+    let seats = &theme.organisation.seats;
+    for (seat, range) in &limits.office_age {
+        if !seats.contains(seat) {
+            return Err(format!(
+                "limits: office_age names `{seat}`, which is no seat"
+            ));
+        }
+        check_range(seat, *range, 18)?;
+    }
+    if let Some(seat) = seats.iter().find(|s| !limits.office_age.contains_key(*s)) {
+        return Err(format!("limits: seat `{seat}` has no office_age"));
+    }
+    if limits.offices_at_once == 0 {
+        return Err("limits: offices_at_once must be at least 1".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -213,6 +334,70 @@ mod tests {
     fn every_theme_parses() {
         let themes = super::all().unwrap();
         assert!(themes.len() >= 8);
+    }
+
+    /// Parses the rail-empire theme with `from` replaced by `to` and compares the error, if any.
+    fn check(from: &str, to: &str, expect: &str) {
+        let (name, text) = super::THEME_FILES
+            .iter()
+            .find(|(name, _)| *name == "rail-empire")
+            .unwrap();
+        assert!(text.contains(from), "{from}");
+        let err = match super::parse(name, &text.replacen(from, to, 1)) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(err, expect);
+    }
+
+    #[test]
+    fn ratios_and_limits_are_validated() {
+        let stations = r#"per = "length_km", ratio = [0.03, 0.12]"#;
+        check(stations, stations, "");
+        check(stations, r#"per = "age", ratio = [0.5, 4.0]"#, "");
+        let bad = "theme file rail-empire is invalid: ";
+        check(
+            stations,
+            r#"per = "gauge_mm", ratio = [0.03, 0.12]"#,
+            &format!("{bad}extra `stations` is drawn per `gauge_mm`, which its row does not have"),
+        );
+        check(
+            stations,
+            r#"per = "member_count", ratio = [0.03, 0.12]"#,
+            &format!(
+                "{bad}extra `stations` is drawn per `member_count`, which its row does not have"
+            ),
+        );
+        check(
+            stations,
+            r#"per = "length_km""#,
+            &format!("{bad}extra `stations` needs both `per` and `ratio`"),
+        );
+        check(
+            stations,
+            r#"per = "length_km", ratio = [0.12, 0.03]"#,
+            &format!("{bad}extra `stations` has a bad ratio"),
+        );
+        check(
+            "founder_age = [25, 70]",
+            "founder_age = [16, 70]",
+            &format!("{bad}limits: founder age 16..70 outside 18..100"),
+        );
+        check(
+            r#""Chief Engineer" = [30, 65]"#,
+            r#""Stoker" = [30, 65]"#,
+            &format!("{bad}limits: office_age names `Stoker`, which is no seat"),
+        );
+        check(
+            r#", "Chief Engineer" = [30, 65]"#,
+            "",
+            &format!("{bad}limits: seat `Chief Engineer` has no office_age"),
+        );
+        check(
+            "offices_at_once = 1",
+            "offices_at_once = 0",
+            &format!("{bad}limits: offices_at_once must be at least 1"),
+        );
     }
 
     #[test]

@@ -55,6 +55,7 @@ fn fixture() -> tempfile::TempDir {
         format_version: fabula_file::FORMAT_VERSION,
         present_year: 2240,
         earliest_year: 1800,
+        limits: None,
     };
     let contents = WorldContents {
         meta: &meta,
@@ -64,7 +65,7 @@ fn fixture() -> tempfile::TempDir {
     };
     fabula_file::write_world(&dir.path().join("world-00042.sqlite"), &contents).unwrap();
     let sha256 = fabula_file::sha256_file(&dir.path().join("world-00042.sqlite")).unwrap();
-    let manifest = json!({"format_version": 1, "generator_version": "test", "master_seed": 0, "count": 1,
+    let manifest = json!({"format_version": fabula_file::FORMAT_VERSION, "generator_version": "test", "master_seed": 0, "count": 1,
         "worlds": [{"id": 42, "file": "world-00042.sqlite", "sha256": sha256, "theme": "guild-economy", "name": "Test",
                     "rows": 300, "tables": 7, "pages": 300, "tasks": 2}]});
     std::fs::write(dir.path().join("manifest.json"), manifest.to_string()).unwrap();

@@ -84,6 +84,9 @@ pub(crate) enum Step {
     /// `sum before SLOT`: answer the sum of the second values read where the first lies before
     /// the slot's year.
     SumBefore { year: String },
+    /// `count_each HEADING`: open every entity the page's tables list and answer the total
+    /// number of table rows under the section HEADING (slots filled) on them.
+    CountEach { heading: String },
 }
 
 impl Step {
@@ -122,6 +125,9 @@ impl Step {
             },
             ("sum", ["before", year]) => Step::SumBefore {
                 year: (*year).to_owned(),
+            },
+            ("count_each", [_, ..]) => Step::CountEach {
+                heading: arg.to_owned(),
             },
             _ => return Err(format!("unknown agent step `{text}`")),
         };
@@ -248,6 +254,10 @@ mod tests {
             r#"Table { header: ["{settlement_noun}", "Founded"] }"#,
         );
         check("sum before year", r#"SumBefore { year: "year" }"#);
+        check(
+            "count_each {orgs_noun} based here",
+            r#"CountEach { heading: "{orgs_noun} based here" }"#,
+        );
     }
 
     #[test]
@@ -260,6 +270,7 @@ mod tests {
         );
         check("open", "error: unknown agent step `open`");
         check("open a b", "error: unknown agent step `open a b`");
+        check("count_each", "error: unknown agent step `count_each`");
         check(
             "sum after year",
             "error: unknown agent step `sum after year`",

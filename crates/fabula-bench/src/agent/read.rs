@@ -102,6 +102,27 @@ pub(crate) fn listed_urls(markdown: &str) -> Vec<String> {
         .collect()
 }
 
+/// The number of table rows under the section headed `heading` (compared case-insensitively):
+/// from its `## ` line up to the next heading of that level or above.
+pub(crate) fn section_rows(markdown: &str, heading: &str) -> usize {
+    let wanted = heading.trim().to_lowercase();
+    let mut lines = markdown.lines();
+    let found = lines.by_ref().any(|l| {
+        l.strip_prefix("## ")
+            .is_some_and(|h| h.trim().to_lowercase() == wanted)
+    });
+    if !found {
+        return 0;
+    }
+    let section: Vec<&str> = lines
+        .take_while(|l| !(l.starts_with("# ") || l.starts_with("## ")))
+        .collect();
+    pipe_tables(&section.join("\n"))
+        .iter()
+        .map(|t| t.rows.len())
+        .sum()
+}
+
 /// The text of the first link of the first row whose `From`-`To` years enclose `year` (an
 /// open `To` encloses every later year) and that holds `filter` as a cell, when given.
 pub(crate) fn during(markdown: &str, year: i64, filter: Option<&str>) -> Option<String> {
@@ -250,6 +271,14 @@ mod tests {
     /// Checks one reading of [`PAGE`] (or of the reads it gives), shown as text.
     fn check(got: impl std::fmt::Debug, expect: &str) {
         assert_eq!(format!("{got:?}"), expect);
+    }
+
+    #[test]
+    fn section_rows_count_the_rows_under_one_heading() {
+        assert_eq!(section_rows(PAGE, "Office holders"), 3);
+        assert_eq!(section_rows(PAGE, "members"), 3);
+        assert_eq!(section_rows(PAGE, "Results"), 2);
+        assert_eq!(section_rows(PAGE, "Notable people born here"), 0);
     }
 
     #[test]

@@ -74,6 +74,7 @@ fn hostile_dataset() -> tempfile::TempDir {
         format_version: fabula_file::FORMAT_VERSION,
         present_year: 2240,
         earliest_year: 1800,
+        limits: None,
     };
     let file = dir.path().join("world-00000.sqlite");
     let tables = [(table, rows)];

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use fabula_file::{
-    Column, ColumnRole, Hiding, Meta, Page, PageFact, PageKind, SqlType, Table, TableRole, Task,
-    TaskKind, Value, ValueKind, WorldContents, WorldFile, write_world,
+    AgeRange, Column, ColumnRole, Hiding, Limits, Meta, Page, PageFact, PageKind, SqlType, Table,
+    TableRole, Task, TaskKind, Value, ValueKind, WorldContents, WorldFile, write_world,
 };
 
 fn meta() -> Meta {
@@ -20,6 +20,12 @@ fn meta() -> Meta {
         format_version: fabula_file::FORMAT_VERSION,
         present_year: 2240,
         earliest_year: 1790,
+        limits: Some(Limits {
+            founder_age: AgeRange { min: 20, max: 65 },
+            member_age: AgeRange { min: 15, max: 60 },
+            office_age: [("Chief Factor".to_owned(), AgeRange { min: 30, max: 70 })].into(),
+            offices_at_once: 1,
+        }),
     }
 }
 

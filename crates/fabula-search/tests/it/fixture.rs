@@ -56,6 +56,7 @@ pub fn meta(world_id: u32, name: &str) -> Meta {
         format_version: fabula_file::FORMAT_VERSION,
         present_year: 2240,
         earliest_year: 1000,
+        limits: None,
     }
 }
 

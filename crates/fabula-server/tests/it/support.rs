@@ -194,7 +194,7 @@ pub fn write_corpus(dir: &Path, worlds: &[WorldSpec]) {
         }));
     }
     let manifest = json!({
-        "format_version": 1,
+        "format_version": fabula_file::FORMAT_VERSION,
         "generator_version": "test",
         "master_seed": 0,
         "count": worlds.len(),
@@ -221,6 +221,7 @@ fn write_world(path: &Path, world: &WorldSpec) {
         format_version: fabula_file::FORMAT_VERSION,
         present_year: 2240,
         earliest_year: 1100,
+        limits: None,
     };
     let pages: Vec<Page> = world.pages.iter().map(PageSpec::to_page).collect();
     let tasks = [Task {

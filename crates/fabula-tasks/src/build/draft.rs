@@ -15,16 +15,22 @@ use fabula_file::{ColumnRole, SqlType, TableRole};
 
 use super::db::{Cell, Query, lit};
 use super::family::{
-    Compare, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape, SumBefore, Table,
-    Term, Winner,
+    Compare, Count, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape, SumBefore,
+    Table, Term, Winner,
 };
 use super::{Answer, Builder, Draft};
 
-/// What a candidate is about: one id, or two for comparisons.
-pub(super) type Candidate = [i64; 2];
+/// What a candidate is about: one id, or up to four for comparisons (unused places are 0).
+pub(super) type Candidate = [i64; 4];
 
-/// The smallest and largest table, in rows.
-const TABLE_ROWS: (usize, usize) = (5, 40);
+/// The slots that name a comparison's options, in order.
+const OPTION_SLOTS: [&str; 4] = ["a", "b", "c", "d"];
+
+/// The smallest count a counting question asks for: small counts are easy to guess.
+const MIN_COUNT: usize = 5;
+
+/// How many cuts (years) of one table family are tried: each gives a different table.
+const CUTS: i64 = 4;
 
 /// A draft's content: the slot values of its question, its answer, the cells the answer rests
 /// on and the query that recomputes it.
@@ -39,16 +45,18 @@ impl Builder<'_> {
     /// Every candidate of a family in this world.
     pub(super) fn candidates(&mut self, family: &Family) -> Vec<Candidate> {
         let db = &self.db;
-        let ids = |role| db.ids(role).into_iter().map(|id| [id, 0]).collect();
+        let ids = |role| db.ids(role).into_iter().map(|id| [id, 0, 0, 0]).collect();
         match family.shape {
             Shape::Follow(f) => db
                 .ids(f.subject)
                 .into_iter()
                 .filter(|&id| db.follow(f.subject, id, &f.path).is_some())
-                .map(|id| [id, 0])
+                .map(|id| [id, 0, 0, 0])
                 .collect(),
             Shape::Winner(f) => ids(f.subject.target),
-            Shape::Compare(f) => self.pairs(f.role, f.pairs),
+            Shape::Compare(f) => self.options(f.role, f.pairs, f.options),
+            Shape::Count(f) if !db.has_table(f.role) => Vec::new(),
+            Shape::Count(f) => ids(f.via.target),
             Shape::Extreme(Extreme { group, .. })
             | Shape::SumBefore(SumBefore { group, .. })
             | Shape::Table(Table {
@@ -56,18 +64,22 @@ impl Builder<'_> {
                 ..
             }) => self.group_candidates(group),
             Shape::Table(f) if !db.has_table(f.role) => Vec::new(),
-            Shape::Table(_) => vec![[0, 0]],
+            Shape::Table(_) => (1..=CUTS).map(|cut| [cut, 0, 0, 0]).collect(),
             Shape::Term(f) => ids(f.link),
+            Shape::Identify if !self.can_identify() => Vec::new(),
+            Shape::Identify => ids(TableRole::Person),
         }
     }
 
     /// Turns a candidate into a draft, or `None` when its answer would not be unique.
     pub(super) fn draft(&mut self, family: &'static Family, cand: Candidate) -> Option<Draft> {
-        let [x, y] = cand;
+        let x = cand[0];
         let body = match &family.shape {
             Shape::Follow(f) => self.follow(f, x),
             Shape::Winner(f) => self.winner(f, x),
-            Shape::Compare(f) => self.compare(f, x, y),
+            Shape::Compare(f) => self.compare(f, &cand[..f.options]),
+            Shape::Count(f) => self.count(f, x),
+            Shape::Identify => self.identify(x),
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
             Shape::Term(f) => self.term(f, x),
@@ -80,11 +92,11 @@ impl Builder<'_> {
     /// whole world.
     fn group_candidates(&self, group: Group) -> Vec<Candidate> {
         let n = match group {
-            Group::World => return vec![[0, 0]],
+            Group::World => return vec![[0, 0, 0, 0]],
             Group::Parent { hop, .. } => self.db.ids(hop.target).len(),
             Group::Value { column } => self.theme_values(column).len(),
         };
-        (1..=n as i64).map(|id| [id, 0]).collect()
+        (1..=n as i64).map(|id| [id, 0, 0, 0]).collect()
     }
 
     /// The values the theme lists for a text column.
@@ -125,6 +137,26 @@ impl Builder<'_> {
         })
     }
 
+    /// Comparison candidates: up to 24 random sets of `options` distinct rows, each in random
+    /// order; pairs follow `pairs`.
+    fn options(&mut self, role: TableRole, pairs: Pairs, options: usize) -> Vec<Candidate> {
+        if options == 2 {
+            return self.pairs(role, pairs);
+        }
+        let mut ids = self.db.ids(role);
+        if ids.len() < options {
+            return Vec::new();
+        }
+        (0..24)
+            .map(|_| {
+                ids.shuffle(&mut self.rng);
+                let mut cand = [0; 4];
+                cand[..options].copy_from_slice(&ids[..options]);
+                cand
+            })
+            .collect()
+    }
+
     /// Comparison candidates: random pairs of distinct rows.
     fn pairs(&mut self, role: TableRole, pairs: Pairs) -> Vec<Candidate> {
         let n = self.db.ids(role).len();
@@ -152,7 +184,7 @@ impl Builder<'_> {
         for a in 1..=n as i64 {
             for b in a + 1..=n as i64 {
                 if keep(a, b) {
-                    all.push([a, b]);
+                    all.push([a, b, 0, 0]);
                 }
             }
         }
@@ -222,39 +254,116 @@ impl Builder<'_> {
         })
     }
 
-    /// Names the row of `x` and `y` with the smaller (larger) value; `None` on a tie.
-    fn compare(&self, f: &Compare, x: i64, y: i64) -> Option<Body> {
+    /// Names the option with the smallest (largest) value; `None` when another option ties
+    /// with it.
+    fn compare(&self, f: &Compare, options: &[i64]) -> Option<Body> {
         let db = &self.db;
-        let (va, vb) = (db.int(f.role, x, f.column)?, db.int(f.role, y, f.column)?);
-        if va == vb {
+        let mut ranked: Vec<(i64, i64)> = options
+            .iter()
+            .map(|&id| Some((db.int(f.role, id, f.column)?, id)))
+            .collect::<Option<_>>()?;
+        match f.order {
+            Order::Smallest => ranked.sort_unstable(),
+            Order::Largest => ranked.sort_unstable_by_key(|&(v, id)| (Reverse(v), id)),
+        }
+        if ranked[0].0 == ranked[1].0 {
             return None;
         }
-        let winner = if (va < vb) == (f.order == Order::Smallest) {
-            x
-        } else {
-            y
-        };
-        let (a, b) = (db.name(f.role, x), db.name(f.role, y));
+        let names: Vec<String> = options.iter().map(|&id| db.name(f.role, id)).collect();
         let query = Query::new(db, f.role);
+        let listed: Vec<String> = names.iter().map(|n| lit(n)).collect();
         let sql = format!(
-            "{} WHERE {} IN ({}, {})",
+            "{} WHERE {} IN ({})",
             first_value(&query, f.role, f.column, f.order),
             query.col(f.role, ColumnRole::Name),
-            lit(&a),
-            lit(&b)
+            listed.join(", ")
         );
-        let cells = vec![
-            db.cell(f.role, x, ColumnRole::Name),
-            db.cell(f.role, x, f.column),
-            db.cell(f.role, y, ColumnRole::Name),
-            db.cell(f.role, y, f.column),
-        ];
+        let cells = options
+            .iter()
+            .flat_map(|&id| [ColumnRole::Name, f.column].map(|c| db.cell(f.role, id, c)))
+            .collect();
         Some(Body {
-            answer: Answer::Text(db.name(f.role, winner)),
-            slots: vec![("a", a), ("b", b)],
+            answer: Answer::Text(db.name(f.role, ranked[0].1)),
+            slots: OPTION_SLOTS.into_iter().zip(names).collect(),
             cells,
             sql,
         })
+    }
+
+    /// Counts the rows of `f.role` that reach row `x` of `f.via.target` (and, with a year
+    /// column, lie before a year drawn so that some rows are left out); `None` for fewer than
+    /// [`MIN_COUNT`].
+    fn count(&mut self, f: &Count, x: i64) -> Option<Body> {
+        let mut members = self.reaching(f, x);
+        let mut cut = None;
+        if let Some(column) = f.before {
+            let db = &self.db;
+            let year_of = |id: i64| db.int(f.role, id, column).unwrap_or_default();
+            members.sort_by_key(|(id, _)| year_of(*id));
+            let n = members.len();
+            let ks: Vec<usize> = (MIN_COUNT..n)
+                .filter(|&k| year_of(members[k - 1].0) < year_of(members[k].0))
+                .collect();
+            let k = *ks.get(self.rng.random_range(0..ks.len().max(1)))?;
+            cut = Some((column, year_of(members[k - 1].0) + 1));
+            members.truncate(k);
+            for (id, cells) in &mut members {
+                cells.push(db.cell(f.role, *id, column));
+            }
+        }
+        if members.len() < MIN_COUNT {
+            return None;
+        }
+        let db = &self.db;
+        let mut query = Query::new(db, f.role);
+        let mut role = f.role;
+        for hop in f.hops.iter().chain([&f.via]) {
+            query.join(role, *hop);
+            role = hop.target;
+        }
+        let name = db.name(f.via.target, x);
+        let mut conditions = vec![format!(
+            "{} = {}",
+            query.col(f.via.target, ColumnRole::Name),
+            lit(&name)
+        )];
+        let mut slots = vec![(f.slot, name)];
+        if let Some((column, year)) = cut {
+            conditions.push(format!("{} < {year}", query.col(f.role, column)));
+            slots.push(("year", year.to_string()));
+        }
+        let sql = format!(
+            "SELECT COUNT(*) OVER () AS answer, {} {}{}",
+            query.col(f.role, ColumnRole::Name),
+            query.from(),
+            where_clause(&conditions)
+        );
+        Some(Body {
+            slots,
+            answer: Answer::Text(members.len().to_string()),
+            cells: members.into_iter().flat_map(|(_, cells)| cells).collect(),
+            sql,
+        })
+    }
+
+    /// The rows of `f.role` that reach row `x` of `f.via.target`, in id order, each with the
+    /// cells that state it: its name and every reference followed.
+    fn reaching(&self, f: &Count, x: i64) -> Vec<(i64, Vec<Cell>)> {
+        let db = &self.db;
+        let reach = |id: i64| {
+            let (mut role, mut at) = (f.role, id);
+            let mut cells = vec![db.cell(f.role, id, ColumnRole::Name)];
+            for hop in f.hops.iter().chain([&f.via]) {
+                cells.push(db.cell(role, at, hop.column));
+                at = db.int(role, at, hop.column)?;
+                role = hop.target;
+            }
+            (at == x).then_some(cells)
+        };
+        db.ids(f.role)
+            .into_iter()
+            .filter_map(|id| Some((id, reach(id)?)))
+            .collect()
     }
 
     /// Names the row of group `x` with the smallest (largest) value; `None` on a tie.
@@ -422,8 +531,7 @@ impl Builder<'_> {
 
     /// Picks how many of `years` (sorted) to keep so that a year separates the kept ones from
     /// the rest: a count in the table row range, or `None`.
-    fn cut(&mut self, years: &[i64]) -> Option<usize> {
-        let (lo, hi) = TABLE_ROWS;
+    fn cut(&mut self, years: &[i64], (lo, hi): (usize, usize)) -> Option<usize> {
         let ks: Vec<usize> = (lo..=hi.min(years.len()))
             .filter(|&k| k == years.len() || years[k - 1] != years[k])
             .collect();
@@ -439,7 +547,7 @@ impl Builder<'_> {
         let (column, after) = match f.rows {
             Rows::Group(group) => {
                 let (members, slot) = self.members(f.role, group, x)?;
-                let (lo, hi) = TABLE_ROWS;
+                let (lo, hi) = f.size;
                 return (lo..=hi)
                     .contains(&members.len())
                     .then_some((members, slot));
@@ -456,7 +564,7 @@ impl Builder<'_> {
             members.sort_by_key(|&id| year_of(id));
         }
         let years: Vec<i64> = members.iter().map(|&id| year_of(id)).collect();
-        let k = self.cut(&years)?;
+        let k = self.cut(&years, f.size)?;
         let year = match (after, years.get(k)) {
             (false, _) => years[k - 1] + 1,
             (true, Some(&next)) => next,

@@ -99,13 +99,28 @@ pub(super) struct Winner {
     pub(super) path: Path,
 }
 
-/// Which of two rows, named in slots `a` and `b`, has the smaller or larger value.
+/// Which of `options` rows (2 to 4), named in slots `a`, `b`, `c` and `d`, has the smallest or
+/// largest value.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Compare {
     pub(super) role: TableRole,
     pub(super) column: ColumnRole,
     pub(super) order: Order,
     pub(super) pairs: Pairs,
+    pub(super) options: usize,
+}
+
+/// How many rows of `role` reach the row named in slot `slot` (of table `via.target`): the
+/// references of `hops` followed from each row, then `via`. "How many people were born in the
+/// towns of this province?" With `before`, only the rows whose year column lies before a
+/// chosen year count ("... born before 1850?").
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Count {
+    pub(super) role: TableRole,
+    pub(super) hops: &'static [Hop],
+    pub(super) via: Hop,
+    pub(super) slot: &'static str,
+    pub(super) before: Option<ColumnRole>,
 }
 
 /// The row of a group with the smallest or largest value, when no other row ties with it.
@@ -147,6 +162,8 @@ pub(super) struct Table {
     pub(super) columns: &'static [Path],
     pub(super) rows: Rows,
     pub(super) slots: &'static [&'static str],
+    /// The fewest and most rows the table may have.
+    pub(super) size: (usize, usize),
 }
 
 /// What a family asks and how its answer is found.
@@ -157,7 +174,10 @@ pub(super) enum Shape {
     Compare(Compare),
     Extreme(Extreme),
     SumBefore(SumBefore),
+    Count(Count),
     Term(Term),
+    /// A person described by clues (see `identify.rs`).
+    Identify,
     Table(Table),
 }
 
@@ -167,6 +187,18 @@ pub(super) struct Family {
     pub(super) kind: TaskKind,
     pub(super) name: &'static str,
     pub(super) shape: Shape,
+}
+
+impl Family {
+    /// The fewest evidence pages a task of the family must need: a count is asked over many
+    /// pages, and an identify question's clues come from several pages.
+    pub(super) fn min_pages(&self) -> usize {
+        match self.shape {
+            Shape::Count(_) => 4,
+            Shape::Identify => 3,
+            _ => 1,
+        }
+    }
 }
 
 /// The family of template `kind.name`, if there is one.
@@ -229,11 +261,24 @@ const fn compare(
     order: Order,
     pairs: Pairs,
 ) -> Family {
+    compare_of(name, role, column, order, pairs, 2)
+}
+
+/// A comparison over `options` rows named in the question.
+const fn compare_of(
+    name: &'static str,
+    role: TableRole,
+    column: ColumnRole,
+    order: Order,
+    pairs: Pairs,
+    options: usize,
+) -> Family {
     let shape = Shape::Compare(Compare {
         role,
         column,
         order,
         pairs,
+        options,
     });
     Family {
         kind: TaskKind::Compare,
@@ -269,14 +314,54 @@ const fn table(
     rows: Rows,
     slots: &'static [&'static str],
 ) -> Family {
+    wide_table(name, role, columns, rows, slots, TABLE_ROWS)
+}
+
+/// The fewest and most rows of a table task.
+const TABLE_ROWS: (usize, usize) = (5, 40);
+/// The fewest and most rows of a WideSearch-scale table task.
+const WIDE_ROWS: (usize, usize) = (25, 90);
+
+/// A table task whose size lies in `size`.
+const fn wide_table(
+    name: &'static str,
+    role: TableRole,
+    columns: &'static [Path],
+    rows: Rows,
+    slots: &'static [&'static str],
+    size: (usize, usize),
+) -> Family {
     let shape = Shape::Table(Table {
         role,
         columns,
         rows,
         slots,
+        size,
     });
     Family {
         kind: TaskKind::Table,
+        name,
+        shape,
+    }
+}
+
+const fn count(
+    name: &'static str,
+    role: TableRole,
+    hops: &'static [Hop],
+    via: Hop,
+    slot: &'static str,
+    before: Option<ColumnRole>,
+) -> Family {
+    let shape = Shape::Count(Count {
+        role,
+        hops,
+        via,
+        slot,
+        before,
+    });
+    Family {
+        kind: TaskKind::Aggregate,
         name,
         shape,
     }
@@ -327,11 +412,31 @@ pub(super) const FAMILIES: &[Family] = &[
         }),
     },
     multi_hop("alliance_seat_region", Alliance, name_via(&[HOME, REGION])),
+    multi_hop("work_maker_founder_birthplace", Work, name_via(&[ORG, FOUNDER, BIRTHPLACE])),
+    multi_hop("work_maker_home_region", Work, name_via(&[ORG, HOME, REGION])),
+    multi_hop("work_maker_founder_birth_region", Work, name_via(&[ORG, FOUNDER, BIRTHPLACE, REGION])),
+    multi_hop("founder_birthplace_founded", Organisation, via(&[FOUNDER, BIRTHPLACE], ColumnRole::Founded)),
+    Family {
+        kind: TaskKind::MultiHop,
+        name: "event_winner_home_region",
+        shape: Shape::Winner(Winner {
+            link: Participation,
+            subject: hop(ColumnRole::Event, Event),
+            slot: "event",
+            result: ColumnRole::Result,
+            path: name_via(&[ORG, HOME, REGION]),
+        }),
+    },
     compare("settlement_older", Settlement, ColumnRole::Founded, Order::Smallest, Pairs::Any),
     compare("settlement_larger", Settlement, ColumnRole::Population, Order::Largest, Pairs::Any),
     compare("person_older", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::NamesakesFirst),
     compare("org_older", Organisation, ColumnRole::Founded, Order::Smallest, Pairs::Any),
     compare("org_more_members", Organisation, ColumnRole::MemberCount, Order::Largest, Pairs::Any),
+    compare_of("settlement_oldest_of_three", Settlement, ColumnRole::Founded, Order::Smallest, Pairs::Any, 3),
+    compare_of("settlement_largest_of_four", Settlement, ColumnRole::Population, Order::Largest, Pairs::Any, 4),
+    compare_of("person_oldest_of_three", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::Any, 3),
+    compare_of("org_oldest_of_four", Organisation, ColumnRole::Founded, Order::Smallest, Pairs::Any, 4),
+    compare_of("org_most_members_of_three", Organisation, ColumnRole::MemberCount, Order::Largest, Pairs::Any, 3),
     extreme("region_largest_settlement", Settlement, ColumnRole::Population, Order::Largest, IN_REGION),
     extreme("region_oldest_settlement", Settlement, ColumnRole::Founded, Order::Smallest, IN_REGION),
     Family {
@@ -352,6 +457,8 @@ pub(super) const FAMILIES: &[Family] = &[
         Group::Value { column: ColumnRole::Category },
     ),
     extreme("most_populous_region", Region, ColumnRole::Population, Order::Largest, Group::World),
+    count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None),
+    count("region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear)),
     Family {
         kind: TaskKind::Temporal,
         name: "seat_holder",
@@ -373,6 +480,11 @@ pub(super) const FAMILIES: &[Family] = &[
             keys: &[],
             answer: hop(ColumnRole::Alliance, Alliance),
         }),
+    },
+    Family {
+        kind: TaskKind::Identify,
+        name: "person_by_clues",
+        shape: Shape::Identify,
     },
     table(
         "settlements_in_region",
@@ -421,6 +533,35 @@ pub(super) const FAMILIES: &[Family] = &[
         ],
         Rows::Group(Group::Value { column: ColumnRole::Occupation }),
         &["occupation"],
+    ),
+    wide_table(
+        "people_born_before",
+        Person,
+        &[
+            OWN_NAME,
+            own(ColumnRole::BirthYear),
+            own(ColumnRole::Occupation),
+            name_via(&[BIRTHPLACE]),
+            name_via(&[BIRTHPLACE, REGION]),
+        ],
+        Rows::Before(ColumnRole::BirthYear),
+        &["world", "year"],
+        WIDE_ROWS,
+    ),
+    wide_table(
+        "people_born_after",
+        Person,
+        &[
+            OWN_NAME,
+            own(ColumnRole::BirthYear),
+            name_via(&[BIRTHPLACE]),
+            own(ColumnRole::Occupation),
+            via(&[BIRTHPLACE], ColumnRole::Population),
+            name_via(&[BIRTHPLACE, REGION]),
+        ],
+        Rows::After(ColumnRole::BirthYear),
+        &["world", "year"],
+        WIDE_ROWS,
     ),
     table(
         "works_after",
