@@ -18,6 +18,7 @@ mod identify;
 #[cfg(test)]
 mod tests;
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rand::RngExt;
@@ -106,6 +107,8 @@ struct Builder<'a> {
     stated_on: BTreeMap<Cell, Vec<usize>>,
     rng: WorldRng,
     nouns: Vec<(&'static str, String)>,
+    /// What identify clues can say about each person, read from the world once.
+    people: OnceCell<Vec<identify::Profile>>,
 }
 
 impl<'a> Builder<'a> {
@@ -139,7 +142,7 @@ impl<'a> Builder<'a> {
             .iter()
             .filter_map(|&(noun, slot)| {
                 let (_, value) = nouns.iter().find(|(n, _)| *n == noun)?;
-                Some((slot, format!("{} {value}", indefinite_article(value))))
+                Some((slot, fabula_pages::with_article(value)))
             })
             .collect();
         nouns.extend(with_article);
@@ -150,6 +153,7 @@ impl<'a> Builder<'a> {
             stated_on,
             rng: seed::rng(world.master_seed, world.id, "tasks"),
             nouns,
+            people: OnceCell::new(),
         }
     }
 
@@ -346,12 +350,4 @@ fn answer_in_question(question: &str, answer: &str) -> bool {
             .split_whitespace()
             .filter(|w| w.chars().count() >= 4 && w.chars().next().is_some_and(char::is_uppercase))
             .any(|w| crate::answer::text_states(question, w))
-}
-
-/// "a" or "an" before a word, by its first letter.
-fn indefinite_article(word: &str) -> &'static str {
-    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
-        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
-        _ => "a",
-    }
 }

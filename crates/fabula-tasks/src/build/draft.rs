@@ -317,7 +317,7 @@ impl Builder<'_> {
         let db = &self.db;
         let mut query = Query::new(db, f.role);
         let mut role = f.role;
-        for hop in f.hops.iter().chain([&f.via]) {
+        for hop in f.steps() {
             query.join(role, *hop);
             role = hop.target;
         }
@@ -353,7 +353,7 @@ impl Builder<'_> {
         let reach = |id: i64| {
             let (mut role, mut at) = (f.role, id);
             let mut cells = vec![db.cell(f.role, id, ColumnRole::Name)];
-            for hop in f.hops.iter().chain([&f.via]) {
+            for hop in f.steps() {
                 cells.push(db.cell(role, at, hop.column));
                 at = db.int(role, at, hop.column)?;
                 role = hop.target;

@@ -123,6 +123,13 @@ pub(super) struct Count {
     pub(super) before: Option<ColumnRole>,
 }
 
+impl Count {
+    /// The references followed from a counted row: `hops`, then `via`.
+    pub(super) fn steps(&self) -> impl Iterator<Item = &Hop> {
+        self.hops.iter().chain([&self.via])
+    }
+}
+
 /// The row of a group with the smallest or largest value, when no other row ties with it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Extreme {

@@ -13,11 +13,13 @@ use std::collections::BTreeSet;
 use rand::RngExt;
 use rand::seq::SliceRandom;
 
-use fabula_file::{ColumnRole, TableRole};
+use fabula_file::ColumnRole;
+use fabula_file::TableRole::{self, Membership, Organisation, Person, Region, Settlement, Tenure};
+use fabula_world::seed::WorldRng;
 
 use super::db::{Cell, Db, lit};
 use super::draft::Body;
-use super::{Answer, Builder, indefinite_article};
+use super::{Answer, Builder};
 
 /// The fewest and most clues a question gives.
 const CLUES: (usize, usize) = (3, 5);
@@ -55,7 +57,7 @@ impl Clue {
 }
 
 /// What the clues can say about one person.
-struct Profile {
+pub(super) struct Profile {
     birth_region: Option<i64>,
     occupation: Option<String>,
     birth_year: Option<i64>,
@@ -84,14 +86,10 @@ impl Profile {
 
 /// Every person's profile, by id (index 0 is person 1).
 fn profiles(db: &Db) -> Vec<Profile> {
-    let (p, o, s, t) = (
-        TableRole::Person,
-        TableRole::Organisation,
-        TableRole::Settlement,
-        TableRole::Tenure,
-    );
-    let region_of =
-        |settlement: Option<i64>| settlement.and_then(|x| db.int(s, x, ColumnRole::Region));
+    let (p, o, t) = (Person, Organisation, Tenure);
+    let region_of = |settlement: Option<i64>| {
+        settlement.and_then(|x| db.int(Settlement, x, ColumnRole::Region))
+    };
     let mut out: Vec<Profile> = db
         .ids(p)
         .into_iter()
@@ -113,7 +111,7 @@ fn profiles(db: &Db) -> Vec<Profile> {
         let region = region_of(db.int(o, org, ColumnRole::Home));
         out[i].founded.push((org, category, region));
     }
-    let m = TableRole::Membership;
+    let m = Membership;
     if db.has(m, ColumnRole::Person) {
         for membership in db.ids(m) {
             let person = db.int(m, membership, ColumnRole::Person).and_then(slot);
@@ -140,12 +138,12 @@ impl Builder<'_> {
     pub(super) fn can_identify(&self) -> bool {
         let db = &self.db;
         [
-            (TableRole::Person, ColumnRole::Occupation),
-            (TableRole::Person, ColumnRole::Birthplace),
-            (TableRole::Organisation, ColumnRole::Category),
-            (TableRole::Organisation, ColumnRole::Home),
-            (TableRole::Organisation, ColumnRole::Founder),
-            (TableRole::Settlement, ColumnRole::Region),
+            (Person, ColumnRole::Occupation),
+            (Person, ColumnRole::Birthplace),
+            (Organisation, ColumnRole::Category),
+            (Organisation, ColumnRole::Home),
+            (Organisation, ColumnRole::Founder),
+            (Settlement, ColumnRole::Region),
         ]
         .iter()
         .all(|&(role, column)| db.has(role, column))
@@ -154,24 +152,25 @@ impl Builder<'_> {
     /// Describes person `x` by clues until they single the person out; `None` when the clues
     /// the person allows do not.
     pub(super) fn identify(&mut self, x: i64) -> Option<Body> {
-        let profiles = profiles(&self.db);
+        let profiles = self.people.get_or_init(|| profiles(&self.db));
+        let rng = &mut self.rng;
         let me = profiles.get(usize::try_from(x - 1).ok()?)?;
-        let mut pool = self.clues_of(me);
+        let mut pool = clues_of(me, rng);
         // A clue must leave several people on its own.
         pool.retain(|c| profiles.iter().filter(|p| p.holds(c)).count() >= 2);
-        let wanted = self.rng.random_range(CLUES.0..=CLUES.1);
+        let wanted = rng.random_range(CLUES.0..=CLUES.1);
         let mut chosen: Vec<Clue> = Vec::new();
         let mut left: BTreeSet<usize> = (0..profiles.len()).collect();
         for clue in pool {
+            let done = left.len() == 1 && chosen.len() >= wanted;
+            if done || chosen.len() == CLUES.1 {
+                break;
+            }
             let narrowed: BTreeSet<usize> = left
                 .iter()
                 .copied()
                 .filter(|&i| profiles[i].holds(&clue))
                 .collect();
-            let done = left.len() == 1 && chosen.len() >= wanted;
-            if done || chosen.len() == CLUES.1 {
-                break;
-            }
             // Skip a clue that narrows nothing unless more clues are needed anyway.
             if narrowed.len() == left.len() && left.len() > 1 {
                 continue;
@@ -187,52 +186,18 @@ impl Builder<'_> {
         Some(self.identify_body(x, me, &chosen))
     }
 
-    /// The clues true of a person, in the order they are tried: one year clue (drawn before or
-    /// after their birth) and the clues off their article shuffled, then their occupation.
-    fn clues_of(&mut self, me: &Profile) -> Vec<Clue> {
-        let mut pool = Vec::new();
-        pool.extend(me.birth_region.map(Clue::BornInRegion));
-        // The occupation is the one clue whose word a search of the question matches on the
-        // person's own article, handing over the answer; it is offered only as a last resort.
-        let occupation = me.occupation.clone().map(Clue::Occupation);
-        if let Some(born) = me.birth_year {
-            let d = self.rng.random_range(1..=YEAR_SPREAD);
-            pool.push(if self.rng.random_bool(0.5) {
-                Clue::BornBefore(born + d)
-            } else {
-                Clue::BornAfter(born - d)
-            });
-        }
-        let categories: BTreeSet<&String> =
-            me.founded.iter().filter_map(|f| f.1.as_ref()).collect();
-        pool.extend(
-            categories
-                .into_iter()
-                .map(|c| Clue::FoundedCategory(c.clone())),
-        );
-        let regions: BTreeSet<i64> = me.founded.iter().filter_map(|f| f.2).collect();
-        pool.extend(regions.into_iter().map(Clue::FoundedInRegion));
-        let seats: BTreeSet<&String> = me.seats.iter().map(|(_, s)| s).collect();
-        pool.extend(seats.into_iter().map(|s| Clue::Seat(s.clone())));
-        let member_regions: BTreeSet<i64> = me.memberships.iter().filter_map(|m| m.2).collect();
-        pool.extend(member_regions.into_iter().map(Clue::MemberInRegion));
-        pool.shuffle(&mut self.rng);
-        pool.extend(occupation);
-        pool
-    }
-
     fn identify_body(&self, x: i64, me: &Profile, clues: &[Clue]) -> Body {
         let db = &self.db;
-        let name = db.name(TableRole::Person, x);
-        let mut cells = vec![db.cell(TableRole::Person, x, ColumnRole::Name)];
+        let name = db.name(Person, x);
+        let mut cells = vec![db.cell(Person, x, ColumnRole::Name)];
         for clue in clues {
             cells.extend(self.clue_cells(x, me, clue));
         }
         let conditions: Vec<String> = clues.iter().map(|c| self.clue_sql(c)).collect();
         let sql = format!(
             "SELECT p.{} FROM {} p WHERE {}",
-            db.column(TableRole::Person, ColumnRole::Name).name,
-            db.table(TableRole::Person).name,
+            db.column(Person, ColumnRole::Name).name,
+            db.table(Person).name,
             conditions.join(" AND ")
         );
         let texts: Vec<String> = clues.iter().map(|c| self.clue_text(c)).collect();
@@ -247,12 +212,7 @@ impl Builder<'_> {
     /// The cells that state a clue of person `x`.
     fn clue_cells(&self, x: i64, me: &Profile, clue: &Clue) -> Vec<Cell> {
         let db = &self.db;
-        let (p, o, s, t) = (
-            TableRole::Person,
-            TableRole::Organisation,
-            TableRole::Settlement,
-            TableRole::Tenure,
-        );
+        let (p, o, s, t) = (Person, Organisation, Settlement, Tenure);
         let region_cell =
             |settlement: Option<i64>| settlement.map(|id| db.cell(s, id, ColumnRole::Region));
         match clue {
@@ -294,7 +254,7 @@ impl Builder<'_> {
                 })
             }
             Clue::MemberInRegion(r) => {
-                let m = TableRole::Membership;
+                let m = Membership;
                 let membership = me.memberships.iter().find(|x| x.2 == Some(*r));
                 membership.map_or_else(Vec::new, |&(id, org, _)| {
                     let mut cells = vec![
@@ -314,13 +274,7 @@ impl Builder<'_> {
         let db = &self.db;
         let table = |role: TableRole| db.table(role).name.clone();
         let col = |role: TableRole, column: ColumnRole| db.column(role, column).name.clone();
-        let (p, o, s, r, t) = (
-            TableRole::Person,
-            TableRole::Organisation,
-            TableRole::Settlement,
-            TableRole::Region,
-            TableRole::Tenure,
-        );
+        let (p, o, s, r, t) = (Person, Organisation, Settlement, Region, Tenure);
         let in_region = |region: i64, settlement_id: String| {
             format!(
                 "{settlement_id} IN (SELECT s.id FROM {} s JOIN {} r ON r.id = s.{} WHERE r.{} = {})",
@@ -359,7 +313,7 @@ impl Builder<'_> {
                 lit(seat)
             ),
             Clue::MemberInRegion(region) => {
-                let m = TableRole::Membership;
+                let m = Membership;
                 format!(
                     "EXISTS (SELECT 1 FROM {} m JOIN {} o ON o.id = m.{} WHERE m.{} = p.id AND {})",
                     table(m),
@@ -375,8 +329,8 @@ impl Builder<'_> {
     /// A clue as a clause after "the person who".
     fn clue_text(&self, clue: &Clue) -> String {
         let theme = &self.world.theme;
-        let a = |noun: &str| format!("{} {noun}", indefinite_article(noun));
-        let region = |id: i64| self.db.name(TableRole::Region, id);
+        let a = |noun: &str| fabula_pages::with_article(noun);
+        let region = |id: i64| self.db.name(Region, id);
         match clue {
             Clue::BornInRegion(id) => format!(
                 "was born in {} of {}",
@@ -403,6 +357,39 @@ impl Builder<'_> {
             ),
         }
     }
+}
+
+/// The clues true of a person, in the order they are tried: one year clue (drawn before or
+/// after their birth) and the clues off their article shuffled, then their occupation.
+fn clues_of(me: &Profile, rng: &mut WorldRng) -> Vec<Clue> {
+    let mut pool = Vec::new();
+    pool.extend(me.birth_region.map(Clue::BornInRegion));
+    // The occupation is the one clue whose word a search of the question matches on the
+    // person's own article, handing over the answer; it is offered only as a last resort.
+    let occupation = me.occupation.clone().map(Clue::Occupation);
+    if let Some(born) = me.birth_year {
+        let d = rng.random_range(1..=YEAR_SPREAD);
+        pool.push(if rng.random_bool(0.5) {
+            Clue::BornBefore(born + d)
+        } else {
+            Clue::BornAfter(born - d)
+        });
+    }
+    let categories: BTreeSet<&String> = me.founded.iter().filter_map(|f| f.1.as_ref()).collect();
+    pool.extend(
+        categories
+            .into_iter()
+            .map(|c| Clue::FoundedCategory(c.clone())),
+    );
+    let regions: BTreeSet<i64> = me.founded.iter().filter_map(|f| f.2).collect();
+    pool.extend(regions.into_iter().map(Clue::FoundedInRegion));
+    let seats: BTreeSet<&String> = me.seats.iter().map(|(_, s)| s).collect();
+    pool.extend(seats.into_iter().map(|s| Clue::Seat(s.clone())));
+    let member_regions: BTreeSet<i64> = me.memberships.iter().filter_map(|m| m.2).collect();
+    pool.extend(member_regions.into_iter().map(Clue::MemberInRegion));
+    pool.shuffle(rng);
+    pool.extend(occupation);
+    pool
 }
 
 /// "a, b and c".
