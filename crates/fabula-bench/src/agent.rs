@@ -5,9 +5,11 @@
 //! from `templates/tasks/questions.toml`, parsed into steps by the `plan` module: search an
 //! entity's name and open the page titled so, read or follow infobox rows, scan an organisation's
 //! tables for the row whose years enclose a date, open every entity a page lists and compare what
-//! they say. Templates without a plan are answered with an empty string. It never sees gold
-//! answers, evidence or SQL.
+//! they say, test an identify question's clues person by person (the `identify` module).
+//! Templates without a plan are answered with an empty string. It never sees gold answers,
+//! evidence or SQL.
 
+mod identify;
 mod plan;
 mod read;
 
@@ -136,6 +138,15 @@ impl Run<'_> {
             Step::Table { header } => Ok(self.table(header)),
             Step::SumBefore { year } => Ok(self.sum_before(year)),
             Step::CountEach { heading } => self.count_each(heading),
+            Step::Identify => self.identify(),
+            Step::EachRow {
+                side,
+                column,
+                labels,
+            } => self.each_row(*side, column, labels),
+            Step::EachUnder { heading, label } => self.each_under(heading, label),
+            Step::CountBefore { year } => Ok(self.count_before(year)),
+            Step::Total => Ok(self.answer_with(Some(read::total(&self.reads).to_string()))),
         }
     }
 
@@ -185,15 +196,27 @@ impl Run<'_> {
         self.open_found(hit.map(|h| h.url.clone()))
     }
 
-    /// Fills `{slot}` placeholders from the question. A plural noun slot the phrasing lacks
-    /// (`{settlements_noun}`) is made from its singular (`{settlement_noun}`).
+    /// Fills `{slot}` placeholders from the question. A noun slot the phrasing lacks is made
+    /// from the same noun with an article (`{a_org_noun}`) or in the other number (see
+    /// [`other_number`]) when the phrasing has that.
     fn fill_slots(&self, text: &str) -> String {
+        let mut slots = self.question.slots.clone();
+        let bare: Vec<(String, String)> = slots
+            .iter()
+            .filter_map(|(name, value)| {
+                let noun = name.strip_prefix("a_")?;
+                Some((noun.to_owned(), without_article(value).to_owned()))
+            })
+            .collect();
+        slots.extend(bare);
+        let others: Vec<(String, String)> = slots
+            .iter()
+            .filter_map(|(name, value)| other_number(name, value))
+            .collect();
+        slots.extend(others);
         let mut filled = text.to_owned();
-        for (name, value) in &self.question.slots {
+        for (name, value) in &slots {
             filled = filled.replace(&format!("{{{name}}}"), value);
-            if let Some(stem) = name.strip_suffix("_noun") {
-                filled = filled.replace(&format!("{{{stem}s_noun}}"), &plural(value));
-            }
         }
         filled
     }
@@ -287,6 +310,83 @@ impl Run<'_> {
         Ok(self.answer_with(Some(total.to_string())))
     }
 
+    /// Opens every entity the page lists, then every entity listed under `heading` on each, and
+    /// reads `label` on those; whether anything has been read so far.
+    fn each_under(&mut self, heading: &str, label: &Label) -> Result<bool> {
+        let heading = self.fill_slots(heading);
+        let Some(content) = self.content() else {
+            return Ok(false);
+        };
+        for url in read::listed_urls(content) {
+            self.open_url(&url)?;
+            let inner = self
+                .content()
+                .map_or_else(Vec::new, |c| read::section_urls(c, &heading));
+            for url in inner {
+                self.open_url(&url)?;
+                let value = self.infobox_cell(label).map(|c| read::cell_value(&c));
+                self.reads.push(Read {
+                    subject: self.subject(),
+                    values: vec![value.unwrap_or_default()],
+                });
+            }
+        }
+        Ok(!self.reads.is_empty())
+    }
+
+    /// Opens the entity of every row whose `column` lies before or after the question's year
+    /// and reads the labels on it (following a link first where a label says so); whether
+    /// anything has been read so far.
+    fn each_row(
+        &mut self,
+        side: Side,
+        column: &str,
+        labels: &[(Option<Label>, Label)],
+    ) -> Result<bool> {
+        let Some(year) = self.number_slot("year") else {
+            return Ok(false);
+        };
+        let Some(content) = self.content() else {
+            return Ok(false);
+        };
+        for url in read::row_urls(content, column, side, year) {
+            self.open_url(&url)?;
+            let mut values = Vec::new();
+            for (via, label) in labels {
+                values.push(self.read_via(via.as_ref(), label)?.unwrap_or_default());
+            }
+            self.reads.push(Read {
+                subject: self.subject(),
+                values,
+            });
+        }
+        Ok(!self.reads.is_empty())
+    }
+
+    /// The value of `label` on the open page or, with `via`, on the page its `via` row links
+    /// to (opened without leaving the open page).
+    fn read_via(&self, via: Option<&Label>, label: &Label) -> Result<Option<String>> {
+        let Some(via) = via else {
+            return Ok(self.infobox_cell(label).map(|c| read::cell_value(&c)));
+        };
+        let Some(url) = self.infobox_cell(via).and_then(|c| read::link_url(&c)) else {
+            return Ok(None);
+        };
+        let (_, linked) = self
+            .client
+            .extract_all(self.world, &url, self.config.max_chars)?;
+        let text = self.fill_slots(&label.text).to_lowercase();
+        let cell = read::infobox_cell(&linked, &text, label.prefix);
+        Ok(cell.map(|c| read::cell_value(&c)))
+    }
+
+    fn count_before(&mut self, year: &str) -> bool {
+        let Some(year) = self.number_slot(year) else {
+            return false;
+        };
+        self.answer_with(Some(read::count_before(&self.reads, year).to_string()))
+    }
+
     fn table(&mut self, header: &[String]) -> bool {
         let header: Vec<String> = header
             .iter()
@@ -314,6 +414,41 @@ fn upper_first(text: &str) -> String {
     chars
         .next()
         .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// The slot of a theme noun's other number and its value there: `settlements_noun` from
+/// `settlement_noun` and back, `people_noun` from `person_noun` and back.
+fn other_number(slot: &str, value: &str) -> Option<(String, String)> {
+    let stem = slot.strip_suffix("_noun")?;
+    Some(match stem {
+        "person" => ("people_noun".to_owned(), plural(value)),
+        "people" => ("person_noun".to_owned(), singular(value)),
+        _ => match stem.strip_suffix('s') {
+            Some(one) => (format!("{one}_noun"), singular(value)),
+            None => (format!("{stem}s_noun"), plural(value)),
+        },
+    })
+}
+
+/// A noun without its indefinite article: "a trading house" is "trading house".
+fn without_article(noun: &str) -> &str {
+    noun.strip_prefix("an ")
+        .or_else(|| noun.strip_prefix("a "))
+        .unwrap_or(noun)
+}
+
+/// The singular of a theme noun's plural: "colonies" becomes "colony", "reaches" "reach".
+fn singular(noun: &str) -> String {
+    if let Some(stem) = noun.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if ["ches", "shes", "xes", "sses"]
+        .iter()
+        .any(|end| noun.ends_with(end))
+    {
+        noun[..noun.len() - 2].to_owned()
+    } else {
+        noun.strip_suffix('s').unwrap_or(noun).to_owned()
+    }
 }
 
 /// The English plural of a theme noun: "colony" becomes "colonies", "reach" becomes "reaches".
@@ -346,5 +481,45 @@ mod tests {
         check("campus town", "campus towns");
         check("day", "days");
         check("box", "boxes");
+    }
+
+    #[test]
+    fn singulars_undo_plurals() {
+        for noun in [
+            "colony",
+            "reach",
+            "campus town",
+            "day",
+            "box",
+            "marsh",
+            "pass",
+        ] {
+            assert_eq!(singular(&plural(noun)), noun);
+        }
+    }
+
+    #[test]
+    fn noun_slots_give_their_other_number() {
+        let check = |slot: &str, value: &str, expect: Option<(&str, &str)>| {
+            let got = other_number(slot, value);
+            let got = got.as_ref().map(|(s, v)| (s.as_str(), v.as_str()));
+            assert_eq!(got, expect, "{slot}");
+        };
+        check("person_noun", "citizen", Some(("people_noun", "citizens")));
+        check("people_noun", "citizens", Some(("person_noun", "citizen")));
+        check(
+            "settlements_noun",
+            "cities",
+            Some(("settlement_noun", "city")),
+        );
+        check(
+            "org_noun",
+            "barge company",
+            Some(("orgs_noun", "barge companies")),
+        );
+        check("region", "Kest", None);
+        assert_eq!(without_article("an institute"), "institute");
+        assert_eq!(without_article("a trading house"), "trading house");
+        assert_eq!(without_article("guild"), "guild");
     }
 }

@@ -3,15 +3,17 @@
 //! Every task is measured as the world browser measures it ([`fabula_tasks::difficulty`]): its
 //! question is searched in its own world (top 10, partial hiding, in process over the dataset's
 //! indexes) to see whether the answer shows in the results. Per kind and tier the report gives
-//! the tasks, the pages needed (mean and max), the share whose answer shows in the question's
-//! results or in the question, the share one page answers, three cheap guessers and, with a
-//! server address, the rule-based baseline agent's mean reward:
+//! the tasks, the pages needed (mean, median and max), the share whose answer shows in the
+//! question's results or in the question, the share one page answers, three cheap guessers and,
+//! with a server address, the rule-based baseline agent's mean reward:
 //!
 //! - *most common*: the most common gold answer of the other tasks of the same kind and
 //!   phrasing in the dataset (leave one out), exact match;
 //! - *random entity*: the expected exact match of a uniform guess among the world's rows of
 //!   the answer's table, for answers that name a row (1/n when the answer is one of n rows);
-//! - *first option*: the first row name the question mentions (earliest, then longest).
+//! - *first option*: the first row name the question mentions (earliest, then longest); beside
+//!   it, `1/n`, the odds of a blind pick among a comparison's n options, which it should not
+//!   beat by more than a few points.
 //!
 //! Guessers apply to short answers only; a figure over no task prints as `-`.
 
@@ -25,6 +27,7 @@ use fabula_tasks::difficulty::{
     Features, Tier, all_shown, answer_rows, answer_values, result_text,
 };
 use fabula_tasks::phrasing_id;
+use fabula_tasks::phrasings::match_question;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -50,6 +53,7 @@ pub struct AuditRow {
     pub tier: String,
     pub tasks: usize,
     pub pages_mean: f64,
+    pub pages_median: f64,
     pub pages_max: usize,
     /// Shares in 0..=1.
     pub answer_in_results: f64,
@@ -58,6 +62,8 @@ pub struct AuditRow {
     pub most_common: Option<f64>,
     pub random_entity: Option<f64>,
     pub first_option: Option<f64>,
+    /// The first option's odds by chance, 1/n over the comparisons of n options.
+    pub chance: Option<f64>,
     pub agent: Option<f64>,
 }
 
@@ -77,6 +83,8 @@ struct Measured {
     features: Features,
     random_entity: Option<f64>,
     first_option: Option<bool>,
+    /// 1/n for a comparison of n options.
+    chance: Option<f64>,
     most_common: Option<bool>,
     agent: Option<f64>,
 }
@@ -138,6 +146,11 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
         out.push(Measured {
             random_entity: short.and_then(|answer| names.random_hit(answer)),
             first_option: short.map(|answer| names.first_in(&task.question) == Some(answer)),
+            chance: features
+                .choice
+                .then(|| options(&task.question))
+                .flatten()
+                .map(|n| 1.0 / n as f64),
             most_common: None,
             agent: None,
             features,
@@ -145,6 +158,18 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
         });
     }
     Ok(out)
+}
+
+/// The number of options a comparison's question names (its slots `a` to `d`).
+fn options(question: &str) -> Option<usize> {
+    let matched = match_question(question)?;
+    let is_option = |slot: &str| ["a", "b", "c", "d"].contains(&slot);
+    let n = matched
+        .slots
+        .iter()
+        .filter(|(slot, _)| is_option(slot))
+        .count();
+    (n > 0).then_some(n)
 }
 
 fn features(task: &Task, record: &TaskRecord, values: &[String], results: &str) -> Features {
@@ -310,6 +335,7 @@ fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
             .map(|m| m.features.pages_needed as f64)
             .sum::<f64>()
             / n,
+        pages_median: median(members.iter().map(|m| m.features.pages_needed).collect()),
         pages_max: members
             .iter()
             .map(|m| m.features.pages_needed)
@@ -321,16 +347,29 @@ fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
         most_common: mean(&|m| as_share(m.most_common)),
         random_entity: mean(&|m| m.random_entity),
         first_option: mean(&|m| as_share(m.first_option)),
+        chance: mean(&|m| m.chance),
         agent: mean(&|m| m.agent),
     }
 }
 
+/// The middle value (the mean of the two middle ones for an even count); 0 for none.
+fn median(mut values: Vec<usize>) -> f64 {
+    values.sort_unstable();
+    let n = values.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => values[n / 2] as f64,
+        _ => (values[n / 2 - 1] + values[n / 2]) as f64 / 2.0,
+    }
+}
+
 /// The report's columns: a header and its width.
-const COLUMNS: [(&str, usize); 12] = [
+const COLUMNS: [(&str, usize); 14] = [
     ("kind", 10),
     ("tier", 6),
     ("tasks", 6),
     ("pages mean", 10),
+    ("median", 6),
     ("pages max", 9),
     ("in results", 10),
     ("in question", 11),
@@ -338,6 +377,7 @@ const COLUMNS: [(&str, usize); 12] = [
     ("common", 7),
     ("random", 7),
     ("first", 7),
+    ("1/n", 6),
     ("agent", 7),
 ];
 
@@ -370,6 +410,7 @@ pub fn render_audit(report: &AuditReport) -> String {
             r.tier.clone(),
             r.tasks.to_string(),
             format!("{:.2}", r.pages_mean),
+            format!("{}", r.pages_median),
             r.pages_max.to_string(),
             percent(r.answer_in_results),
             percent(r.answer_in_question),
@@ -377,6 +418,7 @@ pub fn render_audit(report: &AuditReport) -> String {
             maybe(r.most_common),
             maybe(r.random_entity),
             maybe(r.first_option),
+            maybe(r.chance),
             maybe(r.agent),
         ]));
     }
@@ -386,6 +428,15 @@ pub fn render_audit(report: &AuditReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medians_of_pages_needed() {
+        let check = |values: &[usize], expect: f64| assert_eq!(median(values.to_vec()), expect);
+        check(&[], 0.0);
+        check(&[4], 4.0);
+        check(&[9, 4, 5], 5.0);
+        check(&[6, 4, 5, 9], 5.5);
+    }
 
     #[test]
     fn the_first_option_is_the_earliest_longest_name_at_word_boundaries() {

@@ -29,6 +29,7 @@ use fabula_file::{Page, PageKind, Task, TaskKind};
 use fabula_world::World;
 use fabula_world::seed::{self, WorldRng};
 
+use crate::difficulty::all_shown;
 use crate::phrasings;
 
 use self::db::{Cell, Db};
@@ -46,6 +47,9 @@ const TARGETS: &[(TaskKind, (usize, usize))] = &[
     (TaskKind::Identify, (12, 18)),
     (TaskKind::Table, (7, 12)),
 ];
+/// The fewest rows the table of a short name answer must have, so that guessing a row of it
+/// at random is right at most one time in 20 (comparisons name their options and are exempt).
+const MIN_GUESS_ROWS: usize = 20;
 /// The fewest tasks a world must have; identify questions, aggregates, tables, multi-hop
 /// questions and then lookups fill any gap.
 const MIN_TASKS: usize = crate::MIN_TASKS;
@@ -109,6 +113,8 @@ struct Builder<'a> {
     nouns: Vec<(&'static str, String)>,
     /// What identify clues can say about each person, read from the world once.
     people: OnceCell<Vec<identify::Profile>>,
+    /// Every row name with the size of its table ([`Db::name_table_sizes`]), read once.
+    name_sizes: OnceCell<BTreeMap<String, usize>>,
 }
 
 impl<'a> Builder<'a> {
@@ -154,7 +160,15 @@ impl<'a> Builder<'a> {
             rng: seed::rng(world.master_seed, world.id, "tasks"),
             nouns,
             people: OnceCell::new(),
+            name_sizes: OnceCell::new(),
         }
+    }
+
+    /// Whether a short answer names a row of a table so small that a random row of it is
+    /// right more often than one time in [`MIN_GUESS_ROWS`].
+    fn easy_guess(&self, answer: &str) -> bool {
+        let sizes = self.name_sizes.get_or_init(|| self.db.name_table_sizes());
+        sizes.get(answer).is_some_and(|n| *n < MIN_GUESS_ROWS)
     }
 
     /// A small set of pages that together state every cell, or `None` when some cell is stated
@@ -234,7 +248,7 @@ impl<'a> Builder<'a> {
         let question = phrasings::fill(&template.phrasings[index], &values);
         if let Answer::Text(answer) = &body.answer
             && family.kind != TaskKind::Compare
-            && answer_in_question(&question, answer)
+            && (answer_in_question(&question, answer) || self.easy_guess(answer))
         {
             return None;
         }
@@ -320,8 +334,13 @@ pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
         .iter()
         .map(|&(kind, (lo, hi))| (kind, b.rng.random_range(lo..=hi)))
         .collect();
+    // A kind that fell short of its target has tried every candidate it has; drawing it
+    // again to fill a gap would only redo that work.
+    let mut exhausted = BTreeSet::new();
     for (kind, target) in targets {
-        b.draw_kind(kind, target, &mut tasks, &mut seen);
+        if b.draw_kind(kind, target, &mut tasks, &mut seen) < target {
+            exhausted.insert(kind);
+        }
     }
     for kind in [
         TaskKind::Identify,
@@ -330,7 +349,7 @@ pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
         TaskKind::MultiHop,
         TaskKind::Lookup,
     ] {
-        if tasks.len() < MIN_TASKS {
+        if tasks.len() < MIN_TASKS && !exhausted.contains(&kind) {
             let gap = MIN_TASKS - tasks.len();
             b.draw_kind(kind, gap, &mut tasks, &mut seen);
         }
@@ -338,10 +357,12 @@ pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
     tasks
 }
 
-/// Whether a short answer shows in its own question: the whole answer, or a word of a name
-/// answer ("Which town hosted Grithy Cup?" answered by "Grithy").
+/// Whether a short answer shows in its own question, as `fabula audit` measures it
+/// ([`all_shown`]): the whole answer, or a word of a name answer ("Which town hosted Grithy
+/// Cup?" answered by "Grithy").
 fn answer_in_question(question: &str, answer: &str) -> bool {
-    if crate::answer::text_states(question, answer) {
+    let shown = |value: &str| all_shown(&[value.to_owned()], question);
+    if shown(answer) {
         return true;
     }
     let is_name = answer.chars().any(char::is_alphabetic);
@@ -349,5 +370,5 @@ fn answer_in_question(question: &str, answer: &str) -> bool {
         && answer
             .split_whitespace()
             .filter(|w| w.chars().count() >= 4 && w.chars().next().is_some_and(char::is_uppercase))
-            .any(|w| crate::answer::text_states(question, w))
+            .any(shown)
 }

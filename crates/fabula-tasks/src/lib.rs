@@ -20,6 +20,7 @@
 
 pub mod answer;
 mod build;
+pub mod clues;
 pub mod difficulty;
 pub mod phrasings;
 
@@ -50,7 +51,7 @@ pub const MIN_TABLE_TASKS: usize = 5;
 
 /// A version string that changes whenever the task builder or its phrasings change.
 pub fn version() -> String {
-    format!("tasks-{:08x}+b1", phrasings::fingerprint())
+    format!("tasks-{:08x}+b2", phrasings::fingerprint())
 }
 
 /// Renders pages with `fabula_pages` and then builds tasks from them.

@@ -87,6 +87,24 @@ pub(crate) enum Step {
     /// `count_each HEADING`: open every entity the page's tables list and answer the total
     /// number of table rows under the section HEADING (slots filled) on them.
     CountEach { heading: String },
+    /// `each_under HEADING|LABEL`: open every entity the page's tables list, then every entity
+    /// listed under the section HEADING (slots filled) on each, and read LABEL on those.
+    EachUnder { heading: String, label: Label },
+    /// `count before SLOT`: answer how many first values read lie before the slot's year.
+    CountBefore { year: String },
+    /// `total`: answer the sum of the first values read.
+    Total,
+    /// `each_row before|after NAME|LABEL..`: open the entity of every table row whose NAME
+    /// value lies before or after the question's year and read the labels on it; a label
+    /// `A>B` follows the link in row A and reads B there.
+    EachRow {
+        side: Side,
+        column: String,
+        labels: Vec<(Option<Label>, Label)>,
+    },
+    /// `identify`: on the open list of people, answer the first person every clue of the
+    /// question fits (see the `identify` module).
+    Identify,
 }
 
 impl Step {
@@ -106,6 +124,34 @@ impl Step {
             ("pick", [extreme]) => Step::Pick(parse_extreme(extreme)?),
             ("people", []) => Step::People,
             ("winner", []) => Step::Winner,
+            ("identify", []) => Step::Identify,
+            ("total", []) => Step::Total,
+            ("count", ["before", year]) => Step::CountBefore {
+                year: (*year).to_owned(),
+            },
+            ("each_row", [side, _, ..]) => {
+                let rest = arg[side.len()..].trim();
+                let mut parts = rest.split('|').map(str::trim);
+                let column = parts.next().unwrap_or_default().to_owned();
+                let labels: Vec<(Option<Label>, Label)> = parts.map(path_label).collect();
+                if labels.is_empty() {
+                    return Err(format!("`{text}` reads no label"));
+                }
+                Step::EachRow {
+                    side: parse_side(side)?,
+                    column,
+                    labels,
+                }
+            }
+            ("each_under", [_, ..]) => {
+                let (heading, label) = arg
+                    .split_once('|')
+                    .ok_or_else(|| format!("`{text}` has no `|` before its label"))?;
+                Step::EachUnder {
+                    heading: heading.trim().to_owned(),
+                    label: Label::parse(label.trim()),
+                }
+            }
             ("during", [year, rest @ ..]) if rest.len() <= 1 => Step::During {
                 year: (*year).to_owned(),
                 filter: rest.first().map(|f| (*f).to_owned()),
@@ -148,6 +194,14 @@ fn parse_side(word: &str) -> Result<Side, String> {
         "before" => Ok(Side::Before),
         "after" => Ok(Side::After),
         _ => Err(format!("`{word}` is neither before nor after")),
+    }
+}
+
+/// A label of an `each_row` step: `A>B` reads B on the page row A links to.
+fn path_label(text: &str) -> (Option<Label>, Label) {
+    match text.split_once('>') {
+        Some((via, label)) => (Some(Label::parse(via.trim())), Label::parse(label.trim())),
+        None => (None, Label::parse(text)),
     }
 }
 
@@ -224,6 +278,17 @@ mod tests {
         check("pick min", "Pick(Min)");
         check("people", "People");
         check("winner", "Winner");
+        check("identify", "Identify");
+        check("total", "Total");
+        check(
+            "each_row after Founded|Founder|Home*>{region_noun}",
+            r#"EachRow { side: After, column: "Founded", labels: [(None, Label { text: "Founder", prefix: false }), (Some(Label { text: "Home", prefix: true }), Label { text: "{region_noun}", prefix: false })] }"#,
+        );
+        check("count before year", r#"CountBefore { year: "year" }"#);
+        check(
+            "each_under {orgs_noun} based here|Members",
+            r#"EachUnder { heading: "{orgs_noun} based here", label: Label { text: "Members", prefix: false } }"#,
+        );
         check("during year", r#"During { year: "year", filter: None }"#);
         check(
             "during year seat",
@@ -274,6 +339,23 @@ mod tests {
         check(
             "sum after year",
             "error: unknown agent step `sum after year`",
+        );
+        check("identify me", "error: unknown agent step `identify me`");
+        check(
+            "count after year",
+            "error: unknown agent step `count after year`",
+        );
+        check(
+            "each_row before Born",
+            "error: `each_row before Born` reads no label",
+        );
+        check(
+            "each_row during Born|Born",
+            "error: `during` is neither before nor after",
+        );
+        check(
+            "each_under People born here",
+            "error: `each_under People born here` has no `|` before its label",
         );
         check("fly away", "error: unknown agent step `fly away`");
     }

@@ -102,25 +102,46 @@ pub(crate) fn listed_urls(markdown: &str) -> Vec<String> {
         .collect()
 }
 
+/// The rows of a page's tables (not its infobox), each as its (header, cell) pairs.
+pub(crate) fn records(markdown: &str) -> Vec<Vec<(String, String)>> {
+    let tables = pipe_tables(markdown).into_iter().filter(|t| !is_infobox(t));
+    tables
+        .flat_map(|t| {
+            let header = t.header;
+            t.rows
+                .into_iter()
+                .map(move |row| header.iter().cloned().zip(row).collect())
+        })
+        .collect()
+}
+
 /// The number of table rows under the section headed `heading` (compared case-insensitively):
 /// from its `## ` line up to the next heading of that level or above.
 pub(crate) fn section_rows(markdown: &str, heading: &str) -> usize {
+    let Some(section) = section(markdown, heading) else {
+        return 0;
+    };
+    pipe_tables(&section).iter().map(|t| t.rows.len()).sum()
+}
+
+/// The entities the tables under the section headed `heading` list, as [`listed_urls`].
+pub(crate) fn section_urls(markdown: &str, heading: &str) -> Vec<String> {
+    section(markdown, heading).map_or_else(Vec::new, |s| listed_urls(&s))
+}
+
+/// The text of the section headed `heading` (compared case-insensitively): from its `## ` line
+/// up to the next heading of that level or above.
+fn section(markdown: &str, heading: &str) -> Option<String> {
     let wanted = heading.trim().to_lowercase();
     let mut lines = markdown.lines();
     let found = lines.by_ref().any(|l| {
         l.strip_prefix("## ")
             .is_some_and(|h| h.trim().to_lowercase() == wanted)
     });
-    if !found {
-        return 0;
-    }
     let section: Vec<&str> = lines
         .take_while(|l| !(l.starts_with("# ") || l.starts_with("## ")))
         .collect();
-    pipe_tables(&section.join("\n"))
-        .iter()
-        .map(|t| t.rows.len())
-        .sum()
+    found.then(|| section.join("\n"))
 }
 
 /// The text of the first link of the first row whose `From`-`To` years enclose `year` (an
@@ -186,28 +207,44 @@ pub(crate) fn column_extreme(
 /// The rows of the page's tables whose `column` value lies before or after `year`: each row's
 /// first cell is the subject, its other cells, in order, the values.
 pub(crate) fn rows_around(markdown: &str, column: &str, side: Side, year: i64) -> Vec<Read> {
-    let mut reads = Vec::new();
+    let rows = rows_beside(markdown, column, side, year);
+    let reads = rows.iter().filter_map(|row| {
+        let (first, rest) = row.split_first()?;
+        Some(Read {
+            subject: cell_value(first),
+            values: rest.iter().map(|c| cell_value(c)).collect(),
+        })
+    });
+    reads.collect()
+}
+
+/// The first-cell links of the rows of the page's tables whose `column` value lies before or
+/// after `year`, each once, in page order.
+pub(crate) fn row_urls(markdown: &str, column: &str, side: Side, year: i64) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let rows = rows_beside(markdown, column, side, year);
+    let urls = rows.iter().filter_map(|row| link_url(row.first()?));
+    urls.filter(|url| seen.insert(url.clone())).collect()
+}
+
+/// The rows of the page's tables whose `column` value lies before or after `year`.
+fn rows_beside(markdown: &str, column: &str, side: Side, year: i64) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
     for table in pipe_tables(markdown) {
         let Some(col) = table.header.iter().position(|h| h == column) else {
             continue;
         };
-        for row in &table.rows {
-            let Some(value) = row.get(col).and_then(|c| number(c)) else {
-                continue;
-            };
-            let keep = match side {
-                Side::Before => value < year,
-                Side::After => value > year,
-            };
-            if keep && let Some((first, rest)) = row.split_first() {
-                reads.push(Read {
-                    subject: cell_value(first),
-                    values: rest.iter().map(|c| cell_value(c)).collect(),
-                });
-            }
-        }
+        let beside = |row: &Vec<String>| {
+            row.get(col)
+                .and_then(|c| number(c))
+                .is_some_and(|value| match side {
+                    Side::Before => value < year,
+                    Side::After => value > year,
+                })
+        };
+        rows.extend(table.rows.into_iter().filter(beside));
     }
-    reads
+    rows
 }
 
 /// The subject whose first value is the smallest (the first such) or largest (the last such).
@@ -220,6 +257,20 @@ pub(crate) fn pick(reads: &[Read], extreme: Extreme) -> Option<String> {
         Extreme::Max => numbered.max_by_key(|(n, _)| *n),
     };
     best.map(|(_, subject)| subject.clone())
+}
+
+/// How many reads have a first value before `year`.
+pub(crate) fn count_before(reads: &[Read], year: i64) -> usize {
+    let first = |r: &Read| r.values.first().and_then(|f| number(f));
+    reads
+        .iter()
+        .filter(|r| first(r).is_some_and(|f| f < year))
+        .count()
+}
+
+/// The sum of the first values of the reads.
+pub(crate) fn total(reads: &[Read]) -> i64 {
+    reads.iter().filter_map(|r| number(r.values.first()?)).sum()
 }
 
 /// The sum of the second values of the reads whose first value lies before `year`.
@@ -279,6 +330,38 @@ mod tests {
         assert_eq!(section_rows(PAGE, "members"), 3);
         assert_eq!(section_rows(PAGE, "Results"), 2);
         assert_eq!(section_rows(PAGE, "Notable people born here"), 0);
+        check(
+            section_urls(PAGE, "members"),
+            r#"["https://w/wiki/Kest", "https://w/wiki/Orrwick", "https://w/wiki/Lind"]"#,
+        );
+        check(section_urls(PAGE, "Results"), "[]");
+        check(section_urls(PAGE, "Nowhere"), "[]");
+    }
+
+    #[test]
+    fn rows_around_a_year_give_their_links() {
+        check(
+            row_urls(PAGE, "Founded", Side::Before, 1700),
+            r#"["https://w/wiki/Kest", "https://w/wiki/Lind"]"#,
+        );
+        check(
+            row_urls(PAGE, "Founded", Side::After, 1650),
+            r#"["https://w/wiki/Orrwick"]"#,
+        );
+        check(row_urls(PAGE, "Opened", Side::After, 1650), "[]");
+    }
+
+    #[test]
+    fn counts_and_totals_of_reads() {
+        let read = reads(&[
+            ("a", &["1700"]),
+            ("b", &["1,650"]),
+            ("c", &[""]),
+            ("d", &["1701"]),
+        ]);
+        assert_eq!(count_before(&read, 1701), 2);
+        assert_eq!(total(&read), 5051);
+        assert_eq!(total(&[]), 0);
     }
 
     #[test]
@@ -306,6 +389,20 @@ mod tests {
         );
         check(number(" 12,345 "), "Some(12345)");
         check(number("c. 1700"), "None");
+    }
+
+    #[test]
+    fn records_pair_each_cell_with_its_header() {
+        let records = records(PAGE);
+        assert_eq!(records.len(), 8);
+        check(
+            &records[1],
+            r#"[("Seat", "Keeper"), ("Holder", "[Kel Orr](https://w/wiki/Kel_Orr)"), ("From", "1705"), ("To", "")]"#,
+        );
+        check(
+            records.last(),
+            r#"Some([("Place", "1"), ("Guild", "[Kest](https://w/wiki/Kest)")])"#,
+        );
     }
 
     #[test]

@@ -87,6 +87,25 @@ impl Db {
         }
     }
 
+    /// Every row name, with the number of rows of its table (the smallest table's when two
+    /// tables share a name): the odds of guessing it among its table's rows.
+    pub(super) fn name_table_sizes(&self) -> BTreeMap<String, usize> {
+        let mut sizes: BTreeMap<String, usize> = BTreeMap::new();
+        for table in &self.layout.tables {
+            if table.get(ColumnRole::Name).is_none() {
+                continue;
+            }
+            let rows = self.ids(table.role);
+            for id in &rows {
+                let size = sizes
+                    .entry(self.name(table.role, *id))
+                    .or_insert(rows.len());
+                *size = (*size).min(rows.len());
+            }
+        }
+        sizes
+    }
+
     /// The name of a row.
     pub(super) fn name(&self, role: TableRole, id: i64) -> String {
         self.text(role, id, ColumnRole::Name).unwrap_or_default()

@@ -29,6 +29,9 @@ const OPTION_SLOTS: [&str; 4] = ["a", "b", "c", "d"];
 /// The smallest count a counting question asks for: small counts are easy to guess.
 const MIN_COUNT: usize = 5;
 
+/// The fewest rows a total adds up: its answer is a large number, not a small count.
+const MIN_SUMMED: usize = 3;
+
 /// How many cuts (years) of one table family are tried: each gives a different table.
 const CUTS: i64 = 4;
 
@@ -88,11 +91,9 @@ impl Builder<'_> {
         Some(Draft { family, body })
     }
 
-    /// The candidates of a group: one per row of the parent table or per listed value, or the
-    /// whole world.
+    /// The candidates of a group: one per row of the parent table or per listed value.
     fn group_candidates(&self, group: Group) -> Vec<Candidate> {
         let n = match group {
-            Group::World => return vec![[0, 0, 0, 0]],
             Group::Parent { hop, .. } => self.db.ids(hop.target).len(),
             Group::Value { column } => self.theme_values(column).len(),
         };
@@ -119,7 +120,6 @@ impl Builder<'_> {
         let db = &self.db;
         let ids = db.ids(role).into_iter();
         Some(match group {
-            Group::World => (ids.collect(), ("world", self.world.name.clone())),
             Group::Parent { hop, slot } => (
                 ids.filter(|&id| db.int(role, id, hop.column) == Some(x))
                     .collect(),
@@ -291,8 +291,9 @@ impl Builder<'_> {
     }
 
     /// Counts the rows of `f.role` that reach row `x` of `f.via.target` (and, with a year
-    /// column, lie before a year drawn so that some rows are left out); `None` for fewer than
-    /// [`MIN_COUNT`].
+    /// column, lie before a year drawn so that some rows are left out), or adds up their
+    /// `f.total` column; `None` for fewer than [`MIN_COUNT`] rows counted or [`MIN_SUMMED`]
+    /// added up.
     fn count(&mut self, f: &Count, x: i64) -> Option<Body> {
         let mut members = self.reaching(f, x);
         let mut cut = None;
@@ -311,10 +312,26 @@ impl Builder<'_> {
                 cells.push(db.cell(f.role, *id, column));
             }
         }
-        if members.len() < MIN_COUNT {
+        let fewest = if f.total.is_some() {
+            MIN_SUMMED
+        } else {
+            MIN_COUNT
+        };
+        if members.len() < fewest {
             return None;
         }
         let db = &self.db;
+        let answer = match f.total {
+            Some(column) => {
+                let mut sum = 0;
+                for (id, cells) in &mut members {
+                    sum += db.int(f.role, *id, column)?;
+                    cells.push(db.cell(f.role, *id, column));
+                }
+                sum.to_string()
+            }
+            None => members.len().to_string(),
+        };
         let mut query = Query::new(db, f.role);
         let mut role = f.role;
         for hop in f.steps() {
@@ -332,15 +349,22 @@ impl Builder<'_> {
             conditions.push(format!("{} < {year}", query.col(f.role, column)));
             slots.push(("year", year.to_string()));
         }
+        let (aggregate, summed) = match f.total {
+            Some(column) => {
+                let col = query.col(f.role, column);
+                (format!("SUM({col})"), format!(", {col}"))
+            }
+            None => ("COUNT(*)".to_owned(), String::new()),
+        };
         let sql = format!(
-            "SELECT COUNT(*) OVER () AS answer, {} {}{}",
+            "SELECT {aggregate} OVER () AS answer, {}{summed} {}{}",
             query.col(f.role, ColumnRole::Name),
             query.from(),
             where_clause(&conditions)
         );
         Some(Body {
             slots,
-            answer: Answer::Text(members.len().to_string()),
+            answer: Answer::Text(answer),
             cells: members.into_iter().flat_map(|(_, cells)| cells).collect(),
             sql,
         })
@@ -698,7 +722,6 @@ fn group_condition(
     value: &str,
 ) -> Option<String> {
     match group {
-        Group::World => None,
         Group::Parent { hop, .. } => Some(format!(
             "{} = {}",
             query.col(hop.target, ColumnRole::Name),
@@ -711,7 +734,6 @@ fn group_condition(
 /// The column of a member that places it in its group.
 fn group_column(group: Group) -> Option<ColumnRole> {
     match group {
-        Group::World => None,
         Group::Parent { hop, .. } => Some(hop.column),
         Group::Value { column } => Some(column),
     }

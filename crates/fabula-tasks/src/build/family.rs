@@ -7,8 +7,7 @@
 //! draft.
 
 use fabula_file::TableRole::{
-    self, Alliance, AllianceMembership, Event, Organisation, Participation, Person, Region,
-    Settlement, Tenure, Work,
+    self, Alliance, Event, Organisation, Participation, Person, Region, Settlement, Tenure, Work,
 };
 use fabula_file::{ColumnRole, TaskKind};
 
@@ -60,8 +59,6 @@ pub(super) enum Pairs {
 /// The rows a question groups together, and how it names the group.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Group {
-    /// Every row of the table; the question names the world.
-    World,
     /// The rows whose reference points at one row of the target table, named in slot `slot`.
     Parent { hop: Hop, slot: &'static str },
     /// The rows with one of the values the theme lists for a text column (an organisation
@@ -113,7 +110,9 @@ pub(super) struct Compare {
 /// How many rows of `role` reach the row named in slot `slot` (of table `via.target`): the
 /// references of `hops` followed from each row, then `via`. "How many people were born in the
 /// towns of this province?" With `before`, only the rows whose year column lies before a
-/// chosen year count ("... born before 1850?").
+/// chosen year count ("... born before 1850?"). With `total`, the answer is the sum of that
+/// column over the rows instead of their number ("How many members do the guilds based in the
+/// towns of this province have together?").
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Count {
     pub(super) role: TableRole,
@@ -121,6 +120,7 @@ pub(super) struct Count {
     pub(super) via: Hop,
     pub(super) slot: &'static str,
     pub(super) before: Option<ColumnRole>,
+    pub(super) total: Option<ColumnRole>,
 }
 
 impl Count {
@@ -198,11 +198,12 @@ pub(super) struct Family {
 
 impl Family {
     /// The fewest evidence pages a task of the family must need: a count is asked over many
-    /// pages, and an identify question's clues come from several pages.
+    /// pages, and an identify question's clues come from several pages (the person's article,
+    /// their birthplace's, an organisation's, its home's, ...).
     pub(super) fn min_pages(&self) -> usize {
         match self.shape {
             Shape::Count(_) => 4,
-            Shape::Identify => 3,
+            Shape::Identify => 5,
             _ => 1,
         }
     }
@@ -360,13 +361,43 @@ const fn count(
     slot: &'static str,
     before: Option<ColumnRole>,
 ) -> Family {
-    let shape = Shape::Count(Count {
-        role,
-        hops,
-        via,
-        slot,
-        before,
-    });
+    count_or_total(
+        name,
+        Count {
+            role,
+            hops,
+            via,
+            slot,
+            before,
+            total: None,
+        },
+    )
+}
+
+/// The total of `column` over the rows a [`count`] with the same arguments would count.
+const fn total(
+    name: &'static str,
+    role: TableRole,
+    hops: &'static [Hop],
+    via: Hop,
+    slot: &'static str,
+    column: ColumnRole,
+) -> Family {
+    count_or_total(
+        name,
+        Count {
+            role,
+            hops,
+            via,
+            slot,
+            before: None,
+            total: Some(column),
+        },
+    )
+}
+
+const fn count_or_total(name: &'static str, count: Count) -> Family {
+    let shape = Shape::Count(count);
     Family {
         kind: TaskKind::Aggregate,
         name,
@@ -401,12 +432,10 @@ pub(super) const FAMILIES: &[Family] = &[
     lookup("alliance_seat", Alliance, name_via(&[HOME])),
     multi_hop("founder_birthplace", Organisation, name_via(&[FOUNDER, BIRTHPLACE])),
     multi_hop("founder_birth_year", Organisation, via(&[FOUNDER], ColumnRole::BirthYear)),
-    multi_hop("founder_birth_region", Organisation, name_via(&[FOUNDER, BIRTHPLACE, REGION])),
+    multi_hop("founder_birth_region_population", Organisation, via(&[FOUNDER, BIRTHPLACE, REGION], ColumnRole::Population)),
     multi_hop("home_population", Organisation, via(&[HOME], ColumnRole::Population)),
-    multi_hop("home_region", Organisation, name_via(&[HOME, REGION])),
     multi_hop("work_maker_founder", Work, name_via(&[ORG, FOUNDER])),
     multi_hop("work_maker_home", Work, name_via(&[ORG, HOME])),
-    multi_hop("event_host_region", Event, name_via(&[HOST, REGION])),
     Family {
         kind: TaskKind::MultiHop,
         name: "event_winner_founder",
@@ -418,22 +447,10 @@ pub(super) const FAMILIES: &[Family] = &[
             path: name_via(&[ORG, FOUNDER]),
         }),
     },
-    multi_hop("alliance_seat_region", Alliance, name_via(&[HOME, REGION])),
     multi_hop("work_maker_founder_birthplace", Work, name_via(&[ORG, FOUNDER, BIRTHPLACE])),
-    multi_hop("work_maker_home_region", Work, name_via(&[ORG, HOME, REGION])),
-    multi_hop("work_maker_founder_birth_region", Work, name_via(&[ORG, FOUNDER, BIRTHPLACE, REGION])),
+    multi_hop("work_maker_home_region_population", Work, via(&[ORG, HOME, REGION], ColumnRole::Population)),
+    multi_hop("work_maker_founder_birth_region_population", Work, via(&[ORG, FOUNDER, BIRTHPLACE, REGION], ColumnRole::Population)),
     multi_hop("founder_birthplace_founded", Organisation, via(&[FOUNDER, BIRTHPLACE], ColumnRole::Founded)),
-    Family {
-        kind: TaskKind::MultiHop,
-        name: "event_winner_home_region",
-        shape: Shape::Winner(Winner {
-            link: Participation,
-            subject: hop(ColumnRole::Event, Event),
-            slot: "event",
-            result: ColumnRole::Result,
-            path: name_via(&[ORG, HOME, REGION]),
-        }),
-    },
     compare("settlement_older", Settlement, ColumnRole::Founded, Order::Smallest, Pairs::Any),
     compare("settlement_larger", Settlement, ColumnRole::Population, Order::Largest, Pairs::Any),
     compare("person_older", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::NamesakesFirst),
@@ -463,9 +480,9 @@ pub(super) const FAMILIES: &[Family] = &[
         Order::Smallest,
         Group::Value { column: ColumnRole::Category },
     ),
-    extreme("most_populous_region", Region, ColumnRole::Population, Order::Largest, Group::World),
     count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None),
     count("region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear)),
+    total("region_org_members", Organisation, &[HOME], REGION, "region", ColumnRole::MemberCount),
     Family {
         kind: TaskKind::Temporal,
         name: "seat_holder",
@@ -475,17 +492,6 @@ pub(super) const FAMILIES: &[Family] = &[
             slot: "org",
             keys: &[ColumnRole::Seat],
             answer: hop(ColumnRole::Person, Person),
-        }),
-    },
-    Family {
-        kind: TaskKind::Temporal,
-        name: "alliance_member_of",
-        shape: Shape::Term(Term {
-            link: AllianceMembership,
-            subject: ORG,
-            slot: "org",
-            keys: &[],
-            answer: hop(ColumnRole::Alliance, Alliance),
         }),
     },
     Family {

@@ -17,6 +17,8 @@ use fabula_file::ColumnRole;
 use fabula_file::TableRole::{self, Membership, Organisation, Person, Region, Settlement, Tenure};
 use fabula_world::seed::WorldRng;
 
+use crate::clues::{self, Said};
+
 use super::db::{Cell, Db, lit};
 use super::draft::Body;
 use super::{Answer, Builder};
@@ -42,7 +44,8 @@ enum Clue {
     FoundedInRegion(i64),
     /// Held a seat with this title.
     Seat(String),
-    /// Was a member of an organisation based in a settlement of this region (its id).
+    /// Belonged to an organisation based in a settlement of this region (its id): as a
+    /// member or as the holder of one of its seats, as a reader of "belonged to" takes it.
     MemberInRegion(i64),
 }
 
@@ -65,8 +68,9 @@ pub(super) struct Profile {
     founded: Vec<(i64, Option<String>, Option<i64>)>,
     /// (tenure id, seat) of each seat the person held.
     seats: Vec<(i64, String)>,
-    /// (membership id, organisation id, its home region) of each membership.
-    memberships: Vec<(i64, i64, Option<i64>)>,
+    /// (membership or tenure table, row id, organisation id, its home region) of each
+    /// organisation the person belonged to.
+    memberships: Vec<(TableRole, i64, i64, Option<i64>)>,
 }
 
 impl Profile {
@@ -79,7 +83,7 @@ impl Profile {
             Clue::FoundedCategory(c) => self.founded.iter().any(|f| f.1.as_ref() == Some(c)),
             Clue::FoundedInRegion(r) => self.founded.iter().any(|f| f.2 == Some(*r)),
             Clue::Seat(s) => self.seats.iter().any(|(_, seat)| seat == s),
-            Clue::MemberInRegion(r) => self.memberships.iter().any(|m| m.2 == Some(*r)),
+            Clue::MemberInRegion(r) => self.memberships.iter().any(|m| m.3 == Some(*r)),
         }
     }
 }
@@ -118,7 +122,7 @@ fn profiles(db: &Db) -> Vec<Profile> {
             if let (Some(i), Some(org)) = (person, db.int(m, membership, ColumnRole::Organisation))
             {
                 let region = region_of(db.int(o, org, ColumnRole::Home));
-                out[i].memberships.push((membership, org, region));
+                out[i].memberships.push((m, membership, org, region));
             }
         }
     }
@@ -127,6 +131,14 @@ fn profiles(db: &Db) -> Vec<Profile> {
             let person = db.int(t, term, ColumnRole::Person).and_then(slot);
             if let (Some(i), Some(seat)) = (person, db.text(t, term, ColumnRole::Seat)) {
                 out[i].seats.push((term, seat));
+            }
+            let org = db
+                .has(t, ColumnRole::Organisation)
+                .then(|| db.int(t, term, ColumnRole::Organisation))
+                .flatten();
+            if let (Some(i), Some(org)) = (person, org) {
+                let region = region_of(db.int(o, org, ColumnRole::Home));
+                out[i].memberships.push((t, term, org, region));
             }
         }
     }
@@ -183,10 +195,10 @@ impl Builder<'_> {
         if left.len() != 1 || chosen.len() < CLUES.0 || crossing < MIN_CROSSING {
             return None;
         }
-        Some(self.identify_body(x, me, &chosen))
+        self.identify_body(x, me, &chosen)
     }
 
-    fn identify_body(&self, x: i64, me: &Profile, clues: &[Clue]) -> Body {
+    fn identify_body(&self, x: i64, me: &Profile, clues: &[Clue]) -> Option<Body> {
         let db = &self.db;
         let name = db.name(Person, x);
         let mut cells = vec![db.cell(Person, x, ColumnRole::Name)];
@@ -200,13 +212,20 @@ impl Builder<'_> {
             db.table(Person).name,
             conditions.join(" AND ")
         );
-        let texts: Vec<String> = clues.iter().map(|c| self.clue_text(c)).collect();
-        Body {
-            slots: vec![("clues", join_clauses(&texts))],
+        let theme = &self.world.theme;
+        let said: Vec<Said> = clues.iter().map(|c| self.said(c)).collect();
+        let texts: Vec<String> = said
+            .iter()
+            .map(|c| c.text(&theme.settlement.singular, &theme.organisation.singular))
+            .collect();
+        let text = clues::join(&texts);
+        // A name that reads as a clause boundary would garble the clues for every reader.
+        (clues::parse(&text).as_ref() == Some(&said)).then(|| Body {
+            slots: vec![("clues", text)],
             answer: Answer::Text(name),
             cells,
             sql,
-        }
+        })
     }
 
     /// The cells that state a clue of person `x`.
@@ -254,12 +273,11 @@ impl Builder<'_> {
                 })
             }
             Clue::MemberInRegion(r) => {
-                let m = Membership;
-                let membership = me.memberships.iter().find(|x| x.2 == Some(*r));
-                membership.map_or_else(Vec::new, |&(id, org, _)| {
+                let membership = me.memberships.iter().find(|x| x.3 == Some(*r));
+                membership.map_or_else(Vec::new, |&(link, id, org, _)| {
                     let mut cells = vec![
-                        db.cell(m, id, ColumnRole::Person),
-                        db.cell(m, id, ColumnRole::Organisation),
+                        db.cell(link, id, ColumnRole::Person),
+                        db.cell(link, id, ColumnRole::Organisation),
                         db.cell(o, org, ColumnRole::Home),
                     ];
                     cells.extend(region_cell(db.int(o, org, ColumnRole::Home)));
@@ -313,68 +331,59 @@ impl Builder<'_> {
                 lit(seat)
             ),
             Clue::MemberInRegion(region) => {
-                let m = Membership;
-                format!(
-                    "EXISTS (SELECT 1 FROM {} m JOIN {} o ON o.id = m.{} WHERE m.{} = p.id AND {})",
-                    table(m),
-                    table(o),
-                    col(m, ColumnRole::Organisation),
-                    col(m, ColumnRole::Person),
-                    in_region(*region, format!("o.{}", col(o, ColumnRole::Home)))
-                )
+                let links = [Membership, t].into_iter().filter(|&link| {
+                    db.has(link, ColumnRole::Person) && db.has(link, ColumnRole::Organisation)
+                });
+                let exists: Vec<String> = links
+                    .map(|link| {
+                        format!(
+                            "EXISTS (SELECT 1 FROM {} m JOIN {} o ON o.id = m.{} WHERE m.{} = p.id AND {})",
+                            table(link),
+                            table(o),
+                            col(link, ColumnRole::Organisation),
+                            col(link, ColumnRole::Person),
+                            in_region(*region, format!("o.{}", col(o, ColumnRole::Home)))
+                        )
+                    })
+                    .collect();
+                format!("({})", exists.join(" OR "))
             }
         }
     }
 
-    /// A clue as a clause after "the person who".
-    fn clue_text(&self, clue: &Clue) -> String {
-        let theme = &self.world.theme;
-        let a = |noun: &str| fabula_pages::with_article(noun);
+    /// A clue with the names the question states.
+    fn said(&self, clue: &Clue) -> Said {
         let region = |id: i64| self.db.name(Region, id);
         match clue {
-            Clue::BornInRegion(id) => format!(
-                "was born in {} of {}",
-                a(&theme.settlement.singular),
-                region(*id)
-            ),
-            Clue::Occupation(o) => format!("worked as {}", a(o)),
-            Clue::BornBefore(y) => format!("came into the world before {y}"),
-            Clue::BornAfter(y) => format!("came into the world after {y}"),
-            Clue::FoundedCategory(c) => format!(
-                "founded {} listed under {c}",
-                a(&theme.organisation.singular)
-            ),
-            Clue::FoundedInRegion(id) => format!(
-                "founded {} based in {}",
-                a(&theme.organisation.singular),
-                region(*id)
-            ),
-            Clue::Seat(seat) => format!("once held the seat of {seat}"),
-            Clue::MemberInRegion(id) => format!(
-                "belonged to {} based in {}",
-                a(&theme.organisation.singular),
-                region(*id)
-            ),
+            Clue::BornInRegion(id) => Said::BornIn(region(*id)),
+            Clue::Occupation(o) => Said::Occupation(o.clone()),
+            Clue::BornBefore(y) => Said::BornBefore(*y),
+            Clue::BornAfter(y) => Said::BornAfter(*y),
+            Clue::FoundedCategory(c) => Said::FoundedCategory(c.clone()),
+            Clue::FoundedInRegion(id) => Said::FoundedIn(region(*id)),
+            Clue::Seat(seat) => Said::Seat(seat.clone()),
+            Clue::MemberInRegion(id) => Said::MemberIn(region(*id)),
         }
     }
 }
 
-/// The clues true of a person, in the order they are tried: one year clue (drawn before or
-/// after their birth) and the clues off their article shuffled, then their occupation.
+/// The clues true of a person, in the order they are tried: the clues off their article
+/// shuffled (each sends a reader to another page), then one year clue (drawn before or after
+/// their birth), then their occupation.
 fn clues_of(me: &Profile, rng: &mut WorldRng) -> Vec<Clue> {
     let mut pool = Vec::new();
     pool.extend(me.birth_region.map(Clue::BornInRegion));
     // The occupation is the one clue whose word a search of the question matches on the
     // person's own article, handing over the answer; it is offered only as a last resort.
     let occupation = me.occupation.clone().map(Clue::Occupation);
-    if let Some(born) = me.birth_year {
+    let year = me.birth_year.map(|born| {
         let d = rng.random_range(1..=YEAR_SPREAD);
-        pool.push(if rng.random_bool(0.5) {
+        if rng.random_bool(0.5) {
             Clue::BornBefore(born + d)
         } else {
             Clue::BornAfter(born - d)
-        });
-    }
+        }
+    });
     let categories: BTreeSet<&String> = me.founded.iter().filter_map(|f| f.1.as_ref()).collect();
     pool.extend(
         categories
@@ -385,35 +394,10 @@ fn clues_of(me: &Profile, rng: &mut WorldRng) -> Vec<Clue> {
     pool.extend(regions.into_iter().map(Clue::FoundedInRegion));
     let seats: BTreeSet<&String> = me.seats.iter().map(|(_, s)| s).collect();
     pool.extend(seats.into_iter().map(|s| Clue::Seat(s.clone())));
-    let member_regions: BTreeSet<i64> = me.memberships.iter().filter_map(|m| m.2).collect();
+    let member_regions: BTreeSet<i64> = me.memberships.iter().filter_map(|m| m.3).collect();
     pool.extend(member_regions.into_iter().map(Clue::MemberInRegion));
     pool.shuffle(rng);
+    pool.extend(year);
     pool.extend(occupation);
     pool
-}
-
-/// "a, b and c".
-fn join_clauses(texts: &[String]) -> String {
-    match texts.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check(texts: &[&str], expect: &str) {
-        let texts: Vec<String> = texts.iter().map(|t| (*t).to_string()).collect();
-        assert_eq!(join_clauses(&texts), expect);
-    }
-
-    #[test]
-    fn clauses_join_with_commas_and_a_final_and() {
-        check(&["a"], "a");
-        check(&["a", "b"], "a and b");
-        check(&["a", "b", "c"], "a, b and c");
-    }
 }
