@@ -349,7 +349,7 @@ impl Run<'_> {
         let Some(content) = self.content() else {
             return Ok(false);
         };
-        for url in read::row_urls(content, column, side, year) {
+        for url in read::row_urls(content, &self.fill_slots(column), side, year) {
             self.open_url(&url)?;
             let mut values = Vec::new();
             for (via, label) in labels {

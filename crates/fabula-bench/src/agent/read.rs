@@ -227,11 +227,16 @@ pub(crate) fn row_urls(markdown: &str, column: &str, side: Side, year: i64) -> V
     urls.filter(|url| seen.insert(url.clone())).collect()
 }
 
-/// The rows of the page's tables whose `column` value lies before or after `year`.
+/// The rows of the page's tables whose `column` value (the header compared ignoring case)
+/// lies before or after `year`.
 fn rows_beside(markdown: &str, column: &str, side: Side, year: i64) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for table in pipe_tables(markdown) {
-        let Some(col) = table.header.iter().position(|h| h == column) else {
+        let Some(col) = table
+            .header
+            .iter()
+            .position(|h| h.eq_ignore_ascii_case(column))
+        else {
             continue;
         };
         let beside = |row: &Vec<String>| {
@@ -349,6 +354,10 @@ mod tests {
             r#"["https://w/wiki/Orrwick"]"#,
         );
         check(row_urls(PAGE, "Opened", Side::After, 1650), "[]");
+        check(
+            row_urls(PAGE, "founded", Side::After, 1650),
+            r#"["https://w/wiki/Orrwick"]"#,
+        );
     }
 
     #[test]
