@@ -13,6 +13,7 @@ mod identify;
 mod plan;
 mod read;
 
+use fabula_pages::without_article;
 use fabula_score::{PredictionRecord, TaskRecord};
 use fabula_tasks::phrasings::{QuestionMatch, match_question};
 use serde_json::Value;
@@ -428,13 +429,6 @@ fn other_number(slot: &str, value: &str) -> Option<(String, String)> {
             None => (format!("{stem}s_noun"), plural(value)),
         },
     })
-}
-
-/// A noun without its indefinite article: "a trading house" is "trading house".
-fn without_article(noun: &str) -> &str {
-    noun.strip_prefix("an ")
-        .or_else(|| noun.strip_prefix("a "))
-        .unwrap_or(noun)
 }
 
 /// The singular of a theme noun's plural: "colonies" becomes "colony", "reaches" "reach".

@@ -33,6 +33,15 @@ pub fn article(phrase: &str) -> &'static str {
     if vowel_sound(word) { "an" } else { "a" }
 }
 
+/// `phrase` without a leading indefinite article, undoing [`with_article`]: "an album" is
+/// "album", "guild" stays "guild".
+pub fn without_article(phrase: &str) -> &str {
+    phrase
+        .strip_prefix("an ")
+        .or_else(|| phrase.strip_prefix("a "))
+        .unwrap_or(phrase)
+}
+
 /// `phrase` after its indefinite article: "an album", "a guild".
 pub fn with_article(phrase: &str) -> String {
     format!("{} {phrase}", article(phrase))

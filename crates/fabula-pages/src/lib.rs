@@ -24,7 +24,7 @@ use fabula_file::Page;
 use fabula_world::World;
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
-pub use english::{article, with_article};
+pub use english::{article, with_article, without_article};
 
 /// The page kinds, as stored in the world file.
 pub use fabula_file::PageKind;

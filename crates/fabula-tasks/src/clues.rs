@@ -65,7 +65,9 @@ impl Said {
             return Some(Said::BornIn(region.to_owned()));
         }
         if let Some(rest) = clause.strip_prefix(WORKED_AS) {
-            return Some(Said::Occupation(without_article(rest).to_owned()));
+            return Some(Said::Occupation(
+                fabula_pages::without_article(rest).to_owned(),
+            ));
         }
         if let Some(year) = clause.strip_prefix(BORN_BEFORE) {
             return year.parse().ok().map(Said::BornBefore);
@@ -124,12 +126,6 @@ fn clauses(text: &str) -> Vec<&str> {
     }
     out.push(&text[start..]);
     out
-}
-
-fn without_article(text: &str) -> &str {
-    text.strip_prefix("an ")
-        .or_else(|| text.strip_prefix("a "))
-        .unwrap_or(text)
 }
 
 #[cfg(test)]
