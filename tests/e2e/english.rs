@@ -1,6 +1,7 @@
 //! The English of generated pages: every page of a generated dataset, read through the typed
 //! reader, is scanned for a list of error patterns (an article before the wrong sound, "Its
-//! citations is", doubled words, stray spaces, sentences that start lower-case, empty pages,
+//! citations is", doubled words, stray spaces, sentences that start lower-case, empty pages (no
+//! prose, or no fact and under 30 words of prose),
 //! headings over nothing, tables without rows), and the test fails naming the first offending
 //! page and line of each pattern.
 
@@ -116,7 +117,7 @@ const PATTERNS: &[Pattern] = &[
         find: |p| first_line(p, |_| true, |t| t.contains("..")),
     },
     Pattern {
-        name: "an empty page (no prose line or no fact)",
+        name: EMPTY_PAGE,
         find: empty_page,
     },
     Pattern {
@@ -307,20 +308,25 @@ fn lower_case_start(text: &str) -> bool {
     })
 }
 
-/// A page with no prose line, or one that states no fact.
+const EMPTY_PAGE: &str = "an empty page (no prose line, or no fact and little prose)";
+
+/// The fewest words of prose a page that states no fact (an opinion column, a notice) has.
+const MIN_FILLER_WORDS: usize = 30;
+
+/// A page with no prose line, or one that states no fact and has little prose.
 fn empty_page(page: &StoredPage) -> Option<String> {
-    let has_prose = page
+    let prose: Vec<&str> = page
         .page
         .body
         .lines()
-        .any(|l| Line::of(l) == Some(Line::Prose));
-    if !has_prose {
+        .filter(|l| Line::of(l) == Some(Line::Prose))
+        .collect();
+    if prose.is_empty() {
         return Some("no prose line".into());
     }
-    page.page
-        .facts
-        .is_empty()
-        .then(|| "states no fact".to_string())
+    let words: usize = prose.iter().map(|l| l.split_whitespace().count()).sum();
+    (page.page.facts.is_empty() && words < MIN_FILLER_WORDS)
+        .then(|| format!("states no fact in {words} words of prose"))
 }
 
 /// A `## ` heading followed by another heading or by the end of the page.
@@ -366,7 +372,7 @@ mod tests {
         };
         PATTERNS
             .iter()
-            .filter(|p| p.name != "an empty page (no prose line or no fact)")
+            .filter(|p| p.name != EMPTY_PAGE)
             .filter(|p| (p.find)(&page).is_some())
             .map(|p| p.name)
             .collect()
@@ -414,5 +420,32 @@ mod tests {
         check("## Members", &["a `## ` heading over nothing"]);
         check("| Name |\n|---|\n\nText.", &["a table header with no rows"]);
         check("| Name |\n|---|\n| [Kessa](u) |", &[]);
+    }
+
+    /// A page without facts passes only with enough prose to read as an article.
+    #[test]
+    fn a_page_without_facts_needs_prose() {
+        let page = |body: &str| StoredPage {
+            id: 1,
+            page: fabula_file::Page {
+                url: "https://x.org/p".into(),
+                title: "P".into(),
+                kind: fabula_file::PageKind::News,
+                published: None,
+                body: format!("# P\n\n{body}\n"),
+                facts: Vec::new(),
+            },
+        };
+        let short = page("Readers are invited to share their views.");
+        assert_eq!(
+            empty_page(&short).as_deref(),
+            Some("states no fact in 7 words of prose")
+        );
+        let long = page(&"Readers are invited to share their views. ".repeat(5));
+        assert_eq!(empty_page(&long), None);
+        assert_eq!(
+            empty_page(&page("| A |\n|---|\n| b |")).as_deref(),
+            Some("no prose line")
+        );
     }
 }

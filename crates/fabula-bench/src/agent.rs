@@ -5,7 +5,8 @@
 //! from `templates/tasks/questions.toml`, parsed into steps by the `plan` module: search an
 //! entity's name and open the page titled so, read or follow infobox rows, scan an organisation's
 //! tables for the row whose years enclose a date, open every entity a page lists and compare what
-//! they say, test an identify question's clues person by person (the `identify` module).
+//! they say, test an identify question's clues person by person (the `identify` module), read
+//! a settlement's count off the report of one census.
 //! Templates without a plan are answered with an empty string. It never sees gold answers,
 //! evidence or SQL.
 
@@ -148,7 +149,25 @@ impl Run<'_> {
             Step::EachUnder { heading, label } => self.each_under(heading, label),
             Step::CountBefore { year } => Ok(self.count_before(year)),
             Step::Total => Ok(self.answer_with(Some(read::total(&self.reads).to_string()))),
+            Step::Census { year } => self.census(year),
         }
+    }
+
+    /// Opens the report of the census of the slot's year and answers the count it lists for
+    /// the open page's subject.
+    fn census(&mut self, year: &str) -> Result<bool> {
+        let (Some(year), subject) = (self.number_slot(year), self.subject()) else {
+            return Ok(false);
+        };
+        let title = format!("Census of {year}");
+        let hits = self.client.search(self.world, &title, self.config.top_k)?;
+        let prefix = format!("{title}:");
+        let hit = hits.iter().find(|h| h.title.starts_with(&prefix));
+        if !self.open_found(hit.map(|h| h.url.clone()))? {
+            return Ok(false);
+        }
+        let answer = self.content().and_then(|c| read::listed_count(c, &subject));
+        Ok(self.answer_with(answer))
     }
 
     /// The open page's Markdown.

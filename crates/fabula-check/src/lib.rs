@@ -299,8 +299,8 @@ fn check_meta(w: &Checked<'_>, file: &WorldFile, out: &mut Vec<Violation>) -> i6
 
 /// Table and row counts within bounds, and every domain table STRICT. Returns the row count.
 fn check_sizes(w: &Checked<'_>, tables: &[String], out: &mut Vec<Violation>) -> usize {
-    if !(6..=10).contains(&tables.len()) {
-        let detail = format!("{} domain tables, want 6 to 10", tables.len());
+    if !(6..=12).contains(&tables.len()) {
+        let detail = format!("{} domain tables, want 6 to 12", tables.len());
         out.push(w.violation("-", None, "bounds.tables", &detail));
     }
     let mut n_rows = 0usize;

@@ -201,7 +201,9 @@ fn bounds_strictness_and_shape() {
         "CREATE TABLE junk_0 (id INTEGER PRIMARY KEY) STRICT;
          CREATE TABLE junk_1 (id INTEGER PRIMARY KEY) STRICT;
          CREATE TABLE junk_2 (id INTEGER PRIMARY KEY) STRICT;
-         CREATE TABLE junk_3 (id INTEGER PRIMARY KEY) STRICT",
+         CREATE TABLE junk_3 (id INTEGER PRIMARY KEY) STRICT;
+         CREATE TABLE junk_4 (id INTEGER PRIMARY KEY) STRICT;
+         CREATE TABLE junk_5 (id INTEGER PRIMARY KEY) STRICT",
         "bounds.tables",
     );
 }
@@ -278,6 +280,23 @@ fn time_order() {
         Fixture::EventsAndAlliances,
         "UPDATE {event} SET {event.year} = {event.year} - 1000 WHERE id = 1",
         "pages.provenance time.event time.participation",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {census} SET {census.year} = {census.year} - 1000 WHERE id = 1",
+        "pages.provenance time.census",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {census} SET {census.population} = 0 WHERE id = 1",
+        "pages.provenance range.population time.census_empty",
+    );
+    check(
+        Fixture::Works,
+        "UPDATE {census} SET {census.year} = (SELECT {census.year} FROM {census} WHERE id = 1)
+         WHERE id = (SELECT min(id) FROM {census} WHERE {census.year} <> (SELECT {census.year} FROM {census} WHERE id = 1)
+                     AND {census.settlement} = (SELECT {census.settlement} FROM {census} WHERE id = 1))",
+        "pages.provenance time.census_twice",
     );
     check(
         Fixture::EventsAndAlliances,

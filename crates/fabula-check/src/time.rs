@@ -44,6 +44,7 @@ fn time_rules(roles: &Roles, present: i64) -> Vec<TimeRule> {
         return rules;
     };
     person_rules(&core, present, &mut rules);
+    census_rules(roles, &core, present, &mut rules);
     let Some(founding) = &core.founding else {
         return rules;
     };
@@ -371,6 +372,46 @@ fn event_rules(roles: &Roles, c: &Core<'_>, f: &Founding, rules: &mut Vec<TimeRu
             q(&xt.name),
             q(&et.name)
         ),
+    ));
+}
+
+/// A census counts a settlement that already stands, before the present year (whose value is
+/// the settlement's own population), once per census year, and finds people there.
+fn census_rules(roles: &Roles, c: &Core<'_>, present: i64, rules: &mut Vec<TimeRule>) {
+    let Some(ct) = roles.table(TableRole::Census) else {
+        return;
+    };
+    let (Some(place), Some(year), Some(population)) = (
+        col(ct, ColumnRole::Settlement),
+        col(ct, ColumnRole::Year),
+        col(ct, ColumnRole::Population),
+    ) else {
+        return;
+    };
+    let (t, st, sfounded) = (q(&ct.name), &c.st, &c.sfounded);
+    rules.push(rule(
+        &ct.name,
+        "time.census",
+        "counted before its settlement was founded, or in the present year",
+        format!(
+            "SELECT c.id FROM {t} c JOIN {st} s ON s.id = c.{place} \
+             WHERE c.{year} <= s.{sfounded} OR c.{year} >= {present}"
+        ),
+    ));
+    rules.push(rule(
+        &ct.name,
+        "time.census_twice",
+        "a settlement counted twice in one census",
+        format!(
+            "SELECT c.id FROM {t} c JOIN {t} d ON d.{place} = c.{place} AND d.{year} = c.{year} \
+             AND d.id < c.id"
+        ),
+    ));
+    rules.push(rule(
+        &ct.name,
+        "time.census_empty",
+        "a census counted nobody",
+        format!("SELECT id FROM {t} WHERE {population} <= 0"),
     ));
 }
 

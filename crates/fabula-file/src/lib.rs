@@ -41,4 +41,4 @@ pub use rows::{Column, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Ta
 pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;

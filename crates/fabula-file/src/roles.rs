@@ -21,6 +21,8 @@ named_enum! {
         Participation = "participation",
         Alliance = "alliance",
         AllianceMembership = "alliance_membership",
+        /// A settlement's population as one census counted it: a value with a history.
+        Census = "census",
     }
 }
 
@@ -71,6 +73,8 @@ named_enum! {
         Result = "result",
         /// A reference to an alliance from an alliance membership.
         Alliance = "alliance",
+        /// A reference to the settlement a history row (a census) is about.
+        Settlement = "settlement",
     }
 }
 

@@ -1,5 +1,7 @@
-//! Dated pages: news articles about things that happened, and yearbooks that state what was true
-//! at the end of a year (who held each seat, which alliance each organisation belonged to).
+//! Dated pages: news articles about things that happened, yearbooks that state what was true
+//! at the end of a year (who held each seat, which alliance each organisation belonged to), and
+//! census reports that state each settlement's population as of their census year: older
+//! reports state older values, none of them the present one on the settlement's own page.
 
 use std::collections::BTreeMap;
 
@@ -36,7 +38,7 @@ struct HistoryPage<'a> {
     sections: Vec<HistorySection>,
 }
 
-fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> Page {
+pub(crate) fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> Page {
     let title = d.title.clone();
     let date = d.published.clone().unwrap_or_default();
     let body = templates::render(
@@ -113,6 +115,68 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
         pages.extend(yearbook(ctx, year));
         year += ctx.rng.random_range(8..=20);
     }
+    for year in w.census_years() {
+        pages.push(census_report(ctx, year));
+    }
+}
+
+/// The report of the census of `year`: every settlement it counted, with its count, under the
+/// heading of its region.
+fn census_report(ctx: &mut Ctx, year: i64) -> Page {
+    let w = ctx.world;
+    let (cr, s) = (TableRole::Census, TableRole::Settlement);
+    let title = format!("Census of {year}: {}", w.name);
+    let url = ctx.sites.census_url(year);
+    let date = ctx.date_in(year);
+    let mut d = Draft::new(url, title.clone(), PageKind::History, Some(date.clone()));
+    let theme = &w.theme.settlement;
+    let intro = say(
+        ctx.rng,
+        "census_intro",
+        &[
+            ("year", &year.to_string()),
+            ("world", &w.name),
+            ("kind", &theme.singular),
+            ("kinds", &theme.plural),
+        ],
+    );
+    let mut sections = Vec::new();
+    for region in &w.regions {
+        let mut counted: Vec<_> = w
+            .censuses
+            .iter()
+            .filter(|c| c.year == year && w.settlement(c.settlement).region == region.id)
+            .collect();
+        counted.sort_by_key(|c| std::cmp::Reverse(c.population));
+        let lines = counted
+            .iter()
+            .map(|c| {
+                d.year(ctx, cr, c.id, ColumnRole::Year, c.year);
+                let place = d.reference(ctx, cr, c.id, ColumnRole::Settlement, s, c.settlement);
+                d.reference(
+                    ctx,
+                    s,
+                    c.settlement,
+                    ColumnRole::Region,
+                    TableRole::Region,
+                    region.id,
+                );
+                let n = d.count(ctx, cr, c.id, ColumnRole::Population, c.population);
+                format!("{place}: {n} people")
+            })
+            .collect();
+        push_section(&mut sections, region.name.clone(), lines);
+    }
+    let body = templates::render(
+        "history.md.j2",
+        HistoryPage {
+            title: &title,
+            dateline: format!("Archive of {}, {date}", w.name),
+            intro,
+            sections,
+        },
+    );
+    d.finish(body)
 }
 
 fn founding_news(ctx: &mut Ctx, org: &Organisation) -> Page {
@@ -526,7 +590,7 @@ mod tests {
         let tenure_table = schema::layout(&world).table(Tenure).name.clone();
         let yearbooks: Vec<_> = pages
             .iter()
-            .filter(|p| p.kind == PageKind::History)
+            .filter(|p| p.kind == PageKind::History && p.url.contains("/yearbook/"))
             .collect();
         assert!(yearbooks.len() >= 3, "{} yearbooks", yearbooks.len());
         for page in yearbooks {
@@ -544,6 +608,48 @@ mod tests {
                     "{t:?} in {year}"
                 );
             }
+        }
+    }
+
+    /// Each census count is stated once, by the report of its year, dated in that year; no
+    /// report states a settlement's present population.
+    #[test]
+    fn census_reports_state_each_count_as_of_their_year() {
+        let (world, pages, _) = (0..)
+            .map(|id| render_world(3, id))
+            .find(|(w, _, _)| !w.censuses.is_empty())
+            .unwrap();
+        let layout = schema::layout(&world);
+        let (census, settlement) = (layout.table(Census), layout.table(Settlement));
+        let reports: Vec<&Page> = pages
+            .iter()
+            .filter(|p| p.url.contains("/census/"))
+            .collect();
+        assert_eq!(reports.len(), world.census_years().len());
+        for c in &world.censuses {
+            let stating: Vec<&&Page> = reports
+                .iter()
+                .filter(|p| {
+                    p.facts.iter().any(|f| {
+                        f.table == census.name && f.row_id == c.id && f.column == "population"
+                    })
+                })
+                .collect();
+            assert_eq!(stating.len(), 1, "census row {}", c.id);
+            let page = stating[0];
+            let date = page.published.as_deref().unwrap();
+            assert!(date.starts_with(&format!("{:04}-", c.year)), "{date}");
+            assert!(page.body.contains(&crate::draft::fmt_count(c.population)));
+        }
+        for page in reports {
+            assert!(
+                !page
+                    .facts
+                    .iter()
+                    .any(|f| f.table == settlement.name && f.column == "population"),
+                "{} states a present population",
+                page.url
+            );
         }
     }
 

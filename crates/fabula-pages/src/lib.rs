@@ -4,7 +4,8 @@
 //! site (dated articles about foundings, launches, appointments, events and alliances that mention
 //! several entities), one site per organisation (an about page and a people page) and an archive of
 //! yearbooks (dated pages stating who held which seat and which alliance each organisation belonged
-//! to at that date). Page layouts are minijinja templates in `templates/pages/`; prose comes from
+//! to at that date), with census reports; and a fifth of its pages are opinion columns, notices
+//! and market reports that state no fact at all. Page layouts are minijinja templates in `templates/pages/`; prose comes from
 //! the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per use by the world's
 //! page RNG.
 //!
@@ -15,6 +16,7 @@ mod dated;
 mod draft;
 mod english;
 mod entity;
+mod filler;
 mod lists;
 mod phrases;
 pub mod sites;
@@ -41,6 +43,7 @@ pub fn render_pages(world: &World) -> Vec<Page> {
         entity::render(ctx, &mut pages);
         lists::render(ctx, &mut pages);
         dated::render(ctx, &mut pages);
+        filler::render(ctx, &mut pages);
     });
     for page in &mut pages {
         // Only facts whose text the body really contains are kept; the checks verify the rest.

@@ -18,6 +18,15 @@ pub fn say(rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) -> String {
     close_sentence(&upper_first(&fill(phrasing, values)))
 }
 
+/// Fills one randomly chosen phrasing of `key` as a title: a capital first letter, no full stop.
+pub fn title(rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) -> String {
+    let bank = templates::phrases()
+        .get(key)
+        .unwrap_or_else(|| panic!("no phrase bank `{key}`"));
+    let phrasing = bank.choose(rng).expect("banks are non-empty");
+    upper_first(&fill(phrasing, values))
+}
+
 /// Replaces each `{name}` of a phrasing that `values` names; other braces stay as they are.
 fn fill(phrasing: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(phrasing.len() + 64);

@@ -157,6 +157,11 @@ impl Sites {
         self.unique(format!("https://{}/yearbook/{year}", self.archive_host))
     }
 
+    /// A fresh url for the report of a census.
+    pub fn census_url(&mut self, year: i64) -> String {
+        self.unique(format!("https://{}/census/{year}", self.archive_host))
+    }
+
     /// A fresh url under an organisation's site.
     pub fn org_url(&mut self, org: i64, path: &str) -> String {
         let base = self.org_sites[&org].clone();

@@ -43,8 +43,8 @@ const TARGETS: &[(TaskKind, (usize, usize))] = &[
     (TaskKind::MultiHop, (7, 12)),
     (TaskKind::Compare, (3, 7)),
     (TaskKind::Aggregate, (8, 13)),
-    (TaskKind::Temporal, (3, 6)),
-    (TaskKind::Identify, (12, 18)),
+    (TaskKind::Temporal, (4, 8)),
+    (TaskKind::Identify, (5, 8)),
     (TaskKind::Table, (7, 12)),
 ];
 /// The fewest rows the table of a short name answer must have, so that guessing a row of it

@@ -51,7 +51,7 @@ pub const MIN_TABLE_TASKS: usize = 5;
 
 /// A version string that changes whenever the task builder or its phrasings change.
 pub fn version() -> String {
-    format!("tasks-{:08x}+b2", phrasings::fingerprint())
+    format!("tasks-{:08x}+b3", phrasings::fingerprint())
 }
 
 /// Renders pages with `fabula_pages` and then builds tasks from them.

@@ -9,7 +9,8 @@
 //! values (a region's population, an organisation's member count) are computed last from their
 //! sources, and after them the extras drawn in proportion to another number of their row. A world
 //! whose row total falls outside 300..=500 is drawn again from the same RNG streams, so the
-//! result stays deterministic.
+//! result stays deterministic. Censuses come last, from their own stream, within the rows left
+//! under 500 ([`draw_censuses`]).
 
 use rand::RngExt;
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -39,9 +40,70 @@ pub fn generate_world(master_seed: u64, world_id: u32, themes: &[Theme]) -> Worl
     let mut rng = seed::rng(master_seed, world_id, "rows");
     let mut name_rng = seed::rng(master_seed, world_id, "names");
     loop {
-        let world = draw(master_seed, world_id, &theme, &mut rng, &mut name_rng);
+        let mut world = draw(master_seed, world_id, &theme, &mut rng, &mut name_rng);
         if (ROW_BOUNDS.0..=ROW_BOUNDS.1).contains(&world.n_rows()) {
+            let mut census_rng = seed::rng(master_seed, world_id, "censuses");
+            draw_censuses(&mut world, &mut census_rng);
             return world;
+        }
+    }
+}
+
+/// The share of worlds that hold censuses.
+const CENSUS_SHARE: f64 = 0.8;
+
+/// Censuses every 10, 20 or 25 years, the last one 1 to `interval` years before the present,
+/// as many of them (2 to 4) as the row budget left under 500 allows; each counts every
+/// settlement founded before its year. A settlement's population at a census is its present
+/// population shrunk by its own yearly growth rate (0.2% to 2.5%) over the years between, with a
+/// little noise: older counts are smaller as a rule, not always. A world with room for fewer than
+/// two censuses has none. The draws use their own RNG stream, so the rest of the world is the
+/// same with or without them.
+fn draw_censuses(world: &mut World, rng: &mut WorldRng) {
+    if !rng.random_bool(CENSUS_SHARE) {
+        return;
+    }
+    let interval = *[10, 20, 25].choose(rng).expect("non-empty");
+    let wanted = rng.random_range(2..=4);
+    let growth: Vec<f64> = world
+        .settlements
+        .iter()
+        .map(|_| rng.random_range(0.002..0.025))
+        .collect();
+    let mut budget = ROW_BOUNDS.1.saturating_sub(world.n_rows());
+    let mut year = world.present_year - rng.random_range(1..=interval);
+    let mut years = Vec::new();
+    while years.len() < wanted {
+        let counted = world
+            .settlements
+            .iter()
+            .filter(|s| s.founded < year)
+            .count();
+        if counted == 0 || counted > budget {
+            break;
+        }
+        budget -= counted;
+        years.push(year);
+        year -= interval;
+    }
+    if years.len() < 2 {
+        return;
+    }
+    years.reverse();
+    for year in years {
+        for (s, g) in world.settlements.iter().zip(&growth) {
+            if s.founded >= year {
+                continue;
+            }
+            let span = (world.present_year - year) as f64;
+            let noise = rng.random_range(0.97..1.03);
+            let population = (s.population as f64 * (-g * span).exp() * noise).round() as i64;
+            world.censuses.push(Census {
+                id: world.censuses.len() as i64 + 1,
+                settlement: s.id,
+                year,
+                population: population.max(20),
+            });
         }
     }
 }
@@ -210,6 +272,7 @@ fn draw_frame(
         participations: Vec::new(),
         alliances: Vec::new(),
         alliance_memberships: Vec::new(),
+        censuses: Vec::new(),
     }
 }
 
@@ -760,11 +823,13 @@ mod tests {
             alliances,
         } = world.groups;
         let summary = format!(
-            "{} ({}): {} rows, {} tables, works {works}, events {events}, alliances {alliances}",
+            "{} ({}): {} rows, {} tables, works {works}, events {events}, alliances {alliances}, \
+             censuses {:?}",
             world.name,
             world.theme.id,
             world.n_rows(),
-            world.n_tables()
+            world.n_tables(),
+            world.census_years()
         );
         assert_eq!(summary, expect);
     }
@@ -776,17 +841,17 @@ mod tests {
         check(
             123,
             0,
-            "The City-States of the Niodoa (river-cities): 365 rows, 9 tables, works true, events true, alliances false",
+            "The City-States of the Niodoa (river-cities): 452 rows, 10 tables, works true, events true, alliances false, censuses [1294, 1319, 1344, 1369]",
         );
         check(
             123,
             3,
-            "The Flaekry Sporting Union (sports-league): 334 rows, 9 tables, works true, events true, alliances false",
+            "The Flaekry Sporting Union (sports-league): 334 rows, 9 tables, works true, events true, alliances false, censuses []",
         );
         check(
             7,
             1,
-            "Ukodoa Colonial Union (star-colony): 363 rows, 10 tables, works false, events true, alliances true",
+            "Ukodoa Colonial Union (star-colony): 407 rows, 11 tables, works false, events true, alliances true, censuses [3002, 3022]",
         );
     }
 
@@ -921,6 +986,66 @@ mod tests {
                 assert!(x == lo || (lo..=hi).contains(&x), "{x} outside {lo}..={hi}");
             }
         }
+    }
+
+    /// Censuses fit the row budget, count each settlement that stood by their year once, lie
+    /// before the present, and mostly count fewer people the further back they lie.
+    #[test]
+    fn censuses_count_standing_settlements_within_the_row_budget() {
+        let themes = theme::all().unwrap();
+        let (mut with, mut pairs, mut grew) = (0, 0, 0);
+        for id in 0..60 {
+            let w = generate_world(11, id, &themes);
+            assert!(
+                w.n_rows() <= ROW_BOUNDS.1,
+                "world {id}: {} rows",
+                w.n_rows()
+            );
+            let years = w.census_years();
+            if years.is_empty() {
+                continue;
+            }
+            with += 1;
+            assert!(years.len() >= 2, "world {id}: {years:?}");
+            assert!(*years.last().unwrap() < w.present_year);
+            for &year in &years {
+                let counted: Vec<i64> = w
+                    .censuses
+                    .iter()
+                    .filter(|c| c.year == year)
+                    .map(|c| c.settlement)
+                    .collect();
+                let standing: Vec<i64> = w
+                    .settlements
+                    .iter()
+                    .filter(|s| s.founded < year)
+                    .map(|s| s.id)
+                    .collect();
+                assert_eq!(counted, standing, "world {id}, census {year}");
+            }
+            for s in &w.settlements {
+                let counts: Vec<i64> = w
+                    .censuses
+                    .iter()
+                    .filter(|c| c.settlement == s.id)
+                    .map(|c| c.population)
+                    .chain([s.population])
+                    .collect();
+                assert!(counts.iter().all(|&n| n > 0));
+                for pair in counts.windows(2) {
+                    pairs += 1;
+                    grew += usize::from(pair[0] <= pair[1]);
+                }
+            }
+        }
+        assert!(
+            (36..=57).contains(&with),
+            "{with} of 60 worlds have censuses"
+        );
+        assert!(
+            grew * 10 >= pairs * 9,
+            "{grew} of {pairs} later counts are larger"
+        );
     }
 
     #[test]

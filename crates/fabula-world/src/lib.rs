@@ -31,4 +31,4 @@ pub use write::write_world;
 pub use fabula_file::FORMAT_VERSION;
 
 /// Version of the generator. Bumped when the same seed would give different worlds.
-pub const GENERATOR_VERSION: &str = concat!("fabula-world/", env!("CARGO_PKG_VERSION"), "+g2");
+pub const GENERATOR_VERSION: &str = concat!("fabula-world/", env!("CARGO_PKG_VERSION"), "+g3");

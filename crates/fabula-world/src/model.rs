@@ -33,6 +33,9 @@ pub struct World {
     pub participations: Vec<Participation>,
     pub alliances: Vec<Alliance>,
     pub alliance_memberships: Vec<AllianceMembership>,
+    /// Settlement populations as earlier censuses counted them; empty in a world without
+    /// censuses.
+    pub censuses: Vec<Census>,
 }
 
 /// The optional table groups of a world; together they set its table count.
@@ -147,6 +150,16 @@ pub struct AllianceMembership {
     pub end: Option<i64>,
 }
 
+/// One settlement's population as the census of `year` counted it. A settlement's own
+/// `population` is its population in the present year; its censuses are older values of it.
+#[derive(Debug, Clone)]
+pub struct Census {
+    pub id: i64,
+    pub settlement: i64,
+    pub year: i64,
+    pub population: i64,
+}
+
 fn by_id<T>(rows: &[T], id: i64) -> &T {
     &rows[usize::try_from(id - 1).expect("ids are 1-based")]
 }
@@ -187,6 +200,7 @@ impl World {
             + self.participations.len()
             + self.alliances.len()
             + self.alliance_memberships.len()
+            + self.censuses.len()
     }
 
     /// The number of domain tables.
@@ -194,6 +208,15 @@ impl World {
         6 + usize::from(self.groups.works)
             + 2 * usize::from(self.groups.events)
             + 2 * usize::from(self.groups.alliances)
+            + usize::from(!self.censuses.is_empty())
+    }
+
+    /// The years of the world's censuses, oldest first; none without censuses.
+    pub fn census_years(&self) -> Vec<i64> {
+        let mut years: Vec<i64> = self.censuses.iter().map(|c| c.year).collect();
+        years.sort_unstable();
+        years.dedup();
+        years
     }
 
     /// Whether a person is alive in a year.

@@ -9,8 +9,8 @@
 use fabula_file::{Column, ColumnRole, SqlType, Table, TableRole, Value};
 
 use crate::model::{
-    Alliance, AllianceMembership, Event, Membership, Organisation, Participation, Person, Region,
-    Settlement, Tenure, Work, World,
+    Alliance, AllianceMembership, Census, Event, Membership, Organisation, Participation, Person,
+    Region, Settlement, Tenure, Work, World,
 };
 use crate::theme::{AGE, EntityShape, Extra};
 
@@ -135,6 +135,9 @@ pub fn layout(world: &World) -> Layout {
     }
     if world.groups.alliances {
         tables.extend(alliance_tables(world, &keys));
+    }
+    if !world.censuses.is_empty() {
+        tables.push(census_table(world, &keys));
     }
     Layout { tables }
 }
@@ -445,6 +448,38 @@ fn alliance_tables(world: &World, keys: &Keys) -> [Table; 2] {
     [alliances, memberships]
 }
 
+/// `city_censuses(id, city_id, census_year, population)`: one settlement's count at one census.
+fn census_table(world: &World, keys: &Keys) -> Table {
+    let s = &world.theme.settlement;
+    let mut table = link_table(
+        TableRole::Census,
+        &format!("{}_censuses", keys.settlement),
+        "census",
+        vec![
+            fk(
+                format!("{}_id", keys.settlement),
+                ColumnRole::Settlement,
+                &s.table,
+                &s.singular,
+            ),
+            col(
+                "census_year",
+                SqlType::Integer,
+                ColumnRole::Year,
+                "census year",
+            ),
+            col(
+                "population",
+                SqlType::Integer,
+                ColumnRole::Population,
+                "population",
+            ),
+        ],
+    );
+    table.plural = "censuses".to_string();
+    table
+}
+
 fn int(v: i64) -> Value {
     Value::Int(v)
 }
@@ -476,6 +511,7 @@ pub fn table_rows(world: &World, role: TableRole) -> Vec<Vec<Value>> {
         TableRole::Participation => rows(&world.participations, participation_row),
         TableRole::Alliance => rows(&world.alliances, alliance_row),
         TableRole::AllianceMembership => rows(&world.alliance_memberships, alliance_membership_row),
+        TableRole::Census => rows(&world.censuses, census_row),
     }
 }
 
@@ -572,6 +608,10 @@ fn alliance_membership_row(m: &AllianceMembership) -> Vec<Value> {
     ]
 }
 
+fn census_row(c: &Census) -> Vec<Value> {
+    vec![int(c.id), int(c.settlement), int(c.year), int(c.population)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,7 +664,7 @@ mod tests {
     }
 
     /// A guild world with alliances (a tithe drawn per inhabitant) and a research world with works
-    /// (citations drawn per year of age, an endowment per member).
+    /// (citations drawn per year of age, an endowment per member) and censuses.
     #[test]
     fn layouts_name_every_role() {
         check(
@@ -656,6 +696,7 @@ tenure institute_office_holders(id:id, institute_id:organisation->institutes, sc
 work discoveries(id:id, name:name, institute_id:organisation->institutes, published_year:year, citations:extra=ratio:present_year-published_year:0.5..40:0..9000)
 event symposia(id:id, name:name, year:year, host_campus_town_id:host->campus_towns)
 participation symposium_delegations(id:id, symposium_id:event->symposia, institute_id:organisation->institutes, session_order:result)
+census campus_town_censuses(id:id, campus_town_id:settlement->campus_towns, census_year:year, population:population)
 ",
         );
     }

@@ -102,6 +102,9 @@ pub(crate) enum Step {
         column: String,
         labels: Vec<(Option<Label>, Label)>,
     },
+    /// `census SLOT`: open the report of the census of the slot's year and answer the count it
+    /// lists for the open page's subject.
+    Census { year: String },
     /// `identify`: on the open list of people, answer the first person every clue of the
     /// question fits (see the `identify` module).
     Identify,
@@ -170,6 +173,9 @@ impl Step {
                 header: arg.split('|').map(|h| h.trim().to_owned()).collect(),
             },
             ("sum", ["before", year]) => Step::SumBefore {
+                year: (*year).to_owned(),
+            },
+            ("census", [year]) => Step::Census {
                 year: (*year).to_owned(),
             },
             ("count_each", [_, ..]) => Step::CountEach {
@@ -285,6 +291,7 @@ mod tests {
             r#"EachRow { side: After, column: "Founded", labels: [(None, Label { text: "Founder", prefix: false }), (Some(Label { text: "Home", prefix: true }), Label { text: "{region_noun}", prefix: false })] }"#,
         );
         check("count before year", r#"CountBefore { year: "year" }"#);
+        check("census year", r#"Census { year: "year" }"#);
         check(
             "each_under {orgs_noun} based here|Members",
             r#"EachUnder { heading: "{orgs_noun} based here", label: Label { text: "Members", prefix: false } }"#,
@@ -341,6 +348,7 @@ mod tests {
             "error: unknown agent step `sum after year`",
         );
         check("identify me", "error: unknown agent step `identify me`");
+        check("census", "error: unknown agent step `census`");
         check(
             "count after year",
             "error: unknown agent step `count after year`",

@@ -62,6 +62,20 @@ pub(crate) fn cell_value(cell: &str) -> String {
     }
 }
 
+/// The count a list line gives for `name`: the number after the colon of the first `- ...`
+/// line whose linked text is exactly `name` ("- [Orrwick](url): 1,204 people" gives "1204").
+pub(crate) fn listed_count(markdown: &str, name: &str) -> Option<String> {
+    markdown.lines().find_map(|line| {
+        let item = line.trim().strip_prefix("- ")?;
+        let (entity, rest) = item.split_once(": ")?;
+        if cell_value(entity) != name {
+            return None;
+        }
+        let count = rest.split_whitespace().next()?;
+        number(count).map(|n| n.to_string())
+    })
+}
+
 /// An integer, with thousands separators allowed.
 pub(crate) fn number(text: &str) -> Option<i64> {
     text.replace(',', "").trim().parse().ok()
@@ -327,6 +341,18 @@ mod tests {
     /// Checks one reading of [`PAGE`] (or of the reads it gives), shown as text.
     fn check(got: impl std::fmt::Debug, expect: &str) {
         assert_eq!(format!("{got:?}"), expect);
+    }
+
+    #[test]
+    fn listed_count_reads_the_line_of_one_name() {
+        let report = "# Census of 1710: Vess\n\n## Upper Vess\n\n\
+- [Orrwick](https://w/wiki/Orrwick): 1,204 people\n- [Kest](https://w/wiki/Kest): 800 people\n\
+- [Kest Ford](https://w/wiki/Kest_Ford): 95 people\n";
+        check(listed_count(report, "Kest"), r#"Some("800")"#);
+        check(listed_count(report, "Orrwick"), r#"Some("1204")"#);
+        check(listed_count(report, "Kest Ford"), r#"Some("95")"#);
+        check(listed_count(report, "Lind"), "None");
+        check(listed_count(PAGE, "Kest"), "None");
     }
 
     #[test]

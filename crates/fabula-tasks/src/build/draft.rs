@@ -15,8 +15,8 @@ use fabula_file::{ColumnRole, SqlType, TableRole};
 
 use super::db::{Cell, Query, lit};
 use super::family::{
-    Compare, Count, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape, SumBefore,
-    Table, Term, Winner,
+    Census, Compare, Count, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape,
+    SumBefore, Table, Term, Winner,
 };
 use super::{Answer, Builder, Draft};
 
@@ -69,6 +69,15 @@ impl Builder<'_> {
             Shape::Table(f) if !db.has_table(f.role) => Vec::new(),
             Shape::Table(_) => (1..=CUTS).map(|cut| [cut, 0, 0, 0]).collect(),
             Shape::Term(f) => ids(f.link),
+            Shape::Census(f) => db
+                .ids(f.subject)
+                .into_iter()
+                .filter(|&id| {
+                    self.census_place(&f, id)
+                        .is_some_and(|(s, _)| !self.censuses_of(s).is_empty())
+                })
+                .map(|id| [id, 0, 0, 0])
+                .collect(),
             Shape::Identify if !self.can_identify() => Vec::new(),
             Shape::Identify => ids(TableRole::Person),
         }
@@ -86,6 +95,7 @@ impl Builder<'_> {
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
             Shape::Term(f) => self.term(f, x),
+            Shape::Census(f) => self.census(f, x),
             Shape::Table(f) => self.table(f, x),
         }?;
         Some(Draft { family, body })
@@ -551,6 +561,83 @@ impl Builder<'_> {
         db.ids(f.link).into_iter().any(|q| {
             q != x && alike(q, f.subject.column) && f.keys.iter().all(|&k| alike(q, k)) && covers(q)
         })
+    }
+
+    /// The settlement `hops` lead to from row `x`, and the cells of the references followed.
+    fn census_place(&self, f: &Census, x: i64) -> Option<(i64, Vec<Cell>)> {
+        let db = &self.db;
+        let (mut role, mut id) = (f.subject, x);
+        let mut cells = Vec::new();
+        for hop in f.hops {
+            cells.push(db.cell(role, id, hop.column));
+            id = db.int(role, id, hop.column)?;
+            role = hop.target;
+        }
+        Some((id, cells))
+    }
+
+    /// The census rows of settlement `s`, in id order (oldest census first).
+    fn censuses_of(&self, s: i64) -> Vec<i64> {
+        let (db, c) = (&self.db, TableRole::Census);
+        db.ids(c)
+            .into_iter()
+            .filter(|&id| db.int(c, id, ColumnRole::Settlement) == Some(s))
+            .collect()
+    }
+
+    /// The count of a random census of the settlement reached from row `x`.
+    fn census(&mut self, f: &Census, x: i64) -> Option<Body> {
+        let (place, mut cells) = self.census_place(f, x)?;
+        let rows = self.censuses_of(place);
+        let row = *rows.get(self.rng.random_range(0..rows.len().max(1)))?;
+        let (db, c) = (&self.db, TableRole::Census);
+        let year = db.int(c, row, ColumnRole::Year)?;
+        let answer = db.int(c, row, ColumnRole::Population)?;
+        cells.extend(
+            [
+                ColumnRole::Settlement,
+                ColumnRole::Year,
+                ColumnRole::Population,
+            ]
+            .map(|column| db.cell(c, row, column)),
+        );
+        let name = db.name(f.subject, x);
+        Some(Body {
+            slots: vec![(f.slot, name.clone()), ("year", year.to_string())],
+            answer: Answer::Text(answer.to_string()),
+            cells,
+            sql: self.census_sql(f, &name, year),
+        })
+    }
+
+    /// `SELECT c.population FROM subject t0 JOIN ... tn JOIN censuses c ON c.settlement = tn.id
+    /// WHERE t0.name = ... AND c.year = ...`; [`Query`] joins only from a base to what it
+    /// references, and a census references its settlement from the other side.
+    fn census_sql(&self, f: &Census, name: &str, year: i64) -> String {
+        let db = &self.db;
+        let c = TableRole::Census;
+        let mut from = format!("FROM {} t0", db.table(f.subject).name);
+        let mut role = f.subject;
+        for (i, hop) in f.hops.iter().enumerate() {
+            from.push_str(&format!(
+                " JOIN {} t{} ON t{}.id = t{i}.{}",
+                db.table(hop.target).name,
+                i + 1,
+                i + 1,
+                db.column(role, hop.column).name
+            ));
+            role = hop.target;
+        }
+        let last = f.hops.len();
+        format!(
+            "SELECT c.{} {from} JOIN {} c ON c.{} = t{last}.id WHERE t0.{} = {} AND c.{} = {year}",
+            db.column(c, ColumnRole::Population).name,
+            db.table(c).name,
+            db.column(c, ColumnRole::Settlement).name,
+            db.column(f.subject, ColumnRole::Name).name,
+            lit(name),
+            db.column(c, ColumnRole::Year).name,
+        )
     }
 
     /// Picks how many of `years` (sorted) to keep so that a year separates the kept ones from

@@ -160,6 +160,17 @@ pub(super) struct Term {
     pub(super) answer: Hop,
 }
 
+/// The population that the census of a chosen year counted in the settlement reached from the
+/// row named in slot `slot` by `hops` (no hops: the row is the settlement). The settlement's
+/// own page states its present population, and the other census reports other counts: the
+/// question is about a value as of a date.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Census {
+    pub(super) subject: TableRole,
+    pub(super) slot: &'static str,
+    pub(super) hops: &'static [Hop],
+}
+
 /// A table of rows, one column per path, keyed by the rows' names. `slots` lists the slots its
 /// question fills, from `world`, `year`, `extra` (the label of the first extra column) and the
 /// slot of its group.
@@ -183,6 +194,7 @@ pub(super) enum Shape {
     SumBefore(SumBefore),
     Count(Count),
     Term(Term),
+    Census(Census),
     /// A person described by clues (see `identify.rs`).
     Identify,
     Table(Table),
@@ -353,6 +365,22 @@ const fn wide_table(
     }
 }
 
+/// The census count of the settlement at the end of `hops` from a row of `subject`.
+const fn census(
+    kind: TaskKind,
+    name: &'static str,
+    subject: TableRole,
+    slot: &'static str,
+    hops: &'static [Hop],
+) -> Family {
+    let shape = Shape::Census(Census {
+        subject,
+        slot,
+        hops,
+    });
+    Family { kind, name, shape }
+}
+
 const fn count(
     name: &'static str,
     role: TableRole,
@@ -433,6 +461,8 @@ pub(super) const FAMILIES: &[Family] = &[
     multi_hop("founder_birthplace", Organisation, name_via(&[FOUNDER, BIRTHPLACE])),
     multi_hop("founder_birth_year", Organisation, via(&[FOUNDER], ColumnRole::BirthYear)),
     multi_hop("founder_birth_region_population", Organisation, via(&[FOUNDER, BIRTHPLACE, REGION], ColumnRole::Population)),
+    census(TaskKind::MultiHop, "home_census_population", Organisation, "org", &[HOME]),
+    census(TaskKind::MultiHop, "founder_birthplace_census_population", Organisation, "org", &[FOUNDER, BIRTHPLACE]),
     multi_hop("home_population", Organisation, via(&[HOME], ColumnRole::Population)),
     multi_hop("work_maker_founder", Work, name_via(&[ORG, FOUNDER])),
     multi_hop("work_maker_home", Work, name_via(&[ORG, HOME])),
@@ -451,6 +481,7 @@ pub(super) const FAMILIES: &[Family] = &[
     multi_hop("work_maker_home_region_population", Work, via(&[ORG, HOME, REGION], ColumnRole::Population)),
     multi_hop("work_maker_founder_birth_region_population", Work, via(&[ORG, FOUNDER, BIRTHPLACE, REGION], ColumnRole::Population)),
     multi_hop("founder_birthplace_founded", Organisation, via(&[FOUNDER, BIRTHPLACE], ColumnRole::Founded)),
+    census(TaskKind::MultiHop, "work_maker_founder_birthplace_census_population", Work, "work", &[ORG, FOUNDER, BIRTHPLACE]),
     compare("settlement_older", Settlement, ColumnRole::Founded, Order::Smallest, Pairs::Any),
     compare("settlement_larger", Settlement, ColumnRole::Population, Order::Largest, Pairs::Any),
     compare("person_older", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::NamesakesFirst),
@@ -483,6 +514,7 @@ pub(super) const FAMILIES: &[Family] = &[
     count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None),
     count("region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear)),
     total("region_org_members", Organisation, &[HOME], REGION, "region", ColumnRole::MemberCount),
+    census(TaskKind::Temporal, "census_population", Settlement, "settlement", &[]),
     Family {
         kind: TaskKind::Temporal,
         name: "seat_holder",
