@@ -203,6 +203,33 @@ fn answerability_and_the_baseline_agent_over_a_real_server() {
         report["by_kind"]["table"]["item_f1"].as_f64().unwrap() > 0.0,
         "{report}"
     );
+    let out = super::fabula(&[
+        "baseline",
+        "--addr",
+        &server.addr,
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--agent",
+        "keyword",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        report["by_kind"]["lookup"]["em"].as_f64().unwrap() > 0.2,
+        "{report}"
+    );
+    let out = super::fabula(&["baseline", "--tasks", "x.jsonl", "--agent", "oracle"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("must be rules or keyword"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -35,13 +35,25 @@ use serde_json::Value;
 use crate::agent::{AgentConfig, run_baseline};
 use crate::error::{Error, Result};
 use crate::export::score_record;
+use crate::keyword::run_keyword;
+
+/// Which agent `fabula audit --addr` runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AuditAgent {
+    /// The rule-based baseline agent, which knows every template.
+    #[default]
+    Rules,
+    /// The generic keyword agent ([`crate::keyword`]), which knows none.
+    Keyword,
+}
 
 /// How to audit.
 #[derive(Debug, Clone, Default)]
 pub struct AuditConfig {
-    /// A running server (`host:port`) for the baseline agent; none skips it.
+    /// A running server (`host:port`) for the agent; none skips it.
     pub addr: Option<String>,
     pub agent: AgentConfig,
+    pub agent_kind: AuditAgent,
     /// Worlds measured at once.
     pub jobs: usize,
 }
@@ -113,7 +125,7 @@ pub fn audit(dir: &Path, config: &AuditConfig) -> Result<AuditReport> {
     }
     add_most_common(&mut measured);
     if let Some(addr) = &config.addr {
-        add_agent(&mut measured, addr, &config.agent)?;
+        add_agent(&mut measured, addr, config)?;
     }
     Ok(AuditReport {
         worlds: corpus.worlds().len(),
@@ -277,10 +289,13 @@ fn add_most_common(measured: &mut [Measured]) {
     }
 }
 
-/// Runs the baseline agent on every task and keeps each task's reward.
-fn add_agent(measured: &mut [Measured], addr: &str, agent: &AgentConfig) -> Result<()> {
+/// Runs the configured agent on every task and keeps each task's reward.
+fn add_agent(measured: &mut [Measured], addr: &str, config: &AuditConfig) -> Result<()> {
     let records: Vec<TaskRecord> = measured.iter().map(|m| m.record.clone()).collect();
-    let predictions = run_baseline(addr, &records, agent)?;
+    let predictions = match config.agent_kind {
+        AuditAgent::Rules => run_baseline(addr, &records, &config.agent)?,
+        AuditAgent::Keyword => run_keyword(addr, &records, &config.agent)?,
+    };
     for (m, prediction) in measured.iter_mut().zip(predictions) {
         let gold = Gold::from_json(&m.record.answer).map_err(|e| Error::Audit(e.to_string()))?;
         let predicted = match &prediction.answer {

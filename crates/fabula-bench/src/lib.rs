@@ -4,7 +4,8 @@
 //! Search-R1 records or verl parquet ([`verl`]), and its pages as a retrieval corpus, split by a stable hash of the
 //! world id ([`split_of`]); [`load_tasks`] reads a split's tasks in fabula-score's shape.
 //! [`blind_baseline`] answers without searching, to show tasks are not guessable;
-//! [`run_baseline`] is a rule-based agent over the server's REST API, and
+//! [`run_baseline`] is a rule-based agent over the server's REST API, [`keyword`] a generic
+//! keyword agent that knows no template, and
 //! [`check_answerability`] confirms through that API that every gold value can be read. [`http`]
 //! is the small JSON client both use.
 //!
@@ -19,11 +20,12 @@ pub mod blind;
 mod error;
 pub mod export;
 pub mod http;
+pub mod keyword;
 pub mod verl;
 
 pub use agent::{AgentConfig, run_baseline};
 pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
-pub use audit::{AuditConfig, AuditReport, AuditRow, audit, render_audit};
+pub use audit::{AuditAgent, AuditConfig, AuditReport, AuditRow, audit, render_audit};
 pub use blind::blind_baseline;
 pub use error::{Error, Result};
 pub use export::{

@@ -90,6 +90,10 @@ pub struct BaselineArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// `rules` (the baseline, which knows every template) or `keyword` (a generic keyword agent
+    /// that knows none).
+    #[arg(long, default_value = "rules", value_parser = parse_agent)]
+    pub agent: fabula_bench::AuditAgent,
 }
 
 /// Arguments of `fabula audit`.
@@ -109,12 +113,25 @@ pub struct AuditArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The agent `--addr` runs: `rules` (the baseline, which knows every template) or `keyword`
+    /// (a generic keyword agent that knows none).
+    #[arg(long, default_value = "rules", value_parser = parse_agent)]
+    pub agent: fabula_bench::AuditAgent,
+}
+
+fn parse_agent(s: &str) -> anyhow::Result<fabula_bench::AuditAgent> {
+    match s {
+        "rules" => Ok(fabula_bench::AuditAgent::Rules),
+        "keyword" => Ok(fabula_bench::AuditAgent::Keyword),
+        _ => anyhow::bail!("--agent `{s}` must be rules or keyword"),
+    }
 }
 
 /// Runs `fabula audit`.
 pub fn run_audit(args: &AuditArgs) -> anyhow::Result<()> {
     let mut config = fabula_bench::AuditConfig {
         addr: args.addr.clone(),
+        agent_kind: args.agent,
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
@@ -216,13 +233,19 @@ pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
     print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)
 }
 
-/// Runs `fabula baseline`: the rule-based agent over the agent-facing API, then its scores.
+/// Runs `fabula baseline`: the rule-based agent (or the keyword agent) over the agent-facing
+/// API, then its scores.
 pub fn run_baseline(args: &BaselineArgs) -> anyhow::Result<()> {
     let tasks = fabula_score::read_tasks(&args.tasks)?;
     let mut config = AgentConfig::default();
     config.client.api_key = args.api_key.clone();
-    let predictions = fabula_bench::run_baseline(&args.addr, &tasks, &config)
-        .context("running the baseline agent")?;
+    let predictions = match args.agent {
+        fabula_bench::AuditAgent::Rules => fabula_bench::run_baseline(&args.addr, &tasks, &config),
+        fabula_bench::AuditAgent::Keyword => {
+            fabula_bench::keyword::run_keyword(&args.addr, &tasks, &config)
+        }
+    }
+    .context("running the baseline agent")?;
     if let Some(out) = &args.out {
         let mut file = std::io::BufWriter::new(
             std::fs::File::create(out).with_context(|| out.display().to_string())?,

@@ -36,6 +36,28 @@ fn the_baseline_agent_answers_most_planned_tasks() {
     assert!(em[&TaskKind::Aggregate] >= 0.8, "{em:?}");
 }
 
+/// The keyword agent knows no template: it answers some lookups from the pages a search of
+/// the question brings up, and leaves tables empty.
+#[test]
+fn the_keyword_agent_answers_lookups_from_what_it_reads() {
+    let dir = small_dataset();
+    let addr = stub::start(dir);
+    let tasks = load_tasks(dir, Split::All).unwrap();
+    let predictions =
+        fabula_bench::keyword::run_keyword(&addr, &tasks, &AgentConfig::default()).unwrap();
+    assert_eq!(predictions.len(), tasks.len());
+    for (task, prediction) in tasks.iter().zip(&predictions) {
+        assert_eq!(task.id, prediction.task_id);
+        if task.kind == TaskKind::Table {
+            assert_eq!(prediction.answer, "");
+        }
+    }
+    let report = evaluate(&tasks, &predictions);
+    println!("{}", report.to_text());
+    let lookup = report.by_kind[&TaskKind::Lookup].em.unwrap();
+    assert!(lookup >= 0.3, "lookup em {lookup}");
+}
+
 #[test]
 fn a_dead_server_is_an_error() {
     let tasks = load_tasks(small_dataset(), Split::All).unwrap();
