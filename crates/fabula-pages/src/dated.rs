@@ -9,6 +9,7 @@ use rand::RngExt;
 use serde::Serialize;
 
 use fabula_file::{ColumnRole, Page, PageKind, TableRole};
+use fabula_world::World;
 use fabula_world::model::{AllianceMembership, Event, Membership, Organisation, Tenure, Work};
 
 use crate::draft::{Ctx, Draft, fmt_date};
@@ -128,7 +129,7 @@ fn census_report(ctx: &mut Ctx, year: i64) -> Page {
     let title = format!("Census of {year}: {}", w.name);
     let url = ctx.sites.census_url(year);
     let date = ctx.date_in(year);
-    let mut d = Draft::new(url, title.clone(), PageKind::History, Some(date.clone()));
+    let mut d = Draft::new(url, title, PageKind::History, Some(date.clone()));
     let theme = &w.theme.settlement;
     let intro = say(
         ctx.rng,
@@ -167,10 +168,22 @@ fn census_report(ctx: &mut Ctx, year: i64) -> Page {
             .collect();
         push_section(&mut sections, region.name.clone(), lines);
     }
+    archive_page(w, d, &date, intro, sections)
+}
+
+/// An archive page (a yearbook or a census report): its draft's title, the archive's dateline,
+/// an intro and the sections.
+fn archive_page(
+    w: &World,
+    d: Draft,
+    date: &str,
+    intro: String,
+    sections: Vec<HistorySection>,
+) -> Page {
     let body = templates::render(
         "history.md.j2",
         HistoryPage {
-            title: &title,
+            title: &d.title,
             dateline: format!("Archive of {}, {date}", w.name),
             intro,
             sections,
@@ -395,7 +408,7 @@ fn yearbook(ctx: &mut Ctx, year: i64) -> Option<Page> {
     let title = format!("{} yearbook {year}", w.name);
     let url = ctx.sites.archive_url(year);
     let date = fmt_date(year, 12, 31);
-    let mut d = Draft::new(url, title.clone(), PageKind::History, Some(date.clone()));
+    let mut d = Draft::new(url, title, PageKind::History, Some(date.clone()));
     let mut sections = Vec::new();
     let lines = office_holder_lines(&mut d, ctx, year);
     push_section(&mut sections, "Office holders".into(), lines);
@@ -411,16 +424,7 @@ fn yearbook(ctx: &mut Ctx, year: i64) -> Option<Page> {
         "The state of {} as of 31 December {year}, as recorded by the archive.",
         w.name
     );
-    let body = templates::render(
-        "history.md.j2",
-        HistoryPage {
-            title: &title,
-            dateline: format!("Archive of {}, {date}", w.name),
-            intro,
-            sections,
-        },
-    );
-    Some(d.finish(body))
+    Some(archive_page(w, d, &date, intro, sections))
 }
 
 /// Adds a yearbook section unless it has no lines.

@@ -11,11 +11,7 @@ use crate::templates;
 /// capital, ends with one full stop, and an "a" before a placeholder becomes the article its value
 /// takes ("a {value}" with "engineer" reads "an engineer").
 pub fn say(rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) -> String {
-    let bank = templates::phrases()
-        .get(key)
-        .unwrap_or_else(|| panic!("no phrase bank `{key}`"));
-    let phrasing = bank.choose(rng).expect("banks are non-empty");
-    close_sentence(&upper_first(&fill(phrasing, values)))
+    close_sentence(&title(rng, key, values))
 }
 
 /// Fills one randomly chosen phrasing of `key` as a title: a capital first letter, no full stop.
