@@ -18,7 +18,7 @@ use fabula_score::{PredictionRecord, TaskRecord};
 use serde_json::Value;
 
 use crate::agent::AgentConfig;
-use crate::http::{ClientConfig, HttpClient};
+use crate::http::HttpClient;
 use crate::{Error, Result};
 
 /// The most searches and page reads one task may use.
@@ -50,7 +50,7 @@ pub fn run_keyword(
     tasks: &[TaskRecord],
     config: &AgentConfig,
 ) -> Result<Vec<PredictionRecord>> {
-    let client = HttpClient::new(addr, ClientConfig::clone(&config.client));
+    let client = HttpClient::new(addr, config.client.clone());
     tasks
         .iter()
         .map(|task| {

@@ -125,17 +125,27 @@ impl Db {
         id: i64,
         path: &Path,
     ) -> Option<(String, Vec<Cell>)> {
-        let (mut role, mut id) = (role, id);
-        let mut cells = Vec::new();
-        for hop in path.hops {
-            cells.push(self.cell(role, id, hop.column));
-            id = self.int(role, id, hop.column)?;
-            role = hop.target;
-        }
+        let (id, mut cells) = self.walk(role, id, path.hops)?;
+        let role = path.end(role);
         if path.hops.is_empty() || path.column != ColumnRole::Name {
             cells.push(self.cell(role, id, path.column));
         }
         Some((self.text(role, id, path.column)?, cells))
+    }
+}
+
+impl Db {
+    /// The row that `hops` lead to from a row, and the cells of the references followed.
+    /// `None` when a reference on the way is NULL.
+    pub(super) fn walk(&self, role: TableRole, id: i64, hops: &[Hop]) -> Option<(i64, Vec<Cell>)> {
+        let (mut role, mut id) = (role, id);
+        let mut cells = Vec::new();
+        for hop in hops {
+            cells.push(self.cell(role, id, hop.column));
+            id = self.int(role, id, hop.column)?;
+            role = hop.target;
+        }
+        Some((id, cells))
     }
 }
 

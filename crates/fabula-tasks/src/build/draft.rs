@@ -73,7 +73,7 @@ impl Builder<'_> {
                 .ids(f.subject)
                 .into_iter()
                 .filter(|&id| {
-                    self.census_place(&f, id)
+                    db.walk(f.subject, id, f.hops)
                         .is_some_and(|(s, _)| !self.censuses_of(s).is_empty())
                 })
                 .map(|id| [id, 0, 0, 0])
@@ -563,19 +563,6 @@ impl Builder<'_> {
         })
     }
 
-    /// The settlement `hops` lead to from row `x`, and the cells of the references followed.
-    fn census_place(&self, f: &Census, x: i64) -> Option<(i64, Vec<Cell>)> {
-        let db = &self.db;
-        let (mut role, mut id) = (f.subject, x);
-        let mut cells = Vec::new();
-        for hop in f.hops {
-            cells.push(db.cell(role, id, hop.column));
-            id = db.int(role, id, hop.column)?;
-            role = hop.target;
-        }
-        Some((id, cells))
-    }
-
     /// The census rows of settlement `s`, in id order (oldest census first).
     fn censuses_of(&self, s: i64) -> Vec<i64> {
         let (db, c) = (&self.db, TableRole::Census);
@@ -587,7 +574,7 @@ impl Builder<'_> {
 
     /// The count of a random census of the settlement reached from row `x`.
     fn census(&mut self, f: &Census, x: i64) -> Option<Body> {
-        let (place, mut cells) = self.census_place(f, x)?;
+        let (place, mut cells) = self.db.walk(f.subject, x, f.hops)?;
         let rows = self.censuses_of(place);
         let row = *rows.get(self.rng.random_range(0..rows.len().max(1)))?;
         let (db, c) = (&self.db, TableRole::Census);
