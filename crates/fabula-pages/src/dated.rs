@@ -13,7 +13,7 @@ use fabula_world::World;
 use fabula_world::model::{AllianceMembership, Event, Membership, Organisation, Tenure, Work};
 
 use crate::draft::{Ctx, Draft, fmt_date};
-use crate::english::{be, repeats_word, upper_first, with_article};
+use crate::english::{measure_sentence, repeats_word, upper_first, with_article};
 use crate::phrases::say;
 use crate::templates;
 
@@ -265,8 +265,7 @@ fn work_news(ctx: &mut Ctx, founded: &FoundingDates, work: &Work) -> Page {
     )];
     if let Some(extra) = theme.work.extras.first() {
         let value = d.extra(ctx, wr, work.id, 0, work.extras[0]);
-        let label = &extra.label;
-        paragraphs.push(format!("Its {label} {} {value}.", be(label)));
+        paragraphs.push(measure_sentence(&extra.label, &value));
     }
     news(ctx, d, paragraphs)
 }

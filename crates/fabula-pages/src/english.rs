@@ -113,6 +113,25 @@ pub fn be(label: &str) -> &'static str {
     if is_plural(label) { "are" } else { "is" }
 }
 
+/// A sentence stating a measure of the subject, labelled as a theme labels it: "area (km²)"
+/// and "500" make "Its area is 500 km².", "drydocks" and "12" make "It has 12 drydocks.",
+/// "copies sold" and "9,000" make "It has sold 9,000 copies.", "capacity" and "800" make "Its
+/// capacity is 800."
+pub fn measure_sentence(label: &str, value: &str) -> String {
+    if let Some((base, unit)) = label.split_once(" (") {
+        let unit = unit.trim_end_matches(')');
+        return format!("Its {base} {} {value} {unit}.", be(base));
+    }
+    if let Some(things) = label.strip_suffix(" sold") {
+        return format!("It has sold {value} {things}.");
+    }
+    if is_plural(label) {
+        format!("It has {value} {label}.")
+    } else {
+        format!("Its {label} is {value}.")
+    }
+}
+
 /// Upper-cases the first letter a reader sees, for sentences that open with a lower-case value
 /// or with a Markdown link.
 pub fn upper_first(text: &str) -> String {
@@ -266,6 +285,24 @@ mod tests {
         for (label, plural) in cases {
             assert_eq!(is_plural(label), plural, "{label}");
             assert_eq!(be(label), if plural { "are" } else { "is" }, "{label}");
+        }
+    }
+
+    #[test]
+    fn measures_read_as_sentences() {
+        for (label, value, expect) in [
+            ("area (km²)", "500", "Its area is 500 km²."),
+            ("drydocks", "12", "It has 12 drydocks."),
+            ("copies sold", "9,000", "It has sold 9,000 copies."),
+            ("capacity", "800", "Its capacity is 800."),
+            ("coal reserves (kt)", "70", "Its coal reserves are 70 kt."),
+            (
+                "market days per month",
+                "4",
+                "It has 4 market days per month.",
+            ),
+        ] {
+            assert_eq!(measure_sentence(label, value), expect);
         }
     }
 

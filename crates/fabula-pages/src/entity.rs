@@ -1,5 +1,6 @@
 //! Encyclopedia articles, one per entity, and each organisation's own site.
 
+use rand::RngExt;
 use serde::Serialize;
 
 use fabula_file::{ColumnRole, Page, PageKind, TableRole};
@@ -7,9 +8,18 @@ use fabula_world::model::{Alliance, Event, Organisation, Person, Region, Settlem
 use fabula_world::theme::EntityShape;
 
 use crate::draft::{Cell, Ctx, Draft, fmt_count};
-use crate::english::{compound, with_article};
+use crate::english::{compound, measure_sentence, with_article};
+use crate::filler::Words;
 use crate::phrases::say;
+use crate::prose::{Alias, Prose, and_list};
 use crate::templates;
+
+/// How often an infobox leaves out a value its lead states, so that it is stated only in prose.
+const PROSE_ONLY_SHARE: f64 = 0.6;
+/// How many asides an article adds after its facts.
+const ASIDES: std::ops::RangeInclusive<usize> = 2..=3;
+/// How often a section that lists linked entities is a sentence instead of a table.
+const LIST_AS_PROSE_SHARE: f64 = 0.5;
 
 /// One section of an article: prose, a table, or both.
 #[derive(Serialize, Default)]
@@ -50,7 +60,11 @@ fn article(
         "entity.md.j2",
         Article {
             title: &title,
-            lead: lead.join(" "),
+            lead: lead
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
             infobox,
             sections,
             see_also,
@@ -71,34 +85,108 @@ impl Section {
     }
 }
 
+/// Leaves out of an infobox, each with [`PROSE_ONLY_SHARE`], the rows labelled `stated`: values
+/// the lead already states, which a reader then finds only in prose.
+fn leave_to_prose(ctx: &mut Ctx, infobox: &mut Vec<(String, String)>, stated: &[&str]) {
+    let mut kept = Vec::with_capacity(infobox.len());
+    for (label, cell) in infobox.drain(..) {
+        let drop = stated.contains(&label.as_str()) && ctx.rng.random_bool(PROSE_ONLY_SHARE);
+        if !drop {
+            kept.push((label, cell));
+        }
+    }
+    *infobox = kept;
+}
+
+/// How a listing section reads as prose: a paragraph about the page's subject, one sentence of
+/// bank `key` with `{list}` and these other values.
+struct ListSentence<'a> {
+    prose: Prose,
+    key: &'a str,
+    values: &'a [(&'a str, &'a str)],
+}
+
+/// A section that lists linked entities, as a table or (when `sentence` is given) as one
+/// sentence, `{list}` filled with the links of the rows' first cells.
+fn listing(
+    ctx: &mut Ctx,
+    heading: String,
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+    sentence: Option<ListSentence>,
+) -> Section {
+    let Some(ListSentence {
+        mut prose,
+        key,
+        values,
+    }) = sentence
+    else {
+        return Section::table(heading, columns, rows);
+    };
+    if rows.is_empty() {
+        return Section::default();
+    }
+    let links: Vec<String> = rows
+        .into_iter()
+        .filter_map(|r| r.into_iter().next())
+        .collect();
+    let list = and_list(&links);
+    let mut all = vec![("list", list.as_str())];
+    all.extend_from_slice(values);
+    prose.say(ctx.rng, key, &all);
+    Section {
+        heading,
+        text: prose.finish(ctx.rng),
+        ..Default::default()
+    }
+}
+
+/// Two or three asides of `key`'s bank about the subject: background that states no fact, its
+/// filler words from the `fake` crate (see [`crate::filler`]).
+fn asides(ctx: &mut Ctx, name: &str, alias: Alias, key: &str, kind: &str) -> String {
+    let mut prose = Prose::continued(name, alias);
+    let n = ctx.rng.random_range(ASIDES);
+    for _ in 0..n {
+        let words = Words::draw(ctx);
+        let values = [
+            ("kind", kind),
+            ("profession", words.profession.as_str()),
+            ("industry", words.industry.as_str()),
+            ("phrase", words.phrase.as_str()),
+            ("plan", words.plan.as_str()),
+        ];
+        prose.say(ctx.rng, key, &values);
+    }
+    prose.finish(ctx.rng)
+}
+
+/// Whether the next listing section is a sentence rather than a table.
+fn as_prose(ctx: &mut Ctx) -> bool {
+    ctx.rng.random_bool(LIST_AS_PROSE_SHARE)
+}
+
 /// The draft of the encyclopedia article about an entity.
 fn entity_draft(ctx: &Ctx, role: TableRole, id: i64, name: &str) -> Draft {
     let url = ctx.sites.entity(role, id).to_string();
     Draft::new(url, name, PageKind::Entity, None).about(role, id)
 }
 
-/// Fills one phrasing per (phrase bank, values) pair, in order.
-fn say_each(ctx: &mut Ctx, sentences: &[(&str, &[(&str, &str)])]) -> Vec<String> {
-    sentences
-        .iter()
-        .map(|(key, values)| say(ctx.rng, key, values))
-        .collect()
-}
-
-/// States the theme's extra columns of a row, as infobox rows.
+/// States the theme's extra columns of a row: each as a sentence of `prose` and an infobox row.
 fn extras(
     d: &mut Draft,
     ctx: &Ctx,
+    prose: &mut Prose,
     (role, id): (TableRole, i64),
     shape: &EntityShape,
     values: &[i64],
 ) -> Vec<(String, String)> {
-    shape
-        .extras
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (label(&e.label), d.extra(ctx, role, id, i, values[i])))
-        .collect()
+    let mut rows = Vec::new();
+    for (i, e) in shape.extras.iter().enumerate() {
+        let shown = d.extra(ctx, role, id, i, values[i]);
+        prose.plain(measure_sentence(&e.label, &shown));
+        rows.push((label(&e.label), shown));
+    }
+    rows
 }
 
 /// Renders every entity article and organisation site.
@@ -136,23 +224,32 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
     let mut d = entity_draft(ctx, r, id, &region.name);
     let name = d.own_name(ctx, r, id);
     let pop = d.count(ctx, r, id, ColumnRole::Population, region.population);
+    let alias = || Alias::thing(&theme.region.singular);
+    let mut prose = Prose::new(&name, alias());
+    prose.fixed(format!(
+        "{name} is {} of {}.",
+        with_article(&theme.region.singular),
+        w.name
+    ));
+    prose.say(ctx.rng, "region_population", &[("value", &pop)]);
+    let measures = extras(
+        &mut d,
+        ctx,
+        &mut prose,
+        (r, id),
+        &theme.region,
+        &region.extras,
+    );
     let lead = vec![
-        format!(
-            "{name} is {} of {}.",
-            with_article(&theme.region.singular),
-            w.name
-        ),
-        say(
-            ctx.rng,
-            "region_population",
-            &[("subject", &name), ("value", &pop)],
-        ),
+        prose.finish(ctx.rng),
+        asides(ctx, &name, alias(), "aside_region", &theme.region.singular),
     ];
     let mut infobox = vec![
         ("Type".into(), label(&theme.region.singular)),
         ("Population".into(), pop),
     ];
-    infobox.extend(extras(&mut d, ctx, (r, id), &theme.region, &region.extras));
+    leave_to_prose(ctx, &mut infobox, &["Population"]);
+    infobox.extend(measures);
     let s = TableRole::Settlement;
     let rows = w
         .settlements
@@ -167,10 +264,18 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
             )
         })
         .collect();
-    let sections = vec![Section::table(
+    let kinds = [("kinds", theme.settlement.plural.as_str())];
+    let sentence = as_prose(ctx).then(|| ListSentence {
+        prose: Prose::continued(&name, alias()),
+        key: "region_settlements",
+        values: &kinds[..],
+    });
+    let sections = vec![listing(
+        ctx,
         label(&theme.settlement.plural),
         vec![label(&theme.settlement.singular)],
         rows,
+        sentence,
     )];
     article(d, lead, infobox, sections, Vec::new())
 }
@@ -192,47 +297,35 @@ fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> Page {
     let founded = d.year(ctx, s, id, ColumnRole::Founded, settlement.founded);
     let pop = d.count(ctx, s, id, ColumnRole::Population, settlement.population);
     let kind = theme.settlement.singular.as_str();
-    let lead = say_each(
-        ctx,
-        &[
-            (
-                "settlement_region",
-                &[
-                    ("subject", &name),
-                    ("kind", kind),
-                    ("kinds", &theme.settlement.plural),
-                    ("object", &region),
-                ],
-            ),
-            (
-                "settlement_founded",
-                &[("subject", &name), ("kind", kind), ("value", &founded)],
-            ),
-            (
-                "settlement_population",
-                &[("subject", &name), ("value", &pop)],
-            ),
-        ],
-    );
+    let mut prose = Prose::new(&name, Alias::thing(kind));
+    let kinds = theme.settlement.plural.as_str();
+    let region_values = [("kind", kind), ("kinds", kinds), ("object", &region)];
+    prose.say(ctx.rng, "settlement_region", &region_values);
+    let founded_values = [("kind", kind), ("value", &founded)];
+    prose.say(ctx.rng, "settlement_founded", &founded_values);
+    prose.say(ctx.rng, "settlement_population", &[("value", &pop)]);
+    let (shape, values) = (&theme.settlement, &settlement.extras);
+    let measures = extras(&mut d, ctx, &mut prose, (s, id), shape, values);
+    let lead = vec![
+        prose.finish(ctx.rng),
+        asides(ctx, &name, Alias::thing(kind), "aside_settlement", kind),
+    ];
     let mut infobox = vec![
         (label(&theme.region.singular), region),
         ("Founded".into(), founded),
         ("Population".into(), pop),
     ];
-    infobox.extend(extras(
-        &mut d,
-        ctx,
-        (s, id),
-        &theme.settlement,
-        &settlement.extras,
-    ));
-    let sections = settlement_sections(&mut d, ctx, id);
+    leave_to_prose(ctx, &mut infobox, &["Founded", "Population"]);
+    infobox.extend(measures);
+    let sections = settlement_sections(&mut d, ctx, settlement);
     article(d, lead, infobox, sections, Vec::new())
 }
 
-/// The people born in a settlement and the organisations based there.
-fn settlement_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
+/// The people born in a settlement and the organisations based there, each as a table or a
+/// sentence.
+fn settlement_sections(d: &mut Draft, ctx: &mut Ctx, settlement: &Settlement) -> Vec<Section> {
     let w = ctx.world;
+    let id = settlement.id;
     let (p, o) = (TableRole::Person, TableRole::Organisation);
     let people = w
         .people
@@ -253,11 +346,32 @@ fn settlement_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         .filter(|x| x.home == id)
         .map(|x| d.row(ctx, o, x.id, &[Cell::Subject(ColumnRole::Home), Cell::Link]))
         .collect();
-    let name = vec!["Name".to_string()];
+    let columns = vec!["Name".to_string()];
     let heading = format!("{} based here", label(&w.theme.organisation.plural));
+    let theme = &w.theme;
+    let alias = || Alias::thing(&theme.settlement.singular);
+    let people_noun = [("people", theme.person.plural.as_str())];
+    let orgs_noun = [("orgs", theme.organisation.plural.as_str())];
+    let name = settlement.name.as_str();
+    let people_sentence = as_prose(ctx).then(|| ListSentence {
+        prose: Prose::continued(name, alias()),
+        key: "settlement_people",
+        values: &people_noun[..],
+    });
+    let orgs_sentence = as_prose(ctx).then(|| ListSentence {
+        prose: Prose::continued(name, alias()),
+        key: "settlement_orgs",
+        values: &orgs_noun[..],
+    });
     vec![
-        Section::table("Notable people born here", name.clone(), people),
-        Section::table(heading, name, orgs),
+        listing(
+            ctx,
+            "Notable people born here".into(),
+            columns.clone(),
+            people,
+            people_sentence,
+        ),
+        listing(ctx, heading, columns, orgs, orgs_sentence),
     ]
 }
 
@@ -270,82 +384,145 @@ fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
     let s = TableRole::Settlement;
     let place = d.reference(ctx, p, id, ColumnRole::Birthplace, s, person.birthplace);
     let occupation = d.text(ctx, p, id, ColumnRole::Occupation, &person.occupation);
-    let mut lead = vec![say(
+    let alias = || Alias::person(&name, Some(&person.occupation));
+    let mut prose = Prose::new(&name, Alias::person(&name, None));
+    prose.say(
         ctx.rng,
         "person_born",
-        &[("subject", &name), ("value", &born), ("object", &place)],
-    )];
+        &[("value", &born), ("object", &place)],
+    );
     let mut infobox = vec![("Born".into(), born), ("Birthplace".into(), place)];
     if let Some(death) = person.death_year {
         let died = d.year(ctx, p, id, ColumnRole::DeathYear, death);
-        lead.push(say(
-            ctx.rng,
-            "person_died",
-            &[("subject", &name), ("value", &died)],
-        ));
+        prose.say(ctx.rng, "person_died", &[("value", &died)]);
         infobox.push(("Died".into(), died));
     }
-    lead.push(say(
-        ctx.rng,
-        "person_occupation",
-        &[("subject", &name), ("value", &occupation)],
-    ));
+    prose.say(ctx.rng, "person_occupation", &[("value", &occupation)]);
+    let lead = vec![
+        prose.finish(ctx.rng),
+        asides(ctx, &name, alias(), "aside_person", &person.occupation),
+    ];
     infobox.push(("Occupation".into(), occupation));
+    leave_to_prose(
+        ctx,
+        &mut infobox,
+        &["Born", "Birthplace", "Died", "Occupation"],
+    );
     let columns = vec![
         "Role".into(),
         label(&theme.organisation.singular),
         "From".into(),
         "To".into(),
     ];
-    let sections = vec![Section::table("Career", columns, career(&mut d, ctx, id))];
+    let rows = career(&mut d, ctx, id);
+    let mut story = Prose::continued(&name, alias());
+    let mut by_year: Vec<&(Step, Vec<String>)> = rows.iter().collect();
+    by_year.sort_by_key(|(_, row)| row.get(2).cloned());
+    for (step, row) in by_year {
+        step.tell(&mut story, ctx, row);
+    }
+    let rows = rows.into_iter().map(|(_, row)| row).collect();
+    let sections = vec![Section {
+        text: story.finish_in_order(ctx.rng),
+        ..Section::table("Career", columns, rows)
+    }];
     article(d, lead, infobox, sections, Vec::new())
 }
 
+/// What one row of a career table records.
+enum Step {
+    Founded,
+    Seat { open: bool },
+    Member,
+}
+
+impl Step {
+    /// Tells a career row (role, organisation link, from, to) as a sentence of `story`.
+    fn tell(&self, story: &mut Prose, ctx: &mut Ctx, row: &[String]) {
+        let [role, org, from, to] = row else {
+            return;
+        };
+        let (key, values): (&str, Vec<(&str, &str)>) = match self {
+            Step::Founded => ("person_founded", vec![("object", org), ("value", from)]),
+            Step::Seat { open: true } => (
+                "person_seat_now",
+                vec![("seat", role), ("object", org), ("value", from)],
+            ),
+            Step::Seat { open: false } => (
+                "person_seat",
+                vec![
+                    ("seat", role),
+                    ("object", org),
+                    ("value", from),
+                    ("extra", to),
+                ],
+            ),
+            Step::Member => (
+                "person_member",
+                vec![("role", role), ("object", org), ("value", from)],
+            ),
+        };
+        story.say(ctx.rng, key, &values);
+    }
+}
+
 /// A person's career rows: the organisations they founded, the seats they held, the memberships.
-fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Vec<String>> {
+fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<(Step, Vec<String>)> {
     let w = ctx.world;
     let o = TableRole::Organisation;
     let mut rows = Vec::new();
     for org in w.organisations.iter().filter(|x| x.founder == id) {
-        rows.push(d.row(
-            ctx,
-            o,
-            org.id,
-            &[
-                Cell::Subject(ColumnRole::Founder),
-                Cell::Plain("Founder"),
-                Cell::Link,
-                Cell::Year(ColumnRole::Founded, org.founded),
-                Cell::Plain(""),
-            ],
+        rows.push((
+            Step::Founded,
+            d.row(
+                ctx,
+                o,
+                org.id,
+                &[
+                    Cell::Subject(ColumnRole::Founder),
+                    Cell::Plain("Founder"),
+                    Cell::Link,
+                    Cell::Year(ColumnRole::Founded, org.founded),
+                    Cell::Plain(""),
+                ],
+            ),
         ));
     }
     for t in w.tenures.iter().filter(|x| x.person == id) {
-        rows.push(d.row(
-            ctx,
-            TableRole::Tenure,
-            t.id,
-            &[
-                Cell::Subject(ColumnRole::Person),
-                Cell::Text(ColumnRole::Seat, &t.seat),
-                Cell::Reference(ColumnRole::Organisation, o, t.organisation),
-                Cell::Year(ColumnRole::StartYear, t.start),
-                Cell::End(t.end),
-            ],
+        let step = Step::Seat {
+            open: t.end.is_none(),
+        };
+        rows.push((
+            step,
+            d.row(
+                ctx,
+                TableRole::Tenure,
+                t.id,
+                &[
+                    Cell::Subject(ColumnRole::Person),
+                    Cell::Text(ColumnRole::Seat, &t.seat),
+                    Cell::Reference(ColumnRole::Organisation, o, t.organisation),
+                    Cell::Year(ColumnRole::StartYear, t.start),
+                    Cell::End(t.end),
+                ],
+            ),
         ));
     }
     for m in w.memberships.iter().filter(|x| x.person == id) {
-        rows.push(d.row(
-            ctx,
-            TableRole::Membership,
-            m.id,
-            &[
-                Cell::Subject(ColumnRole::Person),
-                Cell::Text(ColumnRole::MemberRole, &m.role),
-                Cell::Reference(ColumnRole::Organisation, o, m.organisation),
-                Cell::Year(ColumnRole::Joined, m.joined),
-                Cell::Plain(""),
-            ],
+        rows.push((
+            Step::Member,
+            d.row(
+                ctx,
+                TableRole::Membership,
+                m.id,
+                &[
+                    Cell::Subject(ColumnRole::Person),
+                    Cell::Text(ColumnRole::MemberRole, &m.role),
+                    Cell::Reference(ColumnRole::Organisation, o, m.organisation),
+                    Cell::Year(ColumnRole::Joined, m.joined),
+                    Cell::Plain(""),
+                ],
+            ),
         ));
     }
     rows
@@ -376,43 +553,34 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
     let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
     let members = d.count(ctx, o, id, ColumnRole::MemberCount, org.member_count);
     let kind = theme.organisation.singular.as_str();
-    let lead = say_each(
-        ctx,
-        &[
-            (
-                "org_founded",
-                &[
-                    ("subject", &name),
-                    ("value", &founded),
-                    ("object", &founder),
-                ],
-            ),
-            (
-                "org_home",
-                &[("subject", &name), ("kind", kind), ("object", &home)],
-            ),
-            (
-                "org_category",
-                &[("subject", &name), ("kind", kind), ("value", &category)],
-            ),
-            ("org_members", &[("subject", &name), ("value", &members)]),
-        ],
+    let mut prose = Prose::new(&name, Alias::thing(kind));
+    let founding = [("value", founded.as_str()), ("object", &founder)];
+    prose.say(ctx.rng, "org_founded", &founding);
+    prose.say(ctx.rng, "org_home", &[("kind", kind), ("object", &home)]);
+    prose.say(
+        ctx.rng,
+        "org_category",
+        &[("kind", kind), ("value", &category)],
     );
+    prose.say(ctx.rng, "org_members", &[("value", &members)]);
+    let (shape, values) = (&theme.organisation, &org.extras);
+    let measures = extras(&mut d, ctx, &mut prose, (o, id), shape, values);
+    let lead = vec![
+        prose.finish(ctx.rng),
+        asides(ctx, &name, Alias::thing(kind), "aside_org", kind),
+    ];
+    let home_label = format!("Home {}", theme.settlement.singular);
     let mut infobox = vec![
         ("Category".into(), category),
-        (format!("Home {}", theme.settlement.singular), home),
+        (home_label.clone(), home),
         ("Founder".into(), founder),
         ("Founded".into(), founded),
         ("Members".into(), members),
     ];
-    infobox.extend(extras(
-        &mut d,
-        ctx,
-        (o, id),
-        &theme.organisation,
-        &org.extras,
-    ));
-    let sections = organisation_sections(&mut d, ctx, id);
+    let stated = ["Category", &home_label, "Founder", "Founded", "Members"];
+    leave_to_prose(ctx, &mut infobox, &stated);
+    infobox.extend(measures);
+    let sections = organisation_sections(&mut d, ctx, org);
     let site = &ctx.sites.org_sites[&id];
     let see_also = vec![
         format!("[Official website of {}]({site}about)", org.name),
@@ -421,21 +589,22 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
     article(d, lead, infobox, sections, see_also)
 }
 
-/// An organisation's works and its alliance memberships.
-fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
+/// An organisation's works (a table with their years, or a sentence) and its alliance
+/// memberships.
+fn organisation_sections(d: &mut Draft, ctx: &mut Ctx, org: &Organisation) -> Vec<Section> {
     let w = ctx.world;
     let theme = &w.theme;
+    let id = org.id;
+    let in_prose = as_prose(ctx);
     let works = w
         .works
         .iter()
         .filter(|x| x.organisation == id)
         .map(|x| {
-            let cells = [
-                Cell::Subject(ColumnRole::Organisation),
-                Cell::Link,
-                Cell::Year(ColumnRole::Year, x.year),
-            ];
-            d.row(ctx, TableRole::Work, x.id, &cells)
+            let year = Cell::Year(ColumnRole::Year, x.year);
+            let cells = [Cell::Subject(ColumnRole::Organisation), Cell::Link, year];
+            let shown = if in_prose { &cells[..2] } else { &cells[..] };
+            d.row(ctx, TableRole::Work, x.id, shown)
         })
         .collect();
     let alliances = w
@@ -453,11 +622,20 @@ fn organisation_sections(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<Section> {
         })
         .collect();
     let verb = theme.work.verb.clone().unwrap_or_default();
+    let values = [("works", theme.work.plural.as_str()), ("verb", &verb)];
+    let alias = Alias::thing(&theme.organisation.singular);
+    let sentence = in_prose.then(|| ListSentence {
+        prose: Prose::continued(&org.name, alias),
+        key: "org_works",
+        values: &values[..],
+    });
     vec![
-        Section::table(
+        listing(
+            ctx,
             label(&theme.work.plural),
             vec!["Name".into(), label(&verb)],
             works,
+            sentence,
         ),
         Section::table(
             label(&theme.alliance.plural),
@@ -485,14 +663,17 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let founded = d.year(ctx, o, id, ColumnRole::Founded, org.founded);
     let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
     let lead = vec![
-        format!(
-            "Welcome to {name}, {} from {home}, serving since {founded}.",
-            with_article(&compound(&category, &theme.organisation.singular))
-        ),
-        format!(
-            "Our {} members carry on the work begun by our founder.",
-            fmt_count(org.member_count)
-        ),
+        [
+            format!(
+                "Welcome to {name}, {} from {home}, serving since {founded}.",
+                with_article(&compound(&category, &theme.organisation.singular))
+            ),
+            format!(
+                "Our {} members carry on the work begun by our founder.",
+                fmt_count(org.member_count)
+            ),
+        ]
+        .join(" "),
     ];
     let infobox = vec![("Established".into(), founded), ("Based in".into(), home)];
     article(d, lead, infobox, Vec::new(), Vec::new())
@@ -560,24 +741,27 @@ fn work_article(ctx: &mut Ctx, work: &Work) -> Page {
     let org = d.reference(ctx, wr, id, ColumnRole::Organisation, o, work.organisation);
     let year = d.year(ctx, wr, id, ColumnRole::Year, work.year);
     let verb = theme.work.verb.clone().unwrap_or_default();
+    let mut prose = Prose::new(&name, Alias::thing(&theme.work.singular));
+    prose.fixed(format!("{name} is {}.", with_article(&theme.work.singular)));
+    let made = [("verb", verb.as_str()), ("object", &org), ("value", &year)];
+    prose.say(ctx.rng, "work_made", &made);
+    let (shape, values) = (&theme.work, &work.extras);
+    let measures = extras(&mut d, ctx, &mut prose, (wr, id), shape, values);
     let lead = vec![
-        format!("{name} is {}.", with_article(&theme.work.singular)),
-        say(
-            ctx.rng,
-            "work_made",
-            &[
-                ("subject", &name),
-                ("verb", &verb),
-                ("object", &org),
-                ("value", &year),
-            ],
+        prose.finish(ctx.rng),
+        asides(
+            ctx,
+            &name,
+            Alias::thing(&theme.work.singular),
+            "aside_work",
+            &theme.work.singular,
         ),
     ];
     let mut infobox = vec![
         (label(&theme.organisation.singular), org),
         (label(&verb), year),
     ];
-    infobox.extend(extras(&mut d, ctx, (wr, id), &theme.work, &work.extras));
+    infobox.extend(measures);
     article(d, lead, infobox, Vec::new(), Vec::new())
 }
 
@@ -596,11 +780,20 @@ fn event_article(ctx: &mut Ctx, event: &Event) -> Page {
         TableRole::Settlement,
         event.host,
     );
-    let lead = vec![say(
-        ctx.rng,
-        "event_held",
-        &[("subject", &name), ("value", &year), ("object", &host)],
-    )];
+    let lead = vec![
+        say(
+            ctx.rng,
+            "event_held",
+            &[("subject", &name), ("value", &year), ("object", &host)],
+        ),
+        asides(
+            ctx,
+            &name,
+            Alias::Name,
+            "aside_event",
+            &theme.event.singular,
+        ),
+    ];
     let infobox = vec![
         ("Year".into(), year),
         (format!("Host {}", theme.settlement.singular), host),
@@ -647,16 +840,25 @@ fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
         TableRole::Settlement,
         alliance.seat,
     );
+    let mut prose = Prose::new(&name, Alias::thing(&theme.alliance.singular));
+    prose.fixed(format!(
+        "{name} is {} of {}.",
+        with_article(&theme.alliance.singular),
+        theme.organisation.plural
+    ));
+    prose.say(
+        ctx.rng,
+        "alliance_founded",
+        &[("value", &founded), ("object", &seat)],
+    );
     let lead = vec![
-        format!(
-            "{name} is {} of {}.",
-            with_article(&theme.alliance.singular),
-            theme.organisation.plural
-        ),
-        say(
-            ctx.rng,
-            "alliance_founded",
-            &[("subject", &name), ("value", &founded), ("object", &seat)],
+        prose.finish(ctx.rng),
+        asides(
+            ctx,
+            &name,
+            Alias::thing(&theme.alliance.singular),
+            "aside_alliance",
+            &theme.alliance.singular,
         ),
     ];
     let infobox = vec![("Founded".into(), founded), ("Seat".into(), seat)];

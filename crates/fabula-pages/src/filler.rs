@@ -7,7 +7,8 @@
 //! Their filler vocabulary (professions, industries, catch phrases, verb phrases) comes from the
 //! `fake` crate's English company data, drawn with the world's page RNG, lower-cased and screened:
 //! nothing with a digit (a number no fact backs) and nothing that is not a trade ("human
-//! resources"); its generators of people's names are never used.
+//! resources"); its generators of people's names are never used. The asides of encyclopedia
+//! articles (`entity.rs`) draw their filler words here too.
 
 use fake::Fake;
 use fake::faker::company::en::{Bs, CatchPhrase, Industry, Profession};
@@ -39,15 +40,15 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
 }
 
 /// The filler words of one page.
-struct Words {
-    profession: String,
-    industry: String,
-    phrase: String,
-    plan: String,
+pub(crate) struct Words {
+    pub profession: String,
+    pub industry: String,
+    pub phrase: String,
+    pub plan: String,
 }
 
 impl Words {
-    fn draw(ctx: &mut Ctx) -> Words {
+    pub(crate) fn draw(ctx: &mut Ctx) -> Words {
         Words {
             profession: screened(ctx, |rng| Profession().fake_with_rng(rng)),
             industry: screened(ctx, |rng| Industry().fake_with_rng(rng)),

@@ -5,9 +5,11 @@
 //! several entities), one site per organisation (an about page and a people page) and an archive of
 //! yearbooks (dated pages stating who held which seat and which alliance each organisation belonged
 //! to at that date), with census reports; and a fifth of its pages are opinion columns, notices
-//! and market reports that state no fact at all. Page layouts are minijinja templates in `templates/pages/`; prose comes from
-//! the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per use by the world's
-//! page RNG.
+//! and market reports that state no fact at all. Page layouts are minijinja templates in
+//! `templates/pages/`; prose comes from the phrase banks in `templates/pages/phrases.toml`, one
+//! phrasing chosen per use by the world's page RNG, composed into paragraphs by `prose.rs`
+//! (aliases, varying order, joined sentences); an article's infobox leaves some of the values its
+//! prose states out, and [`read_stated`] reads such a value back out of the prose.
 //!
 //! Every domain cell a page states is recorded as a [`PageFact`](fabula_file::PageFact) with the
 //! exact text the page uses, which is what `fabula check` verifies and what search snippets hide.
@@ -19,6 +21,7 @@ mod entity;
 mod filler;
 mod lists;
 mod phrases;
+mod prose;
 pub mod sites;
 mod templates;
 
@@ -27,6 +30,7 @@ use fabula_world::World;
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
 pub use english::{article, with_article, without_article};
+pub use prose::read_stated;
 
 /// The page kinds, as stored in the world file.
 pub use fabula_file::PageKind;

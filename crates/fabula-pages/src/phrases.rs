@@ -16,15 +16,19 @@ pub fn say(rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) -> String {
 
 /// Fills one randomly chosen phrasing of `key` as a title: a capital first letter, no full stop.
 pub fn title(rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) -> String {
-    let bank = templates::phrases()
+    upper_first(&fill(pick(rng, key), values))
+}
+
+/// One randomly chosen phrasing of `key`'s bank.
+pub fn pick(rng: &mut WorldRng, key: &str) -> &'static str {
+    let bank = templates::banks()
         .get(key)
         .unwrap_or_else(|| panic!("no phrase bank `{key}`"));
-    let phrasing = bank.choose(rng).expect("banks are non-empty");
-    upper_first(&fill(phrasing, values))
+    bank.phrases.choose(rng).expect("banks are non-empty")
 }
 
 /// Replaces each `{name}` of a phrasing that `values` names; other braces stay as they are.
-fn fill(phrasing: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(phrasing: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(phrasing.len() + 64);
     let mut rest = phrasing;
     while let Some(open) = rest.find('{') {

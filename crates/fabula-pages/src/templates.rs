@@ -72,18 +72,19 @@ fn tidy(text: &str) -> String {
     out.trim().to_string() + "\n"
 }
 
+/// One fact type's phrasings, and the infobox label of each placeholder that holds a value a
+/// reader may look up by label (see [`crate::prose::read_stated`]).
 #[derive(Deserialize)]
-struct Bank {
-    phrases: Vec<String>,
+pub struct Bank {
+    pub phrases: Vec<String>,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
 }
 
 /// The phrase banks, by fact type.
-pub fn phrases() -> &'static BTreeMap<String, Vec<String>> {
-    static PHRASE_BANKS: OnceLock<BTreeMap<String, Vec<String>>> = OnceLock::new();
-    PHRASE_BANKS.get_or_init(|| {
-        let banks: BTreeMap<String, Bank> = toml::from_str(PHRASES).expect("phrases.toml is valid");
-        banks.into_iter().map(|(k, v)| (k, v.phrases)).collect()
-    })
+pub fn banks() -> &'static BTreeMap<String, Bank> {
+    static PHRASE_BANKS: OnceLock<BTreeMap<String, Bank>> = OnceLock::new();
+    PHRASE_BANKS.get_or_init(|| toml::from_str(PHRASES).expect("phrases.toml is valid"))
 }
 
 /// A fingerprint of every template and phrase, for the renderer version (FNV-1a).
@@ -100,10 +101,33 @@ pub fn fingerprint() -> u32 {
 
 #[cfg(test)]
 mod tests {
+    /// Banks that state a fact: every one but the census report's opening and the filler pages'.
+    fn states_a_fact(key: &str) -> bool {
+        key != "census_intro" && !key.starts_with("filler_")
+    }
+
     #[test]
-    fn every_bank_has_three_phrasings() {
-        for (key, list) in super::phrases() {
-            assert!(list.len() >= 3, "{key} has {} phrasings", list.len());
+    fn every_fact_has_ten_phrasings_and_each_states_its_labelled_values() {
+        for (key, bank) in super::banks() {
+            let n = bank.phrases.len();
+            assert!(n >= 3, "{key} has {n} phrasings");
+            assert!(!states_a_fact(key) || n >= 10, "{key} has {n} phrasings");
+            for phrasing in bank.phrases.iter().filter(|_| states_a_fact(key)) {
+                // A sentence's first letter is upper-cased: a value there would no longer read
+                // as the text its fact records ("mining" as "Mining").
+                assert!(!phrasing.starts_with("{value}"), "{key}: {phrasing}");
+            }
+            for (slot, phrasing) in bank
+                .labels
+                .keys()
+                .flat_map(|s| bank.phrases.iter().map(move |p| (s, p)))
+            {
+                let placeholder = format!("{{{slot}}}");
+                assert!(
+                    phrasing.contains(&placeholder),
+                    "{key}: {phrasing} lacks {placeholder}"
+                );
+            }
         }
     }
 }

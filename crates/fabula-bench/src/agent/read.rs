@@ -33,9 +33,10 @@ pub(crate) fn infobox(markdown: &str) -> Vec<(String, String)> {
     pairs.map(|[label, cell]| (label, cell)).collect()
 }
 
-/// The infobox cell whose label equals `label` (lower-cased), or starts with it when `prefix`.
+/// The infobox cell whose label equals `label` (lower-cased), or starts with it when `prefix`;
+/// when the infobox leaves that value out, the text the prose states it with.
 pub(crate) fn infobox_cell(markdown: &str, label: &str, prefix: bool) -> Option<String> {
-    infobox(markdown).into_iter().find_map(|(key, cell)| {
+    let cell = infobox(markdown).into_iter().find_map(|(key, cell)| {
         let key = key.to_lowercase();
         let hit = if prefix {
             key.starts_with(label)
@@ -43,7 +44,51 @@ pub(crate) fn infobox_cell(markdown: &str, label: &str, prefix: bool) -> Option<
             key == label
         };
         hit.then_some(cell)
-    })
+    });
+    cell.or_else(|| fabula_pages::read_stated(&prose(markdown), label, prefix))
+}
+
+/// A page's prose: its lines that are not headings, table rows or list items.
+fn prose(markdown: &str) -> String {
+    let lines = markdown.lines().map(str::trim).filter(|l| {
+        !l.is_empty() && !l.starts_with('#') && !l.starts_with('|') && !l.starts_with("- ")
+    });
+    lines.collect::<Vec<_>>().join("\n")
+}
+
+/// The links of the paragraphs under a page's `## ` headings (not "See also"), in page order.
+fn section_links(markdown: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut urls = Vec::new();
+    for line in markdown.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            inside = !heading.trim().eq_ignore_ascii_case("see also");
+            continue;
+        }
+        if line.starts_with("# ") {
+            inside = false;
+        }
+        if inside && !line.starts_with('|') && !line.starts_with("- ") {
+            urls.extend(inline_links(line));
+        }
+    }
+    urls
+}
+
+/// The targets of the Markdown links `[text](url)` written inside a line of prose.
+fn inline_links(line: &str) -> Vec<String> {
+    let mut urls = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("](") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find(')') else { break };
+        let url = &after[..end];
+        if rest[..at].contains('[') && !url.is_empty() && !url.contains(char::is_whitespace) {
+            urls.push(url.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    urls
 }
 
 /// The target of a cell that is one Markdown link.
@@ -110,8 +155,9 @@ pub(crate) fn listed_urls(markdown: &str) -> Vec<String> {
     let first_cells = tables
         .flat_map(|t| t.rows)
         .filter_map(|row| row.into_iter().next());
-    first_cells
-        .filter_map(|cell| link_url(&cell))
+    let in_tables = first_cells.filter_map(|cell| link_url(&cell));
+    in_tables
+        .chain(section_links(markdown))
         .filter(|url| seen.insert(url.clone()))
         .collect()
 }
@@ -135,12 +181,13 @@ pub(crate) fn section_rows(markdown: &str, heading: &str) -> usize {
     let Some(section) = section(markdown, heading) else {
         return 0;
     };
-    pipe_tables(&section).iter().map(|t| t.rows.len()).sum()
+    let rows: usize = pipe_tables(&section).iter().map(|t| t.rows.len()).sum();
+    rows + section_links(&format!("## {heading}\n{section}")).len()
 }
 
 /// The entities the tables under the section headed `heading` list, as [`listed_urls`].
 pub(crate) fn section_urls(markdown: &str, heading: &str) -> Vec<String> {
-    section(markdown, heading).map_or_else(Vec::new, |s| listed_urls(&s))
+    section(markdown, heading).map_or_else(Vec::new, |s| listed_urls(&format!("## {heading}\n{s}")))
 }
 
 /// The text of the section headed `heading` (compared case-insensitively): from its `## ` line
@@ -424,6 +471,40 @@ mod tests {
         );
         check(number(" 12,345 "), "Some(12345)");
         check(number("c. 1700"), "None");
+    }
+
+    /// A settlement article whose infobox leaves its founding year and population to the lead,
+    /// and whose natives are a sentence, not a table.
+    const PROSE_PAGE: &str = "# Kest\n\nKest lies in [Upper Vess](https://w/wiki/Upper_Vess); the town \
+was founded in 1650. It counts 12,000 inhabitants.\n\n\
+| Kest | |\n|---|---|\n| Region | [Upper Vess](https://w/wiki/Upper_Vess) |\n\n\
+## Notable people born here\n\nNatives of Kest include townsfolk such as [Ila Orr](https://w/wiki/Ila_Orr) \
+and [Kel Orr](https://w/wiki/Kel_Orr).\n\n## See also\n\n- [Vess](https://w/wiki/Vess)\n";
+
+    #[test]
+    fn values_left_out_of_the_infobox_are_read_from_prose() {
+        check(
+            infobox_cell(PROSE_PAGE, "founded", false),
+            r#"Some("1650")"#,
+        );
+        check(
+            infobox_cell(PROSE_PAGE, "population", false),
+            r#"Some("12,000")"#,
+        );
+        check(
+            infobox_cell(PROSE_PAGE, "region", false),
+            r#"Some("[Upper Vess](https://w/wiki/Upper_Vess)")"#,
+        );
+        check(infobox_cell(PROSE_PAGE, "members", false), "None");
+        check(
+            section_urls(PROSE_PAGE, "Notable people born here"),
+            r#"["https://w/wiki/Ila_Orr", "https://w/wiki/Kel_Orr"]"#,
+        );
+        assert_eq!(section_rows(PROSE_PAGE, "notable people born here"), 2);
+        check(
+            listed_urls(PROSE_PAGE),
+            r#"["https://w/wiki/Ila_Orr", "https://w/wiki/Kel_Orr"]"#,
+        );
     }
 
     #[test]
