@@ -547,7 +547,9 @@ mod tests {
                 date.starts_with(&format!("{year:04}-")),
                 "{date} for {year}"
             );
-            assert!(page.url.contains(&date.replace('-', "/")), "{}", page.url);
+            // Every news layout puts the year and month of the date in the path.
+            let digits: String = page.url.chars().filter(char::is_ascii_digit).collect();
+            assert!(digits.contains(&date[..7].replace('-', "")), "{}", page.url);
             let dateline = format!("*{news_name}, {date}*");
             assert!(
                 page.body.contains(&dateline),
@@ -593,7 +595,7 @@ mod tests {
         let tenure_table = schema::layout(&world).table(Tenure).name.clone();
         let yearbooks: Vec<_> = pages
             .iter()
-            .filter(|p| p.kind == PageKind::History && p.url.contains("/yearbook/"))
+            .filter(|p| p.kind == PageKind::History && !p.title.starts_with("Census of"))
             .collect();
         assert!(yearbooks.len() >= 3, "{} yearbooks", yearbooks.len());
         for page in yearbooks {
@@ -626,7 +628,7 @@ mod tests {
         let (census, settlement) = (layout.table(Census), layout.table(Settlement));
         let reports: Vec<&Page> = pages
             .iter()
-            .filter(|p| p.url.contains("/census/"))
+            .filter(|p| p.title.starts_with("Census of"))
             .collect();
         assert_eq!(reports.len(), world.census_years().len());
         for c in &world.censuses {

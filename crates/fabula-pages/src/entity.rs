@@ -372,7 +372,34 @@ fn settlement_sections(d: &mut Draft, ctx: &mut Ctx, settlement: &Settlement) ->
             people_sentence,
         ),
         listing(ctx, heading, columns, orgs, orgs_sentence),
+        censuses(d, ctx, settlement),
     ]
+}
+
+/// A sentence linking the report of every census that counted a settlement, by its year (the
+/// counts themselves are only in the reports).
+fn censuses(d: &mut Draft, ctx: &mut Ctx, settlement: &Settlement) -> Section {
+    let w = ctx.world;
+    let mut counted: Vec<_> = w
+        .censuses
+        .iter()
+        .filter(|c| c.settlement == settlement.id)
+        .collect();
+    counted.sort_by_key(|c| c.year);
+    let links = counted
+        .iter()
+        .map(|c| {
+            let year = d.year(ctx, TableRole::Census, c.id, ColumnRole::Year, c.year);
+            vec![format!("[{year}]({})", ctx.sites.census_url(c.year))]
+        })
+        .collect();
+    let alias = Alias::thing(&w.theme.settlement.singular);
+    let sentence = ListSentence {
+        prose: Prose::continued(&settlement.name, alias),
+        key: "settlement_censuses",
+        values: &[],
+    };
+    listing(ctx, "Censuses".into(), Vec::new(), links, Some(sentence))
 }
 
 fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
@@ -581,10 +608,10 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
     leave_to_prose(ctx, &mut infobox, &stated);
     infobox.extend(measures);
     let sections = organisation_sections(&mut d, ctx, org);
-    let site = &ctx.sites.org_sites[&id];
+    let (about, people) = (ctx.sites.about_url(id), ctx.sites.people_url(id));
     let see_also = vec![
-        format!("[Official website of {}]({site}about)", org.name),
-        format!("[People of {}]({site}people)", org.name),
+        format!("[Official website of {}]({about})", org.name),
+        format!("[People of {}]({people})", org.name),
     ];
     article(d, lead, infobox, sections, see_also)
 }
@@ -649,7 +676,7 @@ fn organisation_sections(d: &mut Draft, ctx: &mut Ctx, org: &Organisation) -> Ve
 fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let theme = &ctx.world.theme;
     let (o, id) = (TableRole::Organisation, org.id);
-    let url = ctx.sites.org_url(id, "about");
+    let url = ctx.sites.about_url(id);
     let mut d = Draft::new(url, format!("About {}", org.name), PageKind::Entity, None).about(o, id);
     let name = d.own_name(ctx, o, id);
     let home = d.reference(
@@ -683,7 +710,7 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
 fn people_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let w = ctx.world;
     let (o, p, id) = (TableRole::Organisation, TableRole::Person, org.id);
-    let url = ctx.sites.org_url(id, "people");
+    let url = ctx.sites.people_url(id);
     let mut d =
         Draft::new(url, format!("People of {}", org.name), PageKind::List, None).about(o, id);
     let name = d.own_name(ctx, o, id);
@@ -931,7 +958,7 @@ mod tests {
                     (url, ctx.name(role, id).to_string())
                 }
                 Page::People => {
-                    let url = format!("{}people", ctx.sites.org_sites[&id]);
+                    let url = ctx.sites.people_url(id);
                     (url, format!("People of {}", ctx.name(role, id)))
                 }
             };

@@ -112,7 +112,9 @@ impl Prose {
     /// the paragraph's first sentence, then by name or alias).
     pub fn say(&mut self, rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) {
         let phrasing = pick(rng, key);
-        let opens_with_subject = phrasing.starts_with("{subject}");
+        // "It" never opens a paragraph: under a new heading the subject is named or called
+        // by its kind.
+        let opens_with_subject = phrasing.starts_with("{subject}") && !self.pieces.is_empty();
         let subject = if self.named {
             self.mention(rng, opens_with_subject)
         } else {

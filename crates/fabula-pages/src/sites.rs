@@ -1,14 +1,22 @@
 //! The small web of one world: site names and the stable url of every page.
 //!
-//! Urls are built from names, so they are readable and stable for a given world: the encyclopedia
-//! lives at `https://{root}pedia.org/wiki/{Title}`, the news site at
-//! `https://www.{root}-{paper}.com/{yyyy}/{mm}/{dd}/{slug}`, each organisation at
-//! `https://{slug}.{tld}/`, and the yearbook archive at `https://archive.{root}.org/yearbook/{year}`.
+//! Urls are built from names, so they are readable and stable for a given world, and each world
+//! lays its sites out its own way ([`Style`], drawn from the world's own "sites" RNG stream): the
+//! encyclopedia may live at `https://{root}pedia.org/wiki/{Title}` or
+//! `https://www.{root}-encyclopedia.org/entry/{slug}`, the news site may date its paths
+//! `/{yyyy}/{mm}/{dd}/{slug}` or `/stories/{slug}-{yyyymmdd}`, the archive may keep a yearbook at
+//! `/yearbook/{year}` or `/{year}/annals`, and each organisation's site names its own about and
+//! people pages (`/about`, `/who-we-are`; `/people`, `/team`). So an agent cannot learn one url
+//! scheme and skip searching: the pages of two worlds rarely share a path pattern.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rand::seq::IndexedRandom;
+
 use fabula_file::TableRole;
 use fabula_world::World;
+use fabula_world::naming::capitalise;
+use fabula_world::seed;
 
 const PAPERS: &[&str] = &[
     "tidings",
@@ -22,13 +30,100 @@ const PAPERS: &[&str] = &[
 ];
 const TLDS: &[&str] = &["org", "com", "net", "co"];
 
-/// Lower-case ASCII slug with single dashes: "Port Kelvar's Cup" becomes `port-kelvars-cup`.
+/// Encyclopedia hosts and the name each gives its site (`{root}`, `{Root}` filled).
+const WIKI_HOSTS: &[(&str, &str)] = &[
+    ("{root}pedia.org", "{Root}pedia"),
+    ("{root}wiki.org", "{Root}wiki"),
+    ("www.{root}-encyclopedia.org", "The {Root} Encyclopedia"),
+    ("{root}.wiki", "{Root} Wiki"),
+    ("en.{root}pedia.net", "{Root}pedia"),
+];
+/// News hosts (`{root}`, `{paper}` filled).
+const NEWS_HOSTS: &[&str] = &[
+    "www.{root}-{paper}.com",
+    "{root}{paper}.com",
+    "{paper}.{root}.com",
+    "www.the{root}{paper}.net",
+];
+/// Archive hosts.
+const ARCHIVE_HOSTS: &[&str] = &[
+    "archive.{root}.org",
+    "records.{root}.org",
+    "{root}-archives.org",
+    "library.{root}.org",
+];
+/// Where a yearbook and a census report live under the archive (`{year}` filled).
+const YEARBOOK_PATHS: &[&str] = &[
+    "yearbook/{year}",
+    "annals/{year}",
+    "{year}/yearbook",
+    "year/{year}",
+];
+const CENSUS_PATHS: &[&str] = &[
+    "census/{year}",
+    "census-{year}",
+    "{year}/census",
+    "counts/{year}",
+];
+/// The paths of an organisation's about and people pages.
+const ABOUT_PATHS: &[&str] = &["about", "about-us", "who-we-are", "our-story"];
+const PEOPLE_PATHS: &[&str] = &["people", "team", "our-people", "leadership"];
+
+/// How an encyclopedia article's path is made from its title.
+#[derive(Debug, Clone, Copy)]
+enum Article {
+    /// `{prefix}{Title_With_Underscores}`.
+    Wiki(&'static str),
+    /// `{prefix}{slug}{suffix}`.
+    Slug(&'static str, &'static str),
+}
+
+const ARTICLES: &[Article] = &[
+    Article::Wiki("/wiki/"),
+    Article::Wiki("/w/"),
+    Article::Slug("/article/", ""),
+    Article::Slug("/entry/", ""),
+    Article::Slug("/pages/", ".html"),
+    Article::Slug("/", ""),
+];
+
+/// How a news path is made from a date and a title.
+#[derive(Debug, Clone, Copy)]
+enum NewsPath {
+    /// `/{yyyy}/{mm}/{dd}/{slug}`.
+    DayDirs,
+    /// `/news/{yyyy}-{mm}-{dd}/{slug}`.
+    DateDir,
+    /// `/stories/{slug}-{yyyymmdd}`.
+    DatedSlug,
+    /// `/{yyyy}/{mm}/{slug}`.
+    MonthDirs,
+}
+
+const NEWS_PATHS: &[NewsPath] = &[
+    NewsPath::DayDirs,
+    NewsPath::DateDir,
+    NewsPath::DatedSlug,
+    NewsPath::MonthDirs,
+];
+
+/// One world's url scheme.
+#[derive(Debug, Clone)]
+struct Style {
+    article: Article,
+    news: NewsPath,
+    yearbook: &'static str,
+    census: &'static str,
+}
+
+/// Lower-case ASCII slug with single dashes: "Port Kelvar's Cup" becomes `port-kelvars-cup`,
+/// "Category:Mining (guilds)" becomes `category-mining-guilds`.
 pub fn slug(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
         if c.is_ascii_alphanumeric() {
             out.push(c.to_ascii_lowercase());
-        } else if (c == ' ' || c == '-') && !out.ends_with('-') && !out.is_empty() {
+        } else if matches!(c, ' ' | '-' | ':' | '(') && !out.ends_with('-') && !out.is_empty() {
             out.push('-');
         }
     }
@@ -54,27 +149,53 @@ pub struct Sites {
     pub archive_host: String,
     /// Organisation id -> site base url (ending in `/`).
     pub org_sites: BTreeMap<i64, String>,
+    /// Organisation id -> the paths of its about and people pages.
+    org_paths: BTreeMap<i64, (&'static str, &'static str)>,
     entity_urls: BTreeMap<(TableRole, i64), String>,
+    /// Census year -> the url of its report, known before any page is rendered so that
+    /// articles can link to reports.
+    census_urls: BTreeMap<i64, String>,
+    style: Style,
     used: BTreeSet<String>,
 }
 
 impl Sites {
-    /// Names the sites of a world; depends only on the world's names and theme.
+    /// Names the sites of a world and draws its url scheme; depends only on the world's names,
+    /// theme and seed.
     pub fn new(world: &World) -> Sites {
         let root = slug(&world.root);
+        let upper = capitalise(&root);
+        let mut rng = seed::rng(world.master_seed, world.id, "sites");
         let paper = PAPERS[(world.world_seed % PAPERS.len() as u64) as usize];
+        let mut pick = |options: &[&'static str]| *options.choose(&mut rng).expect("options");
+        let fill = |pattern: &str| {
+            pattern
+                .replace("{root}", &root)
+                .replace("{Root}", &upper)
+                .replace("{paper}", paper)
+        };
+        let news_host = fill(pick(NEWS_HOSTS));
+        let archive_host = fill(pick(ARCHIVE_HOSTS));
+        let yearbook = pick(YEARBOOK_PATHS);
+        let census = pick(CENSUS_PATHS);
+        let (wiki_host, wiki_name) = *WIKI_HOSTS.choose(&mut rng).expect("hosts");
+        let style = Style {
+            article: *ARTICLES.choose(&mut rng).expect("article paths"),
+            news: *NEWS_PATHS.choose(&mut rng).expect("news paths"),
+            yearbook,
+            census,
+        };
         let mut sites = Sites {
-            wiki_host: format!("{root}pedia.org"),
-            wiki_name: format!("{}pedia", fabula_world::naming::capitalise(&root)),
-            news_host: format!("www.{root}-{paper}.com"),
-            news_name: format!(
-                "The {} {}",
-                fabula_world::naming::capitalise(&root),
-                fabula_world::naming::capitalise(paper)
-            ),
-            archive_host: format!("archive.{root}.org"),
+            wiki_host: fill(wiki_host),
+            wiki_name: fill(wiki_name),
+            news_host,
+            news_name: format!("The {upper} {}", capitalise(paper)),
+            archive_host,
             org_sites: BTreeMap::new(),
+            org_paths: BTreeMap::new(),
             entity_urls: BTreeMap::new(),
+            census_urls: BTreeMap::new(),
+            style,
             used: BTreeSet::new(),
         };
         let mut entities: Vec<(TableRole, i64, &str)> = Vec::new();
@@ -133,39 +254,60 @@ impl Sites {
                 n += 1;
             }
             sites.org_sites.insert(org.id, base);
+            let about = *ABOUT_PATHS.choose(&mut rng).expect("about paths");
+            let people = *PEOPLE_PATHS.choose(&mut rng).expect("people paths");
+            sites.org_paths.insert(org.id, (about, people));
+        }
+        for year in world.census_years() {
+            let path = sites.style.census.replace("{year}", &year.to_string());
+            let url = sites.unique(format!("https://{}/{path}", sites.archive_host));
+            sites.census_urls.insert(year, url);
         }
         sites
     }
 
     /// A fresh encyclopedia url for a title; a clash gets a numeric suffix.
     pub fn wiki_url(&mut self, title: &str) -> String {
-        self.unique(format!(
-            "https://{}/wiki/{}",
-            self.wiki_host,
-            wiki_path(title)
-        ))
+        let path = match self.style.article {
+            Article::Wiki(prefix) => format!("{prefix}{}", wiki_path(title)),
+            Article::Slug(prefix, suffix) => format!("{prefix}{}{suffix}", slug(title)),
+        };
+        self.unique(format!("https://{}{path}", self.wiki_host))
     }
 
-    /// A fresh news url.
+    /// A fresh news url for an ISO date (`YYYY-MM-DD`) and a title.
     pub fn news_url(&mut self, date: &str, title: &str) -> String {
-        let path = date.replace('-', "/");
-        self.unique(format!("https://{}/{path}/{}", self.news_host, slug(title)))
+        let (year, rest) = date.split_once('-').unwrap_or((date, ""));
+        let (month, day) = rest.split_once('-').unwrap_or((rest, ""));
+        let slug = slug(title);
+        let path = match self.style.news {
+            NewsPath::DayDirs => format!("{year}/{month}/{day}/{slug}"),
+            NewsPath::DateDir => format!("news/{date}/{slug}"),
+            NewsPath::DatedSlug => format!("stories/{slug}-{year}{month}{day}"),
+            NewsPath::MonthDirs => format!("{year}/{month}/{slug}"),
+        };
+        self.unique(format!("https://{}/{path}", self.news_host))
     }
 
-    /// A fresh archive url.
+    /// A fresh url for the yearbook of a year.
     pub fn archive_url(&mut self, year: i64) -> String {
-        self.unique(format!("https://{}/yearbook/{year}", self.archive_host))
+        let path = self.style.yearbook.replace("{year}", &year.to_string());
+        self.unique(format!("https://{}/{path}", self.archive_host))
     }
 
-    /// A fresh url for the report of a census.
-    pub fn census_url(&mut self, year: i64) -> String {
-        self.unique(format!("https://{}/census/{year}", self.archive_host))
+    /// The url of the report of the census of `year`, one of the world's census years.
+    pub fn census_url(&self, year: i64) -> String {
+        self.census_urls[&year].clone()
     }
 
-    /// A fresh url under an organisation's site.
-    pub fn org_url(&mut self, org: i64, path: &str) -> String {
-        let base = self.org_sites[&org].clone();
-        self.unique(format!("{base}{path}"))
+    /// The url of an organisation's about page.
+    pub fn about_url(&self, org: i64) -> String {
+        format!("{}{}", self.org_sites[&org], self.org_paths[&org].0)
+    }
+
+    /// The url of an organisation's people page.
+    pub fn people_url(&self, org: i64) -> String {
+        format!("{}{}", self.org_sites[&org], self.org_paths[&org].1)
     }
 
     fn unique(&mut self, url: String) -> String {
@@ -181,5 +323,62 @@ impl Sites {
     /// The article url of an entity.
     pub fn entity(&self, role: TableRole, id: i64) -> &str {
         &self.entity_urls[&(role, id)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use fabula_world::{generate_world, theme};
+
+    use super::*;
+
+    #[test]
+    fn slugs_are_lower_case_words_joined_by_single_dashes() {
+        for (text, expect) in [
+            ("Port Kelvar's Cup", "port-kelvars-cup"),
+            ("Category:Mining (guilds)", "category-mining-guilds"),
+            ("Notice: a meeting", "notice-a-meeting"),
+            ("  A -- B ", "a-b"),
+        ] {
+            assert_eq!(slug(text), expect, "{text}");
+        }
+    }
+
+    /// The url of every kind of page of world (`seed`, `id`), with its letters and digits dropped.
+    fn url_shapes(seed: u64, id: u32) -> Vec<String> {
+        let world = generate_world(seed, id, &theme::all().unwrap());
+        let mut sites = Sites::new(&world);
+        let org = world.organisations[0].id;
+        let mut urls = vec![
+            sites
+                .entity(TableRole::Person, world.people[0].id)
+                .to_string(),
+            sites.wiki_url("List of things"),
+            sites.news_url("1850-03-07", "A new guild"),
+            sites.archive_url(1850),
+            sites.about_url(org),
+            sites.people_url(org),
+        ];
+        urls.extend(world.census_years().first().map(|y| sites.census_url(*y)));
+        let root = slug(&world.root);
+        urls.iter()
+            .map(|u| {
+                u.replace(&root, "R")
+                    .replace(|c: char| c.is_alphanumeric(), "")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn worlds_lay_out_their_sites_differently_and_stably() {
+        let layouts: BTreeSet<Vec<String>> = (0..24).map(|id| url_shapes(5, id)).collect();
+        assert!(
+            layouts.len() >= 12,
+            "{} layouts of 24 worlds",
+            layouts.len()
+        );
+        assert_eq!(url_shapes(5, 3), url_shapes(5, 3));
     }
 }

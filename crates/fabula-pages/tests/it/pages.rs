@@ -53,7 +53,7 @@ fn snapshots_of_each_page_kind() {
     }
     let person = pages
         .iter()
-        .find(|p| p.url.contains("/wiki/") && p.body.contains("| Born |"))
+        .find(|p| p.kind == PageKind::Entity && p.body.contains("| Born |"))
         .unwrap();
     insta::assert_snapshot!("page_person", dump(person));
 }
@@ -202,21 +202,29 @@ fn near_namesakes_exist() {
 }
 
 #[test]
-fn sites_are_named_after_the_invented_root() {
-    for id in 0..8 {
+fn sites_are_named_after_the_invented_root_and_laid_out_per_world() {
+    let mut shapes = BTreeSet::new();
+    for id in 0..12 {
         let w = world(8, id);
         let root = fabula_pages::sites::slug(&w.root);
         let pages = render_pages(&w);
-        let wiki = format!("https://{root}pedia.org/wiki/");
-        assert!(
-            pages.iter().any(|p| p.url.starts_with(&wiki)),
-            "world {id}: no page under {wiki}"
-        );
-        assert!(
-            pages
+        let hosts: BTreeSet<&str> = pages
+            .iter()
+            .filter_map(|p| p.url.strip_prefix("https://")?.split('/').next())
+            .collect();
+        for kind in [PageKind::Entity, PageKind::News, PageKind::History] {
+            let host = pages
                 .iter()
-                .any(|p| p.url.starts_with(&format!("https://www.{root}-"))),
-            "world {id}: no news site"
-        );
+                .find(|p| p.kind == kind)
+                .and_then(|p| p.url.strip_prefix("https://")?.split('/').next())
+                .unwrap();
+            assert!(host.contains(&root), "world {id}: {kind} page on {host}");
+        }
+        assert!(hosts.len() > 3, "world {id}: {hosts:?}");
+        // The shape of an article url: its path with the title's letters dropped.
+        let article = pages.iter().find(|p| p.kind == PageKind::Category).unwrap();
+        let path = article.url.split_once(&root).unwrap().1;
+        shapes.insert(path.replace(|c: char| c.is_alphanumeric(), ""));
     }
+    assert!(shapes.len() >= 3, "{shapes:?}");
 }
