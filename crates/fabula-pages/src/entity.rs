@@ -498,59 +498,39 @@ fn career(d: &mut Draft, ctx: &Ctx, id: i64) -> Vec<(Step, Vec<String>)> {
     let w = ctx.world;
     let o = TableRole::Organisation;
     let mut rows = Vec::new();
+    let mut add = |step: Step, (role, row): (TableRole, i64), cells: &[Cell]| {
+        rows.push((step, d.row(ctx, role, row, cells)));
+    };
     for org in w.organisations.iter().filter(|x| x.founder == id) {
-        rows.push((
-            Step::Founded,
-            d.row(
-                ctx,
-                o,
-                org.id,
-                &[
-                    Cell::Subject(ColumnRole::Founder),
-                    Cell::Plain("Founder"),
-                    Cell::Link,
-                    Cell::Year(ColumnRole::Founded, org.founded),
-                    Cell::Plain(""),
-                ],
-            ),
-        ));
+        let cells = [
+            Cell::Subject(ColumnRole::Founder),
+            Cell::Plain("Founder"),
+            Cell::Link,
+            Cell::Year(ColumnRole::Founded, org.founded),
+            Cell::Plain(""),
+        ];
+        add(Step::Founded, (o, org.id), &cells);
     }
     for t in w.tenures.iter().filter(|x| x.person == id) {
-        let step = Step::Seat {
-            open: t.end.is_none(),
-        };
-        rows.push((
-            step,
-            d.row(
-                ctx,
-                TableRole::Tenure,
-                t.id,
-                &[
-                    Cell::Subject(ColumnRole::Person),
-                    Cell::Text(ColumnRole::Seat, &t.seat),
-                    Cell::Reference(ColumnRole::Organisation, o, t.organisation),
-                    Cell::Year(ColumnRole::StartYear, t.start),
-                    Cell::End(t.end),
-                ],
-            ),
-        ));
+        let cells = [
+            Cell::Subject(ColumnRole::Person),
+            Cell::Text(ColumnRole::Seat, &t.seat),
+            Cell::Reference(ColumnRole::Organisation, o, t.organisation),
+            Cell::Year(ColumnRole::StartYear, t.start),
+            Cell::End(t.end),
+        ];
+        let open = t.end.is_none();
+        add(Step::Seat { open }, (TableRole::Tenure, t.id), &cells);
     }
     for m in w.memberships.iter().filter(|x| x.person == id) {
-        rows.push((
-            Step::Member,
-            d.row(
-                ctx,
-                TableRole::Membership,
-                m.id,
-                &[
-                    Cell::Subject(ColumnRole::Person),
-                    Cell::Text(ColumnRole::MemberRole, &m.role),
-                    Cell::Reference(ColumnRole::Organisation, o, m.organisation),
-                    Cell::Year(ColumnRole::Joined, m.joined),
-                    Cell::Plain(""),
-                ],
-            ),
-        ));
+        let cells = [
+            Cell::Subject(ColumnRole::Person),
+            Cell::Text(ColumnRole::MemberRole, &m.role),
+            Cell::Reference(ColumnRole::Organisation, o, m.organisation),
+            Cell::Year(ColumnRole::Joined, m.joined),
+            Cell::Plain(""),
+        ];
+        add(Step::Member, (TableRole::Membership, m.id), &cells);
     }
     rows
 }
