@@ -88,14 +88,9 @@ impl Section {
 /// Leaves out of an infobox, each with [`PROSE_ONLY_SHARE`], the rows labelled `stated`: values
 /// the lead already states, which a reader then finds only in prose.
 fn leave_to_prose(ctx: &mut Ctx, infobox: &mut Vec<(String, String)>, stated: &[&str]) {
-    let mut kept = Vec::with_capacity(infobox.len());
-    for (label, cell) in infobox.drain(..) {
-        let drop = stated.contains(&label.as_str()) && ctx.rng.random_bool(PROSE_ONLY_SHARE);
-        if !drop {
-            kept.push((label, cell));
-        }
-    }
-    *infobox = kept;
+    infobox.retain(|(label, _)| {
+        !(stated.contains(&label.as_str()) && ctx.rng.random_bool(PROSE_ONLY_SHARE))
+    });
 }
 
 /// How a listing section reads as prose: a paragraph about the page's subject, one sentence of

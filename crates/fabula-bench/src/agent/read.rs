@@ -68,11 +68,19 @@ fn section_links(markdown: &str) -> Vec<String> {
         if line.starts_with("# ") {
             inside = false;
         }
-        if inside && !line.starts_with('|') && !line.starts_with("- ") {
-            urls.extend(inline_links(line));
+        if inside {
+            urls.extend(paragraph_links(line));
         }
     }
     urls
+}
+
+/// The links of the prose lines of `text` (not table rows or list items), in order.
+fn paragraph_links(text: &str) -> Vec<String> {
+    let prose = text
+        .lines()
+        .filter(|l| !l.starts_with('|') && !l.starts_with("- "));
+    prose.flat_map(inline_links).collect()
 }
 
 /// The targets of the Markdown links `[text](url)` written inside a line of prose.
@@ -147,19 +155,25 @@ pub(crate) fn winner_url(markdown: &str) -> Option<String> {
         .find_map(|row| link_url(&row[1]))
 }
 
-/// The entities a page's tables (not its infobox) list: the link of each row's first cell, each
-/// url once, in page order.
+/// The entities a page lists: the link of the first cell of each row of its tables (not its
+/// infobox), then the links of the sentences under its sections, each url once.
 pub(crate) fn listed_urls(markdown: &str) -> Vec<String> {
-    let mut seen = BTreeSet::new();
+    once_each(table_links(markdown).chain(section_links(markdown)))
+}
+
+/// The link of the first cell of each row of a page's tables (not its infobox).
+fn table_links(markdown: &str) -> impl Iterator<Item = String> {
     let tables = pipe_tables(markdown).into_iter().filter(|t| !is_infobox(t));
     let first_cells = tables
         .flat_map(|t| t.rows)
         .filter_map(|row| row.into_iter().next());
-    let in_tables = first_cells.filter_map(|cell| link_url(&cell));
-    in_tables
-        .chain(section_links(markdown))
-        .filter(|url| seen.insert(url.clone()))
-        .collect()
+    first_cells.filter_map(|cell| link_url(&cell))
+}
+
+/// Each url once, in the order first seen.
+fn once_each(urls: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    urls.filter(|url| seen.insert(url.clone())).collect()
 }
 
 /// The rows of a page's tables (not its infobox), each as its (header, cell) pairs.
@@ -182,12 +196,14 @@ pub(crate) fn section_rows(markdown: &str, heading: &str) -> usize {
         return 0;
     };
     let rows: usize = pipe_tables(&section).iter().map(|t| t.rows.len()).sum();
-    rows + section_links(&format!("## {heading}\n{section}")).len()
+    rows + paragraph_links(&section).len()
 }
 
-/// The entities the tables under the section headed `heading` list, as [`listed_urls`].
+/// The entities the section headed `heading` lists, in its tables or its sentences, each once.
 pub(crate) fn section_urls(markdown: &str, heading: &str) -> Vec<String> {
-    section(markdown, heading).map_or_else(Vec::new, |s| listed_urls(&format!("## {heading}\n{s}")))
+    section(markdown, heading).map_or_else(Vec::new, |s| {
+        once_each(table_links(&s).chain(paragraph_links(&s)))
+    })
 }
 
 /// The text of the section headed `heading` (compared case-insensitively): from its `## ` line
