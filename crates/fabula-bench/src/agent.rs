@@ -149,6 +149,7 @@ impl Run<'_> {
             Step::EachUnder { heading, label } => self.each_under(heading, label),
             Step::CountBefore { year } => Ok(self.count_before(year)),
             Step::Total => Ok(self.answer_with(Some(read::total(&self.reads).to_string()))),
+            Step::Names { before } => Ok(self.names(before.as_deref())),
             Step::Census { year } => self.census(year),
         }
     }
@@ -405,6 +406,20 @@ impl Run<'_> {
             return false;
         };
         self.answer_with(Some(read::count_before(&self.reads, year).to_string()))
+    }
+
+    /// Answers the subjects read, one per line; with a year slot, only those whose first value
+    /// lies before it.
+    fn names(&mut self, before: Option<&str>) -> bool {
+        let year = match before {
+            Some(slot) => match self.number_slot(slot) {
+                Some(year) => Some(year),
+                None => return false,
+            },
+            None => None,
+        };
+        let names = read::names(&self.reads, year);
+        self.answer_with((!names.is_empty()).then(|| names.join("\n")))
     }
 
     fn table(&mut self, header: &[String]) -> bool {

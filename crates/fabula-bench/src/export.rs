@@ -347,6 +347,21 @@ whenever you receive new information. When you need facts you do not have, searc
 often as you need. When you know the answer, write it inside <answer> and </answer> with no explanation, \
 for example <answer> Port Vessa </answer>.";
 
+/// What a prompt says after the question about the answer's form: a table's columns, or that
+/// a set answer names every item; nothing for a short answer.
+fn answer_hint(answer: &Value) -> String {
+    if answer.is_array() {
+        return "\nName every one of them inside the answer tags, separated by semicolons.".into();
+    }
+    match table_answer(answer) {
+        Some(table) => format!(
+            "\nGive the answer as one Markdown table with exactly these columns: {}, one row per item.",
+            table.columns.join(", ")
+        ),
+        None => String::new(),
+    }
+}
+
 /// A Search-R1/verl record. `ground_truth.target` lists the accepted strings (a table's gold is
 /// its Markdown table); `ground_truth.answer` holds the gold JSON for fabula-score.
 pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> Result<Value> {
@@ -354,7 +369,7 @@ pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> R
     let target = searchr1_target(&answer);
     Ok(json!({
         "data_source": "fabula",
-        "prompt": [{"role": "user", "content": format!("{SEARCHR1_INSTRUCTIONS} Question: {}\n", task.question)}],
+        "prompt": [{"role": "user", "content": format!("{SEARCHR1_INSTRUCTIONS} Question: {}{}\n", task.question, answer_hint(&answer).replace('\n', " "))}],
         "ability": "fact-reasoning",
         "reward_model": {"style": "rule", "ground_truth": {"target": target, "answer": answer}},
         "extra_info": {"split": split.as_str(), "index": index, "world": world, "task_id": task.id, "kind": task.kind},
@@ -373,13 +388,7 @@ explanation, for example <answer> Port Vessa </answer>.";
 /// columns and asks for a Markdown table inside the answer tags.
 pub fn verl_record(world: u32, task: &Task, split: Split, index: usize) -> Result<VerlRecord> {
     let answer: Value = parse_json(task, &task.answer)?;
-    let table_hint = match table_answer(&answer) {
-        Some(table) => format!(
-            "\nGive the answer as one Markdown table with exactly these columns: {}, one row per item.",
-            table.columns.join(", ")
-        ),
-        None => String::new(),
-    };
+    let table_hint = answer_hint(&answer);
     Ok(VerlRecord {
         data_source: "fabula".into(),
         prompt: vec![Message {
@@ -430,12 +439,14 @@ fn is_parquet(path: &Path) -> bool {
         .is_some_and(|extension| extension == "parquet")
 }
 
-/// The strings a Search-R1 reward accepts: a string answer, each item of a list, or a table's
-/// Markdown table.
+/// The strings a Search-R1 reward accepts: a string answer, a set answer's items joined by
+/// `, ` in the gold's order (Search-R1's exact match accepts any one target, so the items
+/// cannot be targets of their own; `ground_truth.answer` scores a set by item F1), or a
+/// table's Markdown table.
 fn searchr1_target(answer: &Value) -> Vec<String> {
     match answer {
         Value::String(s) => vec![s.clone()],
-        Value::Array(items) => items.iter().map(cell_string).collect(),
+        Value::Array(items) => vec![items.iter().map(cell_string).collect::<Vec<_>>().join(", ")],
         _ => match table_answer(answer) {
             Some(t) => vec![markdown_table(&t.columns, &t.rows)],
             None => Vec::new(),
@@ -622,7 +633,7 @@ mod tests {
     #[test]
     fn answers_shape_into_targets_and_gold_csvs() {
         check(r#""Orrwick""#, &["Orrwick"], None);
-        check(r#"["Vess", "Kel"]"#, &["Vess", "Kel"], None);
+        check(r#"["Kel", "Vess"]"#, &["Kel, Vess"], None);
         check("12", &[], None);
         check(
             r#"{"columns": ["Name", "Founded"], "key": ["Name"], "rows": [["Vess, Upper", "1702"], ["Kel", null]]}"#,

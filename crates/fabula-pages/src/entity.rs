@@ -18,6 +18,8 @@ use crate::templates;
 const PROSE_ONLY_SHARE: f64 = 0.6;
 /// How many asides an article adds after its facts.
 const ASIDES: std::ops::RangeInclusive<usize> = 2..=3;
+/// How many sentences of background an article's background section holds.
+const BACKGROUND: std::ops::RangeInclusive<usize> = 3..=6;
 /// How often a section that lists linked entities is a sentence instead of a table.
 const LIST_AS_PROSE_SHARE: f64 = 0.5;
 
@@ -48,12 +50,14 @@ fn article(
     lead: Vec<String>,
     infobox: Vec<(String, String)>,
     sections: Vec<Section>,
+    background: Option<Section>,
     see_also: Vec<String>,
 ) -> Page {
     let title = d.title.clone();
     // A heading over nothing says nothing: sections without rows or text are left out.
     let sections = sections
         .into_iter()
+        .chain(background)
         .filter(|s| !s.rows.is_empty() || !s.text.is_empty())
         .collect();
     let body = templates::render(
@@ -136,23 +140,47 @@ fn listing(
     }
 }
 
-/// Two or three asides of `key`'s bank about the subject: background that states no fact, its
-/// filler words from the `fake` crate (see [`crate::filler`]).
-fn asides(ctx: &mut Ctx, name: &str, alias: Alias, key: &str, kind: &str) -> String {
-    let mut prose = Prose::continued(name, alias);
+/// The asides about an article's subject: two or three after its facts, from the
+/// `aside_{kind}` bank, and a section of three to six more under a heading of the
+/// `heading_{kind}` bank, from the rest of that bank and `aside_any`. Background that states no
+/// fact, no phrasing twice on one page, its filler words from the `fake` crate (see
+/// [`crate::filler`]).
+fn asides(ctx: &mut Ctx, name: &str, alias: Alias, kind: &str, noun: &str) -> (String, Section) {
+    let banks = templates::banks();
+    let phrasings = |key: &str| -> Vec<&'static str> {
+        banks[key].phrases.iter().map(String::as_str).collect()
+    };
+    let mut pool = phrasings(&format!("aside_{kind}"));
     let n = ctx.rng.random_range(ASIDES);
-    for _ in 0..n {
+    let mut lead = Prose::continued(name, alias.clone());
+    say_asides(ctx, &mut lead, &mut pool, n, noun);
+    pool.extend(phrasings("aside_any"));
+    let n = ctx.rng.random_range(BACKGROUND);
+    let mut background = Prose::continued(name, alias);
+    say_asides(ctx, &mut background, &mut pool, n, noun);
+    let heading = crate::phrases::pick(ctx.rng, &format!("heading_{kind}")).to_owned();
+    let section = Section {
+        heading,
+        text: background.finish(ctx.rng),
+        ..Default::default()
+    };
+    (lead.finish(ctx.rng), section)
+}
+
+/// Adds `n` asides to `prose`, each a phrasing taken at random out of `pool`.
+fn say_asides(ctx: &mut Ctx, prose: &mut Prose, pool: &mut Vec<&str>, n: usize, noun: &str) {
+    for _ in 0..n.min(pool.len()) {
+        let phrasing = pool.swap_remove(ctx.rng.random_range(0..pool.len()));
         let words = Words::draw(ctx);
         let values = [
-            ("kind", kind),
+            ("kind", noun),
             ("profession", words.profession.as_str()),
             ("industry", words.industry.as_str()),
             ("phrase", words.phrase.as_str()),
             ("plan", words.plan.as_str()),
         ];
-        prose.say(ctx.rng, key, &values);
+        prose.say_phrasing(ctx.rng, phrasing, &values);
     }
-    prose.finish(ctx.rng)
 }
 
 /// Whether the next listing section is a sentence rather than a table.
@@ -235,10 +263,9 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
         &theme.region,
         &region.extras,
     );
-    let lead = vec![
-        prose.finish(ctx.rng),
-        asides(ctx, &name, alias(), "aside_region", &theme.region.singular),
-    ];
+    let facts = prose.finish(ctx.rng);
+    let (aside, background) = asides(ctx, &name, alias(), "region", &theme.region.singular);
+    let lead = vec![facts, aside];
     let mut infobox = vec![
         ("Type".into(), label(&theme.region.singular)),
         ("Population".into(), pop),
@@ -272,7 +299,7 @@ fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
         rows,
         sentence,
     )];
-    article(d, lead, infobox, sections, Vec::new())
+    article(d, lead, infobox, sections, Some(background), Vec::new())
 }
 
 fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> Page {
@@ -301,10 +328,9 @@ fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> Page {
     prose.say(ctx.rng, "settlement_population", &[("value", &pop)]);
     let (shape, values) = (&theme.settlement, &settlement.extras);
     let measures = extras(&mut d, ctx, &mut prose, (s, id), shape, values);
-    let lead = vec![
-        prose.finish(ctx.rng),
-        asides(ctx, &name, Alias::thing(kind), "aside_settlement", kind),
-    ];
+    let facts = prose.finish(ctx.rng);
+    let (aside, background) = asides(ctx, &name, Alias::thing(kind), "settlement", kind);
+    let lead = vec![facts, aside];
     let mut infobox = vec![
         (label(&theme.region.singular), region),
         ("Founded".into(), founded),
@@ -313,7 +339,7 @@ fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> Page {
     leave_to_prose(ctx, &mut infobox, &["Founded", "Population"]);
     infobox.extend(measures);
     let sections = settlement_sections(&mut d, ctx, settlement);
-    article(d, lead, infobox, sections, Vec::new())
+    article(d, lead, infobox, sections, Some(background), Vec::new())
 }
 
 /// The people born in a settlement and the organisations based there, each as a table or a
@@ -420,10 +446,9 @@ fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
         infobox.push(("Died".into(), died));
     }
     prose.say(ctx.rng, "person_occupation", &[("value", &occupation)]);
-    let lead = vec![
-        prose.finish(ctx.rng),
-        asides(ctx, &name, alias(), "aside_person", &person.occupation),
-    ];
+    let facts = prose.finish(ctx.rng);
+    let (aside, background) = asides(ctx, &name, alias(), "person", &person.occupation);
+    let lead = vec![facts, aside];
     infobox.push(("Occupation".into(), occupation));
     leave_to_prose(
         ctx,
@@ -448,7 +473,7 @@ fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
         text: story.finish_in_order(ctx.rng),
         ..Section::table("Career", columns, rows)
     }];
-    article(d, lead, infobox, sections, Vec::new())
+    article(d, lead, infobox, sections, Some(background), Vec::new())
 }
 
 /// What one row of a career table records.
@@ -567,10 +592,9 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
     prose.say(ctx.rng, "org_members", &[("value", &members)]);
     let (shape, values) = (&theme.organisation, &org.extras);
     let measures = extras(&mut d, ctx, &mut prose, (o, id), shape, values);
-    let lead = vec![
-        prose.finish(ctx.rng),
-        asides(ctx, &name, Alias::thing(kind), "aside_org", kind),
-    ];
+    let facts = prose.finish(ctx.rng);
+    let (aside, background) = asides(ctx, &name, Alias::thing(kind), "org", kind);
+    let lead = vec![facts, aside];
     let home_label = format!("Home {}", theme.settlement.singular);
     let mut infobox = vec![
         ("Category".into(), category),
@@ -588,7 +612,7 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
         format!("[Official website of {}]({about})", org.name),
         format!("[People of {}]({people})", org.name),
     ];
-    article(d, lead, infobox, sections, see_also)
+    article(d, lead, infobox, sections, Some(background), see_also)
 }
 
 /// An organisation's works (a table with their years, or a sentence) and its alliance
@@ -678,7 +702,7 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
         .join(" "),
     ];
     let infobox = vec![("Established".into(), founded), ("Based in".into(), home)];
-    article(d, lead, infobox, Vec::new(), Vec::new())
+    article(d, lead, infobox, Vec::new(), None, Vec::new())
 }
 
 /// The people page of an organisation's own site: office holders and members.
@@ -731,7 +755,7 @@ fn people_page(ctx: &mut Ctx, org: &Organisation) -> Page {
             members,
         ),
     ];
-    article(d, lead, Vec::new(), sections, Vec::new())
+    article(d, lead, Vec::new(), sections, None, Vec::new())
 }
 
 fn work_article(ctx: &mut Ctx, work: &Work) -> Page {
@@ -749,22 +773,21 @@ fn work_article(ctx: &mut Ctx, work: &Work) -> Page {
     prose.say(ctx.rng, "work_made", &made);
     let (shape, values) = (&theme.work, &work.extras);
     let measures = extras(&mut d, ctx, &mut prose, (wr, id), shape, values);
-    let lead = vec![
-        prose.finish(ctx.rng),
-        asides(
-            ctx,
-            &name,
-            Alias::thing(&theme.work.singular),
-            "aside_work",
-            &theme.work.singular,
-        ),
-    ];
+    let facts = prose.finish(ctx.rng);
+    let (aside, background) = asides(
+        ctx,
+        &name,
+        Alias::thing(&theme.work.singular),
+        "work",
+        &theme.work.singular,
+    );
+    let lead = vec![facts, aside];
     let mut infobox = vec![
         (label(&theme.organisation.singular), org),
         (label(&verb), year),
     ];
     infobox.extend(measures);
-    article(d, lead, infobox, Vec::new(), Vec::new())
+    article(d, lead, infobox, Vec::new(), Some(background), Vec::new())
 }
 
 fn event_article(ctx: &mut Ctx, event: &Event) -> Page {
@@ -782,20 +805,13 @@ fn event_article(ctx: &mut Ctx, event: &Event) -> Page {
         TableRole::Settlement,
         event.host,
     );
-    let lead = vec![
-        say(
-            ctx.rng,
-            "event_held",
-            &[("subject", &name), ("value", &year), ("object", &host)],
-        ),
-        asides(
-            ctx,
-            &name,
-            Alias::Name,
-            "aside_event",
-            &theme.event.singular,
-        ),
-    ];
+    let facts = say(
+        ctx.rng,
+        "event_held",
+        &[("subject", &name), ("value", &year), ("object", &host)],
+    );
+    let (aside, background) = asides(ctx, &name, Alias::Name, "event", &theme.event.singular);
+    let lead = vec![facts, aside];
     let infobox = vec![
         ("Year".into(), year),
         (format!("Host {}", theme.settlement.singular), host),
@@ -824,7 +840,7 @@ fn event_article(ctx: &mut Ctx, event: &Event) -> Page {
         .unwrap_or("result");
     let columns = vec![label(result_label), label(&theme.organisation.singular)];
     let sections = vec![Section::table("Results", columns, rows)];
-    article(d, lead, infobox, sections, Vec::new())
+    article(d, lead, infobox, sections, Some(background), Vec::new())
 }
 
 fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
@@ -853,16 +869,15 @@ fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
         "alliance_founded",
         &[("value", &founded), ("object", &seat)],
     );
-    let lead = vec![
-        prose.finish(ctx.rng),
-        asides(
-            ctx,
-            &name,
-            Alias::thing(&theme.alliance.singular),
-            "aside_alliance",
-            &theme.alliance.singular,
-        ),
-    ];
+    let facts = prose.finish(ctx.rng);
+    let (aside, background) = asides(
+        ctx,
+        &name,
+        Alias::thing(&theme.alliance.singular),
+        "alliance",
+        &theme.alliance.singular,
+    );
+    let lead = vec![facts, aside];
     let infobox = vec![("Founded".into(), founded), ("Seat".into(), seat)];
     let rows = w
         .alliance_memberships
@@ -888,7 +903,7 @@ fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
         "To".into(),
     ];
     let sections = vec![Section::table("Members", columns, rows)];
-    article(d, lead, infobox, sections, Vec::new())
+    article(d, lead, infobox, sections, Some(background), Vec::new())
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ use crate::templates;
 const JOIN_SHARE: f64 = 0.25;
 
 /// Who the subject is after its first mention.
+#[derive(Clone)]
 pub enum Alias {
     /// A thing: "it" at the start of a sentence, else "the" and its kind ("the colony").
     Kind(String),
@@ -112,6 +113,11 @@ impl Prose {
     /// the paragraph's first sentence, then by name or alias).
     pub fn say(&mut self, rng: &mut WorldRng, key: &str, values: &[(&str, &str)]) {
         let phrasing = pick(rng, key);
+        self.say_phrasing(rng, phrasing, values);
+    }
+
+    /// Adds one chosen phrasing, filled as [`Prose::say`] fills a bank's.
+    pub fn say_phrasing(&mut self, rng: &mut WorldRng, phrasing: &str, values: &[(&str, &str)]) {
         // "It" never opens a paragraph: under a new heading the subject is named or called
         // by its kind.
         let opens_with_subject = phrasing.starts_with("{subject}") && !self.pieces.is_empty();

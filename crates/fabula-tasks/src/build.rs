@@ -69,6 +69,8 @@ const ARTICLE_NOUNS: &[(&str, &str)] = &[
 #[derive(Debug, Clone)]
 enum Answer {
     Text(String),
+    /// A set of names ("Name every ..."), sorted; scored by item F1.
+    List(Vec<String>),
     Table {
         columns: Vec<String>,
         metrics: Vec<&'static str>,
@@ -80,6 +82,7 @@ impl Answer {
     fn to_json(&self) -> Value {
         match self {
             Answer::Text(text) => Value::String(text.clone()),
+            Answer::List(items) => Value::from(items.clone()),
             Answer::Table {
                 columns,
                 metrics,
@@ -246,11 +249,17 @@ impl<'a> Builder<'a> {
         values.extend(self.nouns.iter().cloned());
         values.push(("world", self.world.name.clone()));
         let question = phrasings::fill(&template.phrasings[index], &values);
-        if let Answer::Text(answer) = &body.answer
-            && family.kind != TaskKind::Compare
-            && (answer_in_question(&question, answer) || self.easy_guess(answer))
-        {
-            return None;
+        match &body.answer {
+            Answer::Text(answer)
+                if family.kind != TaskKind::Compare
+                    && (answer_in_question(&question, answer) || self.easy_guess(answer)) =>
+            {
+                return None;
+            }
+            Answer::List(items) if items.iter().any(|a| answer_in_question(&question, a)) => {
+                return None;
+            }
+            _ => {}
         }
         let matched = phrasings::match_question(&question)?;
         if matched.phrasing_id != format!("{}.{}.{index}", family.kind.as_str(), family.name) {

@@ -94,6 +94,9 @@ pub(crate) enum Step {
     CountBefore { year: String },
     /// `total`: answer the sum of the first values read.
     Total,
+    /// `names [before SLOT]`: answer the subjects read (those whose first value lies before
+    /// the slot's year), one per line.
+    Names { before: Option<String> },
     /// `each_row before|after NAME|LABEL..`: open the entity of every table row whose NAME
     /// value lies before or after the question's year and read the labels on it; a label
     /// `A>B` follows the link in row A and reads B there.
@@ -129,6 +132,10 @@ impl Step {
             ("winner", []) => Step::Winner,
             ("identify", []) => Step::Identify,
             ("total", []) => Step::Total,
+            ("names", []) => Step::Names { before: None },
+            ("names", ["before", year]) => Step::Names {
+                before: Some((*year).to_owned()),
+            },
             ("count", ["before", year]) => Step::CountBefore {
                 year: (*year).to_owned(),
             },
@@ -286,6 +293,8 @@ mod tests {
         check("winner", "Winner");
         check("identify", "Identify");
         check("total", "Total");
+        check("names", "Names { before: None }");
+        check("names before year", r#"Names { before: Some("year") }"#);
         check(
             "each_row after Founded|Founder|Home*>{region_noun}",
             r#"EachRow { side: After, column: "Founded", labels: [(None, Label { text: "Founder", prefix: false }), (Some(Label { text: "Home", prefix: true }), Label { text: "{region_noun}", prefix: false })] }"#,

@@ -350,6 +350,20 @@ pub(crate) fn count_before(reads: &[Read], year: i64) -> usize {
         .count()
 }
 
+/// The subjects of the reads, each once in reading order; with a year, only those whose first
+/// value lies before it.
+pub(crate) fn names(reads: &[Read], before: Option<i64>) -> Vec<String> {
+    let first = |r: &Read| r.values.first().and_then(|f| number(f));
+    let mut names: Vec<String> = Vec::new();
+    for read in reads {
+        let kept = before.is_none_or(|year| first(read).is_some_and(|f| f < year));
+        if kept && !names.contains(&read.subject) {
+            names.push(read.subject.clone());
+        }
+    }
+    names
+}
+
 /// The sum of the first values of the reads.
 pub(crate) fn total(reads: &[Read]) -> i64 {
     reads.iter().filter_map(|r| number(r.values.first()?)).sum()
@@ -460,6 +474,9 @@ mod tests {
         assert_eq!(count_before(&read, 1701), 2);
         assert_eq!(total(&read), 5051);
         assert_eq!(total(&[]), 0);
+        assert_eq!(names(&read, Some(1701)), ["a", "b"]);
+        assert_eq!(names(&read, None), ["a", "b", "c", "d"]);
+        assert_eq!(names(&reads(&[("a", &["1"]), ("a", &["2"])]), None), ["a"]);
     }
 
     #[test]

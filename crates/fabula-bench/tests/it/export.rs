@@ -253,6 +253,7 @@ fn check_verl_parquet(path: &std::path::Path, tasks: &[fabula_score::TaskRecord]
                 .unwrap()
                 .ends_with(&task.question)
                 || task.kind == TaskKind::Table
+                || task.answer.is_array()
         );
     }
 }

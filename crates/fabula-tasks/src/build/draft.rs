@@ -16,7 +16,7 @@ use fabula_file::{ColumnRole, SqlType, TableRole};
 use super::db::{Cell, Query, lit};
 use super::family::{
     Census, Compare, Count, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape,
-    SumBefore, Table, Term, Winner,
+    SumBefore, Table, Tally, Term, Winner,
 };
 use super::{Answer, Builder, Draft};
 
@@ -300,10 +300,10 @@ impl Builder<'_> {
         })
     }
 
-    /// Counts the rows of `f.role` that reach row `x` of `f.via.target` (and, with a year
-    /// column, lie before a year drawn so that some rows are left out), or adds up their
-    /// `f.total` column; `None` for fewer than [`MIN_COUNT`] rows counted or [`MIN_SUMMED`]
-    /// added up.
+    /// Gathers the rows of `f.role` that reach row `x` of `f.via.target` (and, with a year
+    /// column, lie before a year drawn so that some rows are left out) and answers their
+    /// number, the total of a column over them or their names; `None` for fewer than
+    /// [`MIN_COUNT`] rows counted or named, or [`MIN_SUMMED`] added up.
     fn count(&mut self, f: &Count, x: i64) -> Option<Body> {
         let mut members = self.reaching(f, x);
         let mut cut = None;
@@ -322,25 +322,30 @@ impl Builder<'_> {
                 cells.push(db.cell(f.role, *id, column));
             }
         }
-        let fewest = if f.total.is_some() {
-            MIN_SUMMED
-        } else {
-            MIN_COUNT
+        let fewest = match f.tally {
+            Tally::Total(_) => MIN_SUMMED,
+            Tally::Number | Tally::Names => MIN_COUNT,
         };
         if members.len() < fewest {
             return None;
         }
         let db = &self.db;
-        let answer = match f.total {
-            Some(column) => {
+        let answer = match f.tally {
+            Tally::Number => Answer::Text(members.len().to_string()),
+            Tally::Total(column) => {
                 let mut sum = 0;
                 for (id, cells) in &mut members {
                     sum += db.int(f.role, *id, column)?;
                     cells.push(db.cell(f.role, *id, column));
                 }
-                sum.to_string()
+                Answer::Text(sum.to_string())
             }
-            None => members.len().to_string(),
+            Tally::Names => {
+                let mut names: Vec<String> =
+                    members.iter().map(|(id, _)| db.name(f.role, *id)).collect();
+                names.sort();
+                Answer::List(names)
+            }
         };
         let mut query = Query::new(db, f.role);
         let mut role = f.role;
@@ -359,22 +364,23 @@ impl Builder<'_> {
             conditions.push(format!("{} < {year}", query.col(f.role, column)));
             slots.push(("year", year.to_string()));
         }
-        let (aggregate, summed) = match f.total {
-            Some(column) => {
+        let own_name = query.col(f.role, ColumnRole::Name);
+        let select = match f.tally {
+            Tally::Number => format!("COUNT(*) OVER () AS answer, {own_name}"),
+            Tally::Total(column) => {
                 let col = query.col(f.role, column);
-                (format!("SUM({col})"), format!(", {col}"))
+                format!("SUM({col}) OVER () AS answer, {own_name}, {col}")
             }
-            None => ("COUNT(*)".to_owned(), String::new()),
+            Tally::Names => own_name,
         };
         let sql = format!(
-            "SELECT {aggregate} OVER () AS answer, {}{summed} {}{}",
-            query.col(f.role, ColumnRole::Name),
+            "SELECT {select} {}{}",
             query.from(),
             where_clause(&conditions)
         );
         Some(Body {
             slots,
-            answer: Answer::Text(answer),
+            answer,
             cells: members.into_iter().flat_map(|(_, cells)| cells).collect(),
             sql,
         })

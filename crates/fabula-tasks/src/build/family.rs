@@ -107,12 +107,24 @@ pub(super) struct Compare {
     pub(super) options: usize,
 }
 
-/// How many rows of `role` reach the row named in slot `slot` (of table `via.target`): the
+/// What a [`Count`] answers about the rows it gathers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tally {
+    /// How many rows there are.
+    Number,
+    /// The sum of a column over the rows ("How many members do the guilds based in the towns
+    /// of this province have together?").
+    Total(ColumnRole),
+    /// The rows' names, a set answer scored by item F1 ("Name every scholar born in the towns
+    /// of this province before 1850.").
+    Names,
+}
+
+/// The rows of `role` that reach the row named in slot `slot` (of table `via.target`): the
 /// references of `hops` followed from each row, then `via`. "How many people were born in the
 /// towns of this province?" With `before`, only the rows whose year column lies before a
-/// chosen year count ("... born before 1850?"). With `total`, the answer is the sum of that
-/// column over the rows instead of their number ("How many members do the guilds based in the
-/// towns of this province have together?").
+/// chosen year count ("... born before 1850?"). `tally` says what the answer is: their number,
+/// a total or their names.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Count {
     pub(super) role: TableRole,
@@ -120,7 +132,7 @@ pub(super) struct Count {
     pub(super) via: Hop,
     pub(super) slot: &'static str,
     pub(super) before: Option<ColumnRole>,
-    pub(super) total: Option<ColumnRole>,
+    pub(super) tally: Tally,
 }
 
 impl Count {
@@ -381,6 +393,7 @@ const fn census(
     Family { kind, name, shape }
 }
 
+/// A [`Count`] family: `tally` of the rows of `role` that reach the row named in `slot`.
 const fn count(
     name: &'static str,
     role: TableRole,
@@ -388,44 +401,16 @@ const fn count(
     via: Hop,
     slot: &'static str,
     before: Option<ColumnRole>,
+    tally: Tally,
 ) -> Family {
-    count_or_total(
-        name,
-        Count {
-            role,
-            hops,
-            via,
-            slot,
-            before,
-            total: None,
-        },
-    )
-}
-
-/// The total of `column` over the rows a [`count`] with the same arguments would count.
-const fn total(
-    name: &'static str,
-    role: TableRole,
-    hops: &'static [Hop],
-    via: Hop,
-    slot: &'static str,
-    column: ColumnRole,
-) -> Family {
-    count_or_total(
-        name,
-        Count {
-            role,
-            hops,
-            via,
-            slot,
-            before: None,
-            total: Some(column),
-        },
-    )
-}
-
-const fn count_or_total(name: &'static str, count: Count) -> Family {
-    let shape = Shape::Count(count);
+    let shape = Shape::Count(Count {
+        role,
+        hops,
+        via,
+        slot,
+        before,
+        tally,
+    });
     Family {
         kind: TaskKind::Aggregate,
         name,
@@ -511,9 +496,10 @@ pub(super) const FAMILIES: &[Family] = &[
         Order::Smallest,
         Group::Value { column: ColumnRole::Category },
     ),
-    count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None),
-    count("region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear)),
-    total("region_org_members", Organisation, &[HOME], REGION, "region", ColumnRole::MemberCount),
+    count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None, Tally::Number),
+    count("names_of_region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear), Tally::Names),
+    count("region_org_members", Organisation, &[HOME], REGION, "region", None, Tally::Total(ColumnRole::MemberCount)),
+    count("names_of_region_orgs", Organisation, &[HOME], REGION, "region", None, Tally::Names),
     census(TaskKind::Temporal, "census_population", Settlement, "settlement", &[]),
     Family {
         kind: TaskKind::Temporal,

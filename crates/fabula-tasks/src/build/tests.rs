@@ -15,7 +15,7 @@ use fabula_world::schema;
 use fabula_world::{World, generate_world, theme};
 
 use super::db::Cell;
-use super::family::{FAMILIES, Family, Order, Shape};
+use super::family::{FAMILIES, Family, Order, Shape, Tally};
 use super::{Builder, build_tasks};
 use crate::phrasings;
 
@@ -159,6 +159,20 @@ fn answer_problems(family: &Family, gold: &Value, mut rows: Vec<Vec<String>>) ->
             vec![format!("{n_best} rows tie: {rows:?}")]
         };
     }
+    if let Value::Array(items) = gold {
+        // A set answer: the query lists each item once, and there are enough to count.
+        let mut got: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        got.sort_unstable();
+        let want: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+        let mut out = Vec::new();
+        if got != want {
+            out.push(format!("query gives {got:?}, gold {want:?}"));
+        }
+        if want.len() < 5 || want.windows(2).any(|w| w[0] >= w[1]) {
+            out.push(format!("{want:?} is not a sorted set of at least 5 names"));
+        }
+        return out;
+    }
     let mut want: Vec<Vec<String>> = serde_json::from_value(gold["rows"].clone()).unwrap();
     let columns = gold["columns"].as_array().map_or(0, Vec::len);
     want.sort();
@@ -209,10 +223,11 @@ fn evidence_problems(
         }
     }
     let shown: BTreeSet<String> = facts.map(|f| f.shown.replace(',', "")).collect();
-    let computed = usize::from(matches!(
-        family.shape,
-        Shape::SumBefore(_) | Shape::Count(_)
-    ));
+    let computed = usize::from(match family.shape {
+        Shape::Count(f) => f.tally != Tally::Names,
+        Shape::SumBefore(_) => true,
+        _ => false,
+    });
     for value in rows.iter().flat_map(|r| r.iter().skip(computed)) {
         if !shown.contains(value) {
             out.push(format!("no evidence page shows {value:?}"));
@@ -247,6 +262,11 @@ fn question_problems(
     }
     let keys: Vec<String> = match gold {
         Value::String(answer) => vec![answer.clone()],
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         _ => serde_json::from_value::<Vec<Vec<String>>>(gold["rows"].clone())
             .unwrap()
             .into_iter()
@@ -271,6 +291,10 @@ fn question_problems(
 fn tampered(task: &Task) -> [Task; 2] {
     let answer = match serde_json::from_str(&task.answer).unwrap() {
         Value::String(a) => Value::String(format!("{a}0")),
+        Value::Array(mut items) => {
+            items.pop();
+            Value::Array(items)
+        }
         mut table => {
             table["rows"].as_array_mut().unwrap().pop();
             table
