@@ -140,6 +140,11 @@ impl Run<'_> {
             Step::Table { header } => Ok(self.table(header)),
             Step::SumBefore { year } => Ok(self.sum_before(year)),
             Step::CountEach { heading } => self.count_each(heading),
+            Step::CountRows {
+                side,
+                column,
+                heading,
+            } => self.count_rows(*side, column, heading),
             Step::Identify => self.identify(),
             Step::EachRow {
                 side,
@@ -242,10 +247,20 @@ impl Run<'_> {
         filled
     }
 
-    /// The open page's infobox cell for a label, its slots filled.
+    /// The open page's infobox cell for a label, its slots filled, read off its prose where the
+    /// infobox leaves it out, or else off the subject's own site (its "Official website" link)
+    /// where the page links one. A site that cannot be read gives no value.
     fn infobox_cell(&self, label: &Label) -> Option<String> {
         let text = self.fill_slots(&label.text).to_lowercase();
-        read::infobox_cell(self.content()?, &text, label.prefix)
+        let content = self.content()?;
+        read::infobox_cell(content, &text, label.prefix).or_else(|| {
+            let url = read::own_site_url(content)?;
+            let (_, site) = self
+                .client
+                .extract_all(self.world, &url, self.config.max_chars)
+                .ok()?;
+            read::infobox_cell(&site, &text, label.prefix)
+        })
     }
 
     fn read(&mut self, label: &Label) -> bool {
@@ -323,6 +338,23 @@ impl Run<'_> {
         };
         let mut total = 0;
         for url in read::listed_urls(content) {
+            self.open_url(&url)?;
+            total += self
+                .content()
+                .map_or(0, |c| read::section_rows(c, &heading));
+        }
+        Ok(self.answer_with(Some(total.to_string())))
+    }
+
+    /// Opens the entity of every row whose `column` lies before or after the question's year
+    /// and answers the total of their rows under `heading`.
+    fn count_rows(&mut self, side: Side, column: &str, heading: &str) -> Result<bool> {
+        let (Some(year), Some(content)) = (self.number_slot("year"), self.content()) else {
+            return Ok(false);
+        };
+        let heading = self.fill_slots(heading);
+        let mut total = 0;
+        for url in read::row_urls(content, &self.fill_slots(column), side, year) {
             self.open_url(&url)?;
             total += self
                 .content()

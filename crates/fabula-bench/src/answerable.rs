@@ -14,7 +14,7 @@ use fabula_file::{Task, WorldFile};
 use fabula_tasks::answer::{required_values, text_states};
 use serde_json::Value;
 
-use crate::export::parse_json;
+use crate::dataset::parse_json;
 use crate::http::{ClientConfig, HttpClient};
 use crate::{Error, Result};
 

@@ -22,7 +22,7 @@ use std::path::Path;
 
 use fabula_file::{ColumnRole, Task, TaskKind, Value as Cell, WorldFile};
 use fabula_score::{Gold, Prediction, TaskRecord};
-use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldInfo};
+use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldIndex, WorldInfo};
 use fabula_tasks::difficulty::{
     Features, Tier, all_shown, answer_rows, answer_values, result_text,
 };
@@ -33,8 +33,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::{AgentConfig, run_baseline};
+use crate::dataset::{WorldTasks, score_record};
 use crate::error::{Error, Result};
-use crate::export::score_record;
 use crate::keyword::run_keyword;
 
 /// Which agent `fabula audit --addr` runs.
@@ -134,26 +134,34 @@ pub fn audit(dir: &Path, config: &AuditConfig) -> Result<AuditReport> {
     })
 }
 
+/// The search options of the difficulty measure: the question's top 10 results, hidden as
+/// agents see them.
+const TIER_SEARCH: SearchOptions = SearchOptions {
+    top_k: 10,
+    offset: 0,
+    hiding: Hiding::Partial,
+};
+
+/// A task's difficulty features: its evidence and hops, and one search of its question.
+fn measure_task(index: &WorldIndex, task: &Task, record: &TaskRecord) -> Result<Features> {
+    let values = answer_values(&record.answer);
+    let hits = index.search(&task.question, &TIER_SEARCH)?.hits;
+    let text: Vec<String> = hits
+        .iter()
+        .map(|h| result_text(&h.title, &h.snippet, &h.url, h.date.as_deref()))
+        .collect();
+    Ok(features(task, record, &values, &text.join(" \n ")))
+}
+
 /// Measures one world's tasks: features (one search each) and the row-based guessers.
 fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
     let file = WorldFile::open(&info.file)?;
     let names = EntityNames::read(&file)?;
     let index = corpus.world(info.id)?;
-    let search = SearchOptions {
-        top_k: 10,
-        offset: 0,
-        hiding: Hiding::Partial,
-    };
     let mut out = Vec::new();
     for task in file.tasks()? {
         let record = score_record(info.id, &task)?;
-        let values = answer_values(&record.answer);
-        let hits = index.search(&task.question, &search)?.hits;
-        let text: Vec<String> = hits
-            .iter()
-            .map(|h| result_text(&h.title, &h.snippet, &h.url, h.date.as_deref()))
-            .collect();
-        let features = features(&task, &record, &values, &text.join(" \n "));
+        let features = measure_task(&index, &task, &record)?;
         let short = record.answer.as_str();
         out.push(Measured {
             random_entity: short.and_then(|answer| names.random_hit(answer)),
@@ -170,6 +178,36 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
         });
     }
     Ok(out)
+}
+
+/// The tier of every task of `worlds` (a dataset of `dir`), in the same order, measured as
+/// [`audit`] measures it.
+pub fn task_tiers(dir: &Path, worlds: &[WorldTasks], jobs: usize) -> Result<Vec<Vec<Tier>>> {
+    let options = CorpusOptions {
+        write_indexes: false,
+        ..CorpusOptions::default()
+    };
+    let corpus = Corpus::open_with(dir, options)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| Error::Audit(e.to_string()))?;
+    pool.install(|| {
+        worlds
+            .par_iter()
+            .map(|world| {
+                let index = corpus.world(world.world)?;
+                world
+                    .tasks
+                    .iter()
+                    .map(|task| {
+                        let record = score_record(world.world, task)?;
+                        Ok(measure_task(&index, task, &record)?.tier())
+                    })
+                    .collect()
+            })
+            .collect()
+    })
 }
 
 /// The number of options a comparison's question names (its slots `a` to `d`).

@@ -1,7 +1,5 @@
-//! Exporting a dataset's tasks and pages: splits, task formats and the retrieval corpus.
-//!
-//! Worlds fall into `train`, `dev` and `test` by a stable hash of their id (80/10/10), so a
-//! world keeps its split whatever else the dataset holds. Tasks export as fabula JSONL (what
+//! Exporting a dataset's tasks and pages: task formats and the retrieval corpus, for one split
+//! ([`crate::dataset::Split`]) and optionally one difficulty tier. Tasks export as fabula JSONL (what
 //! `fabula_score::read_tasks` reads), as WideSearch tasks with one gold CSV per table task in
 //! `widesearch_gold/` beside the JSONL, as Search-R1 JSONL records, or as verl parquet
 //! ([`crate::verl`]); pages export as a JSONL corpus for offline retrievers. The record builders
@@ -22,69 +20,13 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use fabula_file::{Task, WorldFile};
+use fabula_tasks::Tier;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+use crate::audit::task_tiers;
+use crate::dataset::{Split, Tiered, parse_json, read_dataset_tasks};
 use crate::verl::{Message, VerlRecord, write_verl_parquet};
 use crate::{Error, Result};
-
-/// A part of a dataset, chosen by world id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Split {
-    Train,
-    Dev,
-    Test,
-    /// Every world.
-    All,
-}
-
-impl Split {
-    /// The split's name: `train`, `dev`, `test` or `all`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Split::Train => "train",
-            Split::Dev => "dev",
-            Split::Test => "test",
-            Split::All => "all",
-        }
-    }
-
-    /// Whether a world belongs to this split.
-    pub fn contains(self, world_id: u32) -> bool {
-        self == Split::All || split_of(world_id) == self
-    }
-}
-
-impl std::str::FromStr for Split {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Split> {
-        match s {
-            "train" => Ok(Split::Train),
-            "dev" => Ok(Split::Dev),
-            "test" => Ok(Split::Test),
-            "all" => Ok(Split::All),
-            _ => Err(Error::BadInput(format!(
-                "unknown split `{s}` (known: train, dev, test, all)"
-            ))),
-        }
-    }
-}
-
-/// The split of a world: the first 8 bytes of SHA-256(`fabula-split-v1` and the id) modulo
-/// 100, below 80 for `train`, below 90 for `dev`, else `test`.
-pub fn split_of(world_id: u32) -> Split {
-    let mut hasher = Sha256::new();
-    hasher.update(b"fabula-split-v1\0");
-    hasher.update(world_id.to_le_bytes());
-    let digest = hasher.finalize();
-    let bucket = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) % 100;
-    match bucket {
-        0..80 => Split::Train,
-        80..90 => Split::Dev,
-        _ => Split::Test,
-    }
-}
 
 /// A task file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +67,8 @@ pub struct ExportConfig {
     /// The file to write (parquet for verl, else JSONL); WideSearch gold CSVs go to
     /// `widesearch_gold/` beside it, and its Hugging Face copy to `data/` beside it.
     pub out: PathBuf,
+    /// Only the tasks of this difficulty tier; every tier when `None`.
+    pub tier: Option<Tier>,
 }
 
 /// What an export wrote.
@@ -137,62 +81,9 @@ pub struct ExportSummary {
     pub gold_files: usize,
 }
 
-/// The tasks of one world file, with its world id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorldTasks {
-    pub world: u32,
-    pub tasks: Vec<Task>,
-}
-
-/// Reads the tasks of every world of a dataset directory in a split, in world id order.
-pub fn read_dataset_tasks(dir: &Path, split: Split) -> Result<Vec<WorldTasks>> {
-    let manifest = fabula_file::read_manifest(dir)?;
-    let mut out = Vec::new();
-    for entry in manifest.worlds.iter().filter(|e| split.contains(e.id)) {
-        let file = WorldFile::open(&dir.join(&entry.file))?;
-        out.push(WorldTasks {
-            world: entry.id,
-            tasks: file.tasks()?,
-        });
-    }
-    Ok(out)
-}
-
-/// Parses a task's stored JSON (its answer or evidence).
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(task: &Task, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|source| Error::TaskJson {
-        task: task.id.clone(),
-        source,
-    })
-}
-
-/// A task as fabula-score reads it.
-pub fn score_record(world: u32, task: &Task) -> Result<fabula_score::TaskRecord> {
-    Ok(fabula_score::TaskRecord {
-        world: world.to_string(),
-        id: task.id.clone(),
-        kind: task.kind,
-        question: task.question.clone(),
-        answer: parse_json(task, &task.answer)?,
-        evidence: parse_json(task, &task.evidence)?,
-        hops: Value::from(task.hops),
-    })
-}
-
-/// Loads the tasks of a split in fabula-score's shape, for baselines and evaluation.
-pub fn load_tasks(dir: &Path, split: Split) -> Result<Vec<fabula_score::TaskRecord>> {
-    let mut out = Vec::new();
-    for world in read_dataset_tasks(dir, split)? {
-        for task in &world.tasks {
-            out.push(score_record(world.world, task)?);
-        }
-    }
-    Ok(out)
-}
-
 /// One line of fabula JSONL: `world` (the numeric id), `id`, `kind`, `question`, `answer`,
-/// `evidence` (real JSON) and `hops`.
-pub fn jsonl_record(world: u32, task: &Task) -> Result<Value> {
+/// `evidence` (real JSON), `hops` and `tier` (as `fabula audit` measures it).
+pub fn jsonl_record(world: u32, task: &Task, tier: Tier) -> Result<Value> {
     Ok(json!({
         "world": world,
         "id": task.id,
@@ -201,6 +92,7 @@ pub fn jsonl_record(world: u32, task: &Task) -> Result<Value> {
         "answer": parse_json::<Value>(task, &task.answer)?,
         "evidence": parse_json::<Value>(task, &task.evidence)?,
         "hops": task.hops,
+        "tier": tier.as_str(),
     }))
 }
 
@@ -364,7 +256,13 @@ fn answer_hint(answer: &Value) -> String {
 
 /// A Search-R1/verl record. `ground_truth.target` lists the accepted strings (a table's gold is
 /// its Markdown table); `ground_truth.answer` holds the gold JSON for fabula-score.
-pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> Result<Value> {
+pub fn searchr1_record(
+    world: u32,
+    task: &Task,
+    tier: Tier,
+    split: Split,
+    index: usize,
+) -> Result<Value> {
     let answer = parse_json(task, &task.answer)?;
     let target = searchr1_target(&answer);
     Ok(json!({
@@ -372,7 +270,7 @@ pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> R
         "prompt": [{"role": "user", "content": format!("{SEARCHR1_INSTRUCTIONS} Question: {}{}\n", task.question, answer_hint(&answer).replace('\n', " "))}],
         "ability": "fact-reasoning",
         "reward_model": {"style": "rule", "ground_truth": {"target": target, "answer": answer}},
-        "extra_info": {"split": split.as_str(), "index": index, "world": world, "task_id": task.id, "kind": task.kind},
+        "extra_info": {"split": split.as_str(), "index": index, "world": world, "task_id": task.id, "kind": task.kind, "tier": tier.as_str()},
     }))
 }
 
@@ -386,7 +284,13 @@ explanation, for example <answer> Port Vessa </answer>.";
 /// A verl row: the question with tool instructions as the user message, the Search-R1 targets,
 /// the gold JSON as text, and `tool_agent` as the agent loop. A table task's prompt names its
 /// columns and asks for a Markdown table inside the answer tags.
-pub fn verl_record(world: u32, task: &Task, split: Split, index: usize) -> Result<VerlRecord> {
+pub fn verl_record(
+    world: u32,
+    task: &Task,
+    tier: Tier,
+    split: Split,
+    index: usize,
+) -> Result<VerlRecord> {
     let answer: Value = parse_json(task, &task.answer)?;
     let table_hint = answer_hint(&answer);
     Ok(VerlRecord {
@@ -406,6 +310,7 @@ pub fn verl_record(world: u32, task: &Task, split: Split, index: usize) -> Resul
         world,
         task_id: task.id.clone(),
         kind: task.kind.as_str().into(),
+        tier: tier.as_str().into(),
         agent_name: "tool_agent".into(),
     })
 }
@@ -416,10 +321,11 @@ pub fn verl_record(world: u32, task: &Task, split: Split, index: usize) -> Resul
 pub fn searchr1_parquet_record(
     world: u32,
     task: &Task,
+    tier: Tier,
     split: Split,
     index: usize,
 ) -> Result<VerlRecord> {
-    let record = searchr1_record(world, task, split, index)?;
+    let record = searchr1_record(world, task, tier, split, index)?;
     let content = record["prompt"][0]["content"]
         .as_str()
         .unwrap_or_default()
@@ -430,7 +336,7 @@ pub fn searchr1_parquet_record(
             content,
         }],
         agent_name: "single_turn_agent".into(),
-        ..verl_record(world, task, split, index)?
+        ..verl_record(world, task, tier, split, index)?
     })
 }
 
@@ -498,13 +404,26 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 /// Exports the tasks of a split in one format.
 pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     let worlds = read_dataset_tasks(&config.worlds, config.split)?;
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    let tiers = task_tiers(&config.worlds, &worlds, jobs)?;
+    let tasks: Vec<Tiered<'_>> = worlds
+        .iter()
+        .zip(&tiers)
+        .flat_map(|(w, tiers)| {
+            w.tasks
+                .iter()
+                .zip(tiers)
+                .map(|(t, &tier)| (w.world, t, tier))
+        })
+        .filter(|(_, _, tier)| config.tier.is_none_or(|want| *tier == want))
+        .collect();
     let summary = match config.format {
-        Format::Verl => export_verl(&worlds, config, verl_record)?,
+        Format::Verl => export_verl(&tasks, config, verl_record)?,
         Format::SearchR1 if is_parquet(&config.out) => {
-            export_verl(&worlds, config, searchr1_parquet_record)?
+            export_verl(&tasks, config, searchr1_parquet_record)?
         }
-        Format::WideSearch => export_widesearch(&worlds, &config.out)?,
-        Format::Jsonl | Format::SearchR1 => export_jsonl(&worlds, config)?,
+        Format::WideSearch => export_widesearch(&tasks, &config.out)?,
+        Format::Jsonl | Format::SearchR1 => export_jsonl(&tasks, config)?,
     };
     Ok(ExportSummary {
         worlds: worlds.len(),
@@ -512,16 +431,14 @@ pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     })
 }
 
-fn export_jsonl(worlds: &[WorldTasks], config: &ExportConfig) -> Result<ExportSummary> {
+fn export_jsonl(tasks: &[Tiered<'_>], config: &ExportConfig) -> Result<ExportSummary> {
     let mut lines = Vec::new();
-    for world in worlds {
-        for task in &world.tasks {
-            let record = match config.format {
-                Format::SearchR1 => searchr1_record(world.world, task, config.split, lines.len())?,
-                _ => jsonl_record(world.world, task)?,
-            };
-            lines.push(record.to_string());
-        }
+    for &(world, task, tier) in tasks {
+        let record = match config.format {
+            Format::SearchR1 => searchr1_record(world, task, tier, config.split, lines.len())?,
+            _ => jsonl_record(world, task, tier)?,
+        };
+        lines.push(record.to_string());
     }
     write_lines(&config.out, &lines)?;
     Ok(ExportSummary {
@@ -531,15 +448,13 @@ fn export_jsonl(worlds: &[WorldTasks], config: &ExportConfig) -> Result<ExportSu
 }
 
 fn export_verl(
-    worlds: &[WorldTasks],
+    tasks: &[Tiered<'_>],
     config: &ExportConfig,
-    record: fn(u32, &Task, Split, usize) -> Result<VerlRecord>,
+    record: fn(u32, &Task, Tier, Split, usize) -> Result<VerlRecord>,
 ) -> Result<ExportSummary> {
     let mut records = Vec::new();
-    for world in worlds {
-        for task in &world.tasks {
-            records.push(record(world.world, task, config.split, records.len())?);
-        }
+    for &(world, task, tier) in tasks {
+        records.push(record(world, task, tier, config.split, records.len())?);
     }
     create_parent(&config.out)?;
     write_verl_parquet(&config.out, &records)?;
@@ -550,13 +465,13 @@ fn export_verl(
 }
 
 /// Writes the WideSearch task JSONL, its Hugging Face copy and the gold CSVs.
-fn export_widesearch(worlds: &[WorldTasks], out: &Path) -> Result<ExportSummary> {
+fn export_widesearch(tasks: &[Tiered<'_>], out: &Path) -> Result<ExportSummary> {
     let dir = out.parent().unwrap_or(Path::new("."));
     let gold_dir = dir.join("widesearch_gold");
     let mut lines = Vec::new();
     let mut hf_lines = Vec::new();
     let mut gold = Vec::new();
-    for task in worlds.iter().flat_map(|w| &w.tasks) {
+    for &(_, task, _) in tasks {
         if let Some((record, csv)) = widesearch_record(task)? {
             gold.push((gold_dir.join(format!("{}.csv", task.id)), csv));
             hf_lines.push(widesearch_hf_record(&record).to_string());
@@ -652,12 +567,8 @@ mod tests {
     }
 
     #[test]
-    fn splits_parse_and_are_stable() {
-        assert_eq!("dev".parse::<Split>().unwrap(), Split::Dev);
-        assert!("valid".parse::<Split>().is_err());
+    fn formats_parse() {
         assert_eq!("verl".parse::<Format>().unwrap(), Format::Verl);
         assert!("parquet".parse::<Format>().is_err());
-        assert_eq!(split_of(7), split_of(7));
-        assert!(Split::All.contains(7));
     }
 }

@@ -1,8 +1,9 @@
 //! Benchmark tools for a generated fabula dataset: everything that uses a dataset from outside.
 //!
-//! [`export`] writes a dataset's tasks as fabula JSONL, WideSearch tasks with gold CSVs,
-//! Search-R1 records or verl parquet ([`verl`]), and its pages as a retrieval corpus, split by a stable hash of the
-//! world id ([`split_of`]); [`load_tasks`] reads a split's tasks in fabula-score's shape.
+//! [`dataset`] reads a dataset's tasks, split by a stable hash of the world id ([`split_of`]);
+//! [`load_tasks`] reads a split's tasks in fabula-score's shape. [`export`] writes them as
+//! fabula JSONL, WideSearch tasks with gold CSVs, Search-R1 records or verl parquet ([`verl`]),
+//! each with its difficulty tier, and the pages as a retrieval corpus.
 //! [`blind_baseline`] answers without searching, to show tasks are not guessable;
 //! [`run_baseline`] is a rule-based agent over the server's REST API, [`keyword`] a generic
 //! keyword agent that knows no template, and
@@ -17,6 +18,7 @@ pub mod agent;
 pub mod answerable;
 pub mod audit;
 pub mod blind;
+pub mod dataset;
 mod error;
 pub mod export;
 pub mod http;
@@ -27,8 +29,6 @@ pub use agent::{AgentConfig, run_baseline};
 pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
 pub use audit::{AuditAgent, AuditConfig, AuditReport, AuditRow, audit, render_audit};
 pub use blind::blind_baseline;
+pub use dataset::{Split, load_tasks, split_of};
 pub use error::{Error, Result};
-pub use export::{
-    CorpusSummary, ExportConfig, ExportSummary, Format, Split, export_corpus, export_tasks,
-    load_tasks, split_of,
-};
+pub use export::{CorpusSummary, ExportConfig, ExportSummary, Format, export_corpus, export_tasks};

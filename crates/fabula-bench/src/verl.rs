@@ -4,7 +4,7 @@
 //! The columns are `data_source` (`"fabula"`), `prompt` (a list of `{role, content}`),
 //! `ability`, `reward_model` (`{style: "rule", ground_truth: {target: list<string>, answer:
 //! string}}`, the answer being the gold JSON as a string so every row has one schema),
-//! `extra_info` (`{split, index, world, task_id, kind, need_tools_kwargs, tools_kwargs}`) and
+//! `extra_info` (`{split, index, world, task_id, kind, tier, need_tools_kwargs, tools_kwargs}`) and
 //! `agent_name`. verl 0.9 hands `extra_info.tools_kwargs[tool].create_kwargs` to the tool of
 //! that name on every call, so `{"world": N}` there routes the `fabula_env` tools to the task's
 //! world; `agent_name` picks verl's agent loop for the row (`tool_agent` for tool calls).
@@ -56,6 +56,7 @@ message fabula_verl {
     required int64 world;
     required binary task_id (STRING);
     required binary kind (STRING);
+    required binary tier (STRING);
     required boolean need_tools_kwargs;
     required group tools_kwargs {
       required group web_search {
@@ -96,6 +97,8 @@ pub struct VerlRecord {
     pub world: u32,
     pub task_id: String,
     pub kind: String,
+    /// The task's difficulty tier (`easy`, `medium`, `hard`), as `fabula audit` measures it.
+    pub tier: String,
     /// verl's agent loop for this row.
     pub agent_name: String,
 }
@@ -133,7 +136,7 @@ impl Leaf {
 
 /// The leaves of every record, in the schema's order.
 fn leaves(records: &[VerlRecord]) -> Vec<Leaf> {
-    let mut leaves: Vec<Leaf> = (0..16).map(|_| Leaf::default()).collect();
+    let mut leaves: Vec<Leaf> = (0..17).map(|_| Leaf::default()).collect();
     for r in records {
         leaves[0].text(&r.data_source);
         leaves[1].text_list(r.prompt.iter().map(|m| m.role.as_str()));
@@ -147,10 +150,11 @@ fn leaves(records: &[VerlRecord]) -> Vec<Leaf> {
         leaves[9].ints.push(i64::from(r.world));
         leaves[10].text(&r.task_id);
         leaves[11].text(&r.kind);
-        leaves[12].bools.push(true);
-        leaves[13].ints.push(i64::from(r.world));
+        leaves[12].text(&r.tier);
+        leaves[13].bools.push(true);
         leaves[14].ints.push(i64::from(r.world));
-        leaves[15].text(&r.agent_name);
+        leaves[15].ints.push(i64::from(r.world));
+        leaves[16].text(&r.agent_name);
     }
     leaves
 }
@@ -233,7 +237,7 @@ mod tests {
         let schema = parse_message_type(SCHEMA).unwrap();
         let descr = parquet::schema::types::SchemaDescriptor::new(Arc::new(schema));
         assert_eq!(descr.num_columns(), leaves(&[]).len());
-        let world = descr.column(13);
+        let world = descr.column(14);
         assert_eq!(
             world.path().string(),
             "extra_info.tools_kwargs.web_search.create_kwargs.world"

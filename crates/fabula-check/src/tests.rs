@@ -226,7 +226,12 @@ fn names() {
 fn ranges_and_derived_values() {
     check(
         Fixture::Works,
-        "UPDATE {person} SET {person.birth_year} = 99999 WHERE id = 2",
+        // A person who founded an organisation, held an office, belonged to one and died.
+        "UPDATE {person} SET {person.birth_year} = 99999 WHERE id = (SELECT p.id FROM {person} p \
+         JOIN {organisation} o ON o.{organisation.founder} = p.id \
+         JOIN {tenure} t ON t.{tenure.person} = p.id \
+         JOIN {membership} m ON m.{membership.person} = p.id \
+         WHERE p.{person.death_year} IS NOT NULL ORDER BY p.id LIMIT 1)",
         "age.founder age.member age.office pages.provenance time.founder time.future \
          time.membership time.order time.tenure",
     );

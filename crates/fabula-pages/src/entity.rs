@@ -7,7 +7,7 @@ use fabula_file::{ColumnRole, Page, PageKind, TableRole};
 use fabula_world::model::{Alliance, Event, Organisation, Person, Region, Settlement, Work};
 use fabula_world::theme::EntityShape;
 
-use crate::draft::{Cell, Ctx, Draft, fmt_count};
+use crate::draft::{Cell, Ctx, Draft};
 use crate::english::{compound, measure_sentence, with_article};
 use crate::filler::Words;
 use crate::phrases::say;
@@ -20,6 +20,9 @@ const PROSE_ONLY_SHARE: f64 = 0.6;
 const ASIDES: std::ops::RangeInclusive<usize> = 2..=3;
 /// How many sentences of background an article's background section holds.
 const BACKGROUND: std::ops::RangeInclusive<usize> = 3..=6;
+/// How often an organisation's article leaves out its member count, which its own about page
+/// states: a fact found only by crossing to another site.
+const MEMBERS_OWN_SITE_ONLY_SHARE: f64 = 0.35;
 /// How often a section that lists linked entities is a sentence instead of a table.
 const LIST_AS_PROSE_SHARE: f64 = 0.5;
 
@@ -578,7 +581,9 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
         org.home,
     );
     let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
-    let members = d.count(ctx, o, id, ColumnRole::MemberCount, org.member_count);
+    // Some articles leave the member count to the organisation's own about page.
+    let members = (!ctx.rng.random_bool(MEMBERS_OWN_SITE_ONLY_SHARE))
+        .then(|| d.count(ctx, o, id, ColumnRole::MemberCount, org.member_count));
     let kind = theme.organisation.singular.as_str();
     let mut prose = Prose::new(&name, Alias::thing(kind));
     let founding = [("value", founded.as_str()), ("object", &founder)];
@@ -589,7 +594,9 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
         "org_category",
         &[("kind", kind), ("value", &category)],
     );
-    prose.say(ctx.rng, "org_members", &[("value", &members)]);
+    if let Some(members) = &members {
+        prose.say(ctx.rng, "org_members", &[("value", members)]);
+    }
     let (shape, values) = (&theme.organisation, &org.extras);
     let measures = extras(&mut d, ctx, &mut prose, (o, id), shape, values);
     let facts = prose.finish(ctx.rng);
@@ -601,8 +608,8 @@ fn organisation_article(ctx: &mut Ctx, org: &Organisation) -> Page {
         (home_label.clone(), home),
         ("Founder".into(), founder),
         ("Founded".into(), founded),
-        ("Members".into(), members),
     ];
+    infobox.extend(members.map(|m| ("Members".into(), m)));
     let stated = ["Category", &home_label, "Founder", "Founded", "Members"];
     leave_to_prose(ctx, &mut infobox, &stated);
     infobox.extend(measures);
@@ -688,19 +695,15 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     );
     let founded = d.year(ctx, o, id, ColumnRole::Founded, org.founded);
     let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
-    let lead = vec![
-        [
-            format!(
-                "Welcome to {name}, {} from {home}, serving since {founded}.",
-                with_article(&compound(&category, &theme.organisation.singular))
-            ),
-            format!(
-                "Our {} members carry on the work begun by our founder.",
-                fmt_count(org.member_count)
-            ),
-        ]
-        .join(" "),
-    ];
+    let members = d.count(ctx, o, id, ColumnRole::MemberCount, org.member_count);
+    let welcome = format!(
+        "Welcome to {name}, {} from {home}, serving since {founded}.",
+        with_article(&compound(&category, &theme.organisation.singular))
+    );
+    let lead = vec![format!(
+        "{welcome} {}",
+        say(ctx.rng, "about_members", &[("value", &members)])
+    )];
     let infobox = vec![("Established".into(), founded), ("Based in".into(), home)];
     article(d, lead, infobox, Vec::new(), None, Vec::new())
 }
@@ -939,7 +942,7 @@ mod tests {
         let table = layout.table(role);
         let rows = schema::table_rows(&world, role);
         assert!(!rows.is_empty(), "world has no {} rows", table.name);
-        let (pages, titles) = with_ctx(&world, |ctx| {
+        let (pages, titles, own_sites) = with_ctx(&world, |ctx| {
             let mut pages = Vec::new();
             super::render(ctx, &mut pages);
             let url_and_title = |id: i64| match page {
@@ -953,21 +956,26 @@ mod tests {
                 }
             };
             let titles: Vec<_> = rows.iter().map(|row| url_and_title(int(&row[0]))).collect();
-            (pages, titles)
-        });
-        for (row, (url, title)) in rows.iter().zip(titles) {
-            let id = int(&row[0]);
-            let rendered = pages
+            let own_sites: Vec<Option<String>> = rows
                 .iter()
-                .find(|p| p.url == url)
-                .expect("a page per entity");
+                .map(|row| (role == Organisation).then(|| ctx.sites.about_url(int(&row[0]))))
+                .collect();
+            (pages, titles, own_sites)
+        });
+        for ((row, (url, title)), own_site) in rows.iter().zip(titles).zip(own_sites) {
+            let id = int(&row[0]);
+            let find = |url: &str| pages.iter().find(|p| p.url == url);
+            let rendered = find(&url).expect("a page per entity");
             assert_eq!(rendered.title, title);
             assert!(rendered.body.starts_with(&format!("# {title}\n")), "{url}");
             assert_facts_shown(rendered);
-            let states = |table: &str, row: i64, column: &str| {
-                let found = rendered.facts.iter().any(|f| {
+            let stated_on = |page: &fabula_file::Page, table: &str, row: i64, column: &str| {
+                page.facts.iter().any(|f| {
                     (f.table.as_str(), f.row_id, f.column.as_str()) == (table, row, column)
-                });
+                })
+            };
+            let states = |table: &str, row: i64, column: &str| {
+                let found = stated_on(rendered, table, row, column);
                 assert!(found, "{url} does not state {table}.{column}#{row}");
             };
             for (column, value) in table.columns.iter().zip(row) {
@@ -975,8 +983,18 @@ mod tests {
                     Page::Article(_) => column.name != "id",
                     Page::People => column.role == ColumnRole::Name,
                 };
-                if own && *value != Value::Null {
-                    states(&table.name, id, &column.name);
+                if !own || *value == Value::Null {
+                    continue;
+                }
+                // An organisation's member count may be left to its own about page.
+                let site = own_site.as_deref().and_then(find);
+                match (site, own_site.as_deref()) {
+                    (Some(site), Some(own_site)) if column.role == ColumnRole::MemberCount => {
+                        let found = stated_on(site, &table.name, id, &column.name)
+                            || stated_on(rendered, &table.name, id, &column.name);
+                        assert!(found, "neither {url} nor {own_site} states {}", column.name);
+                    }
+                    _ => states(&table.name, id, &column.name),
                 }
             }
             for other in related.iter().map(|r| layout.table(*r)) {

@@ -50,6 +50,18 @@ impl Tier {
     }
 }
 
+impl std::str::FromStr for Tier {
+    type Err = String;
+
+    /// A tier by its name: `easy`, `medium` or `hard`.
+    fn from_str(s: &str) -> Result<Tier, String> {
+        Tier::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("unknown tier `{s}` (known: easy, medium, hard)"))
+    }
+}
+
 impl Features {
     /// The tier these features give (see the module docs).
     pub fn tier(&self) -> Tier {

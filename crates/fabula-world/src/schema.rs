@@ -663,8 +663,9 @@ mod tests {
         }
     }
 
-    /// A guild world with alliances (a tithe drawn per inhabitant) and a research world with works
-    /// (citations drawn per year of age, an endowment per member) and censuses.
+    /// A guild world with alliances (a tithe drawn per inhabitant) and a research world with all
+    /// twelve tables: works (citations drawn per year of age, an endowment per member), events,
+    /// alliances and censuses.
     #[test]
     fn layouts_name_every_role() {
         check(
@@ -677,8 +678,6 @@ person artisans(id:id, name:name, birth_year:birth_year, death_year:death_year?,
 organisation guilds(id:id, name:name, category:category, home_market_town_id:home->market_towns, founder_id:founder->artisans, founded_year:founded, member_count:member_count=count:guilds_members, hall_capacity:extra)
 membership guilds_members(id:id, artisan_id:person->artisans, guild_id:organisation->guilds, role:member_role, joined_year:joined)
 tenure guild_office_holders(id:id, guild_id:organisation->guilds, artisan_id:person->artisans, seat:seat, start_year:start_year, end_year:end_year?)
-event trade_fairs(id:id, name:name, year:year, host_market_town_id:host->market_towns)
-participation fair_exhibitors(id:id, trade_fair_id:event->trade_fairs, guild_id:organisation->guilds, prize_rank:result)
 alliance guild_leagues(id:id, name:name, founded_year:founded, seat_market_town_id:home->market_towns)
 alliance_membership guild_league_members(id:id, guild_league_id:alliance->guild_leagues, guild_id:organisation->guilds, start_year:start_year, end_year:end_year?)
 ",
@@ -696,6 +695,8 @@ tenure institute_office_holders(id:id, institute_id:organisation->institutes, sc
 work discoveries(id:id, name:name, institute_id:organisation->institutes, published_year:year, citations:extra=ratio:present_year-published_year:0.5..40:0..9000)
 event symposia(id:id, name:name, year:year, host_campus_town_id:host->campus_towns)
 participation symposium_delegations(id:id, symposium_id:event->symposia, institute_id:organisation->institutes, session_order:result)
+alliance consortia(id:id, name:name, founded_year:founded, seat_campus_town_id:home->campus_towns)
+alliance_membership consortium_members(id:id, consortium_id:alliance->consortia, institute_id:organisation->institutes, start_year:start_year, end_year:end_year?)
 census campus_town_censuses(id:id, campus_town_id:settlement->campus_towns, census_year:year, population:population)
 ",
         );

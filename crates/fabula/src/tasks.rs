@@ -7,6 +7,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use fabula_bench::{AgentConfig, ExportConfig, Format, Split};
 use fabula_score::{EvalReport, PredictionRecord, TaskRecord, widesearch};
+use fabula_tasks::Tier;
 
 /// `fabula tasks ...`.
 #[derive(Debug, Subcommand)]
@@ -31,6 +32,10 @@ pub struct TasksExportArgs {
     /// The output file (`.parquet` for verl, and for searchr1 as parquet).
     #[arg(long)]
     pub out: PathBuf,
+    /// Only tasks of this difficulty tier (easy, medium or hard, measured as `fabula audit`
+    /// measures it); every record carries its tier either way.
+    #[arg(long)]
+    pub tier: Option<String>,
 }
 
 /// `fabula corpus ...`.
@@ -167,6 +172,12 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
         format,
         split: parse_split(&args.split)?,
         out: args.out.clone(),
+        tier: args
+            .tier
+            .as_deref()
+            .map(str::parse::<Tier>)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--tier: {e}"))?,
     };
     let summary = fabula_bench::export_tasks(&config)
         .with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;

@@ -87,6 +87,14 @@ pub(crate) enum Step {
     /// `count_each HEADING`: open every entity the page's tables list and answer the total
     /// number of table rows under the section HEADING (slots filled) on them.
     CountEach { heading: String },
+    /// `count_rows before|after NAME|HEADING`: open the entity of every table row whose NAME
+    /// value lies before or after the question's year and answer the total number of rows
+    /// listed under the section HEADING on them.
+    CountRows {
+        side: Side,
+        column: String,
+        heading: String,
+    },
     /// `each_under HEADING|LABEL`: open every entity the page's tables list, then every entity
     /// listed under the section HEADING (slots filled) on each, and read LABEL on those.
     EachUnder { heading: String, label: Label },
@@ -151,6 +159,17 @@ impl Step {
                     side: parse_side(side)?,
                     column,
                     labels,
+                }
+            }
+            ("count_rows", [side, _, ..]) => {
+                let rest = arg[side.len()..].trim();
+                let (column, heading) = rest
+                    .split_once('|')
+                    .ok_or_else(|| format!("`{text}` has no `|` before its heading"))?;
+                Step::CountRows {
+                    side: parse_side(side)?,
+                    column: column.trim().to_owned(),
+                    heading: heading.trim().to_owned(),
                 }
             }
             ("each_under", [_, ..]) => {
@@ -294,6 +313,10 @@ mod tests {
         check("identify", "Identify");
         check("total", "Total");
         check("names", "Names { before: None }");
+        check(
+            "count_rows before Founded|Notable people born here",
+            r#"CountRows { side: Before, column: "Founded", heading: "Notable people born here" }"#,
+        );
         check("names before year", r#"Names { before: Some("year") }"#);
         check(
             "each_row after Founded|Founder|Home*>{region_noun}",

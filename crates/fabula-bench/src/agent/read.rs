@@ -136,6 +136,17 @@ pub(crate) fn number(text: &str) -> Option<i64> {
 
 /// The target of the first inline link whose text starts with "People of".
 pub(crate) fn people_url(markdown: &str) -> Option<String> {
+    link_starting(markdown, "People of")
+}
+
+/// The target of the first inline link whose text starts with "Official website of": the
+/// subject's own site.
+pub(crate) fn own_site_url(markdown: &str) -> Option<String> {
+    link_starting(markdown, "Official website of")
+}
+
+/// The target of the first inline link whose text starts with `start`.
+fn link_starting(markdown: &str, start: &str) -> Option<String> {
     let parts = markdown.split("](");
     parts
         .clone()
@@ -143,7 +154,7 @@ pub(crate) fn people_url(markdown: &str) -> Option<String> {
         .find_map(|(before, after)| {
             let text = before.rsplit('[').next()?;
             let url = after.split(')').next().unwrap_or_default();
-            text.starts_with("People of").then(|| url.to_owned())
+            text.starts_with(start).then(|| url.to_owned())
         })
 }
 
@@ -561,6 +572,11 @@ and [Kel Orr](https://w/wiki/Kel_Orr).\n\n## See also\n\n- [Vess](https://w/wiki
             r#"Some("https://w/wiki/People_of_Vess_Hall")"#,
         );
         check(people_url("No people here."), "None");
+        check(
+            own_site_url("- [Official website of Kest Hall](https://kest.org/about)"),
+            r#"Some("https://kest.org/about")"#,
+        );
+        check(own_site_url(PAGE), "None");
         check(winner_url(PAGE), r#"Some("https://w/wiki/Kest")"#);
         check(
             listed_urls(PAGE),

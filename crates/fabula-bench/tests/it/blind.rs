@@ -1,6 +1,6 @@
 //! The blind baseline stays under 5% exact match for every short-answer kind.
 
-use fabula_bench::export::score_record;
+use fabula_bench::dataset::score_record;
 use fabula_bench::{Split, blind_baseline, split_of};
 use fabula_score::{TaskKind, evaluate};
 

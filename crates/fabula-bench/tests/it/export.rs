@@ -8,6 +8,7 @@ use fabula_bench::export::{
 };
 use fabula_bench::{ExportConfig, Format, Split, export_corpus, export_tasks, split_of};
 use fabula_file::{Task, TaskKind};
+use fabula_tasks::Tier;
 
 use crate::common::small_dataset;
 
@@ -43,7 +44,9 @@ fn pretty(value: &serde_json::Value) -> String {
 
 #[test]
 fn jsonl_record_shape() {
-    insta::assert_snapshot!(pretty(&jsonl_record(42, &lookup_fixture()).unwrap()));
+    insta::assert_snapshot!(pretty(
+        &jsonl_record(42, &lookup_fixture(), Tier::Medium).unwrap()
+    ));
 }
 
 #[test]
@@ -66,15 +69,15 @@ fn widesearch_record_shape() {
 
 #[test]
 fn verl_record_shape() {
-    let short = verl_record(42, &lookup_fixture(), Split::Test, 0).unwrap();
-    let table = verl_record(42, &table_fixture(), Split::Test, 1).unwrap();
+    let short = verl_record(42, &lookup_fixture(), Tier::Medium, Split::Test, 0).unwrap();
+    let table = verl_record(42, &table_fixture(), Tier::Hard, Split::Test, 1).unwrap();
     insta::assert_snapshot!(format!("{short:#?}\n\n{table:#?}"));
 }
 
 #[test]
 fn searchr1_record_shape() {
-    let short = searchr1_record(42, &lookup_fixture(), Split::Test, 0).unwrap();
-    let table = searchr1_record(42, &table_fixture(), Split::Test, 1).unwrap();
+    let short = searchr1_record(42, &lookup_fixture(), Tier::Medium, Split::Test, 0).unwrap();
+    let table = searchr1_record(42, &table_fixture(), Tier::Hard, Split::Test, 1).unwrap();
     insta::assert_snapshot!(format!("{}\n\n{}", pretty(&short), pretty(&table)));
 }
 
@@ -117,12 +120,33 @@ fn exports_write_every_format() {
         format: Format::Jsonl,
         split: Split::All,
         out: out.clone(),
+        tier: None,
     };
     let summary = export_tasks(&cfg).unwrap();
     assert_eq!(summary.records, all.len());
     let read = fabula_score::read_tasks(&out).unwrap();
     assert_eq!(read.len(), all.len());
     assert_eq!(read[0].answer, all[0].answer);
+    // Every record carries its tier, and `tier` keeps the tasks of one tier only.
+    let tiers = |path: &std::path::Path| -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let record = |line: &str| serde_json::from_str::<serde_json::Value>(line).unwrap();
+        text.lines()
+            .map(|l| record(l)["tier"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all_tiers = tiers(&out);
+    let hard = all_tiers.iter().filter(|t| *t == "hard").count();
+    assert!(hard > 0 && hard < all.len(), "{all_tiers:?}");
+    let hard_out = tmp.path().join("hard.jsonl");
+    let summary = export_tasks(&ExportConfig {
+        out: hard_out.clone(),
+        tier: Some(Tier::Hard),
+        ..cfg.clone()
+    })
+    .unwrap();
+    assert_eq!(summary.records, hard);
+    assert!(tiers(&hard_out).iter().all(|t| t == "hard"));
 
     let out = tmp.path().join("ws").join("tasks.jsonl");
     let cfg = ExportConfig {
@@ -237,6 +261,8 @@ fn check_verl_parquet(path: &std::path::Path, tasks: &[fabula_score::TaskRecord]
             (Some(index as u64), Some(world))
         );
         assert_eq!(info["task_id"], task.id.as_str());
+        let tier = info["tier"].as_str().unwrap();
+        assert!(tier.parse::<Tier>().is_ok(), "{tier}");
         assert_eq!(
             (row["data_source"].as_str(), row["agent_name"].as_str()),
             (Some("fabula"), Some("tool_agent"))

@@ -15,8 +15,8 @@ use fabula_file::{ColumnRole, SqlType, TableRole};
 
 use super::db::{Cell, Query, lit};
 use super::family::{
-    Census, Compare, Count, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows, Shape,
-    SumBefore, Table, Tally, Term, Winner,
+    Census, Compare, Count, CountBefore, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows,
+    Shape, SumBefore, Table, Tally, Term, Winner,
 };
 use super::{Answer, Builder, Draft};
 
@@ -67,7 +67,9 @@ impl Builder<'_> {
                 ..
             }) => self.group_candidates(group),
             Shape::Table(f) if !db.has_table(f.role) => Vec::new(),
-            Shape::Table(_) => (1..=CUTS).map(|cut| [cut, 0, 0, 0]).collect(),
+            Shape::Table(_) | Shape::CountBefore(_) => {
+                (1..=CUTS).map(|cut| [cut, 0, 0, 0]).collect()
+            }
             Shape::Term(f) => ids(f.link),
             Shape::Census(f) => db
                 .ids(f.subject)
@@ -91,6 +93,7 @@ impl Builder<'_> {
             Shape::Winner(f) => self.winner(f, x),
             Shape::Compare(f) => self.compare(f, &cand[..f.options]),
             Shape::Count(f) => self.count(f, x),
+            Shape::CountBefore(f) => self.count_before(f),
             Shape::Identify => self.identify(x),
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
@@ -382,6 +385,66 @@ impl Builder<'_> {
             slots,
             answer,
             cells: members.into_iter().flat_map(|(_, cells)| cells).collect(),
+            sql,
+        })
+    }
+
+    /// Counts the rows of `f.role` whose path leads to a row founded (or otherwise dated)
+    /// before a year cut among the end rows: at least 4 of those qualify and some do not, and
+    /// at least [`MIN_COUNT`] rows are counted.
+    fn count_before(&mut self, f: &CountBefore) -> Option<Body> {
+        let end = f.hops.last().map_or(f.role, |h| h.target);
+        let years: Vec<i64> = {
+            let db = &self.db;
+            let mut years: Vec<i64> = db
+                .ids(end)
+                .into_iter()
+                .map(|id| db.int(end, id, f.column).unwrap_or_default())
+                .collect();
+            years.sort_unstable();
+            years
+        };
+        let k = self.cut(&years, (4, years.len().saturating_sub(1)))?;
+        let year = years[k - 1] + 1;
+        let db = &self.db;
+        let year_of = |id: i64| db.int(end, id, f.column).unwrap_or_default();
+        let mut cells = Vec::new();
+        let mut counted = 0;
+        let mut dated = Vec::new();
+        for id in db.ids(f.role) {
+            let Some((at, path)) = db.walk(f.role, id, f.hops) else {
+                continue;
+            };
+            if year_of(at) < year {
+                counted += 1;
+                cells.push(db.cell(f.role, id, ColumnRole::Name));
+                cells.extend(path);
+                if !dated.contains(&at) {
+                    dated.push(at);
+                    cells.push(db.cell(end, at, f.column));
+                }
+            }
+        }
+        if counted < MIN_COUNT {
+            return None;
+        }
+        let mut query = Query::new(db, f.role);
+        let mut role = f.role;
+        for hop in f.hops {
+            query.join(role, *hop);
+            role = hop.target;
+        }
+        let dated_col = query.col(end, f.column);
+        let sql = format!(
+            "SELECT COUNT(*) OVER () AS answer, {}, {dated_col} {}{}",
+            query.col(f.role, ColumnRole::Name),
+            query.from(),
+            where_clause(&[format!("{dated_col} < {year}")])
+        );
+        Some(Body {
+            slots: vec![("year", year.to_string())],
+            answer: Answer::Text(counted.to_string()),
+            cells,
             sql,
         })
     }

@@ -142,6 +142,16 @@ impl Count {
     }
 }
 
+/// How many rows of `role` lead, by the references of `hops`, to a row whose `column` lies
+/// before a year chosen per task: "How many scholars were born in campus towns founded before
+/// 2240?" The rows counted come from the whole world, so the count ranges widely.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CountBefore {
+    pub(super) role: TableRole,
+    pub(super) hops: &'static [Hop],
+    pub(super) column: ColumnRole,
+}
+
 /// The row of a group with the smallest or largest value, when no other row ties with it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Extreme {
@@ -205,6 +215,7 @@ pub(super) enum Shape {
     Extreme(Extreme),
     SumBefore(SumBefore),
     Count(Count),
+    CountBefore(CountBefore),
     Term(Term),
     Census(Census),
     /// A person described by clues (see `identify.rs`).
@@ -226,7 +237,7 @@ impl Family {
     /// their birthplace's, an organisation's, its home's, ...).
     pub(super) fn min_pages(&self) -> usize {
         match self.shape {
-            Shape::Count(_) => 4,
+            Shape::Count(_) | Shape::CountBefore(_) => 4,
             Shape::Identify => 5,
             _ => 1,
         }
@@ -499,6 +510,15 @@ pub(super) const FAMILIES: &[Family] = &[
     count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None, Tally::Number),
     count("names_of_region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear), Tally::Names),
     count("region_org_members", Organisation, &[HOME], REGION, "region", None, Tally::Total(ColumnRole::MemberCount)),
+    Family {
+        kind: TaskKind::Aggregate,
+        name: "people_born_in_settlements_before",
+        shape: Shape::CountBefore(CountBefore {
+            role: Person,
+            hops: &[BIRTHPLACE],
+            column: ColumnRole::Founded,
+        }),
+    },
     count("names_of_region_orgs", Organisation, &[HOME], REGION, "region", None, Tally::Names),
     census(TaskKind::Temporal, "census_population", Settlement, "settlement", &[]),
     Family {

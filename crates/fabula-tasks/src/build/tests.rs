@@ -225,7 +225,7 @@ fn evidence_problems(
     let shown: BTreeSet<String> = facts.map(|f| f.shown.replace(',', "")).collect();
     let computed = usize::from(match family.shape {
         Shape::Count(f) => f.tally != Tally::Names,
-        Shape::SumBefore(_) => true,
+        Shape::SumBefore(_) | Shape::CountBefore(_) => true,
         _ => false,
     });
     for value in rows.iter().flat_map(|r| r.iter().skip(computed)) {
