@@ -152,6 +152,11 @@ impl Run<'_> {
                 labels,
             } => self.each_row(*side, column, labels),
             Step::EachUnder { heading, label } => self.each_under(heading, label),
+            Step::EachMatch {
+                slot,
+                column,
+                labels,
+            } => self.each_match(slot, column, labels),
             Step::CountBefore { year } => Ok(self.count_before(year)),
             Step::Total => Ok(self.answer_with(Some(read::total(&self.reads).to_string()))),
             Step::Names { before } => Ok(self.names(before.as_deref())),
@@ -402,7 +407,29 @@ impl Run<'_> {
         let Some(content) = self.content() else {
             return Ok(false);
         };
-        for url in read::row_urls(content, &self.fill_slots(column), side, year) {
+        let urls = read::row_urls(content, &self.fill_slots(column), side, year);
+        self.read_each(urls, labels)
+    }
+
+    /// Opens the entity of every row whose `column` is the slot's value and reads the labels
+    /// on it; whether anything has been read so far.
+    fn each_match(
+        &mut self,
+        slot: &str,
+        column: &str,
+        labels: &[(Option<Label>, Label)],
+    ) -> Result<bool> {
+        let (Some(value), Some(content)) = (self.question.slot(slot), self.content()) else {
+            return Ok(false);
+        };
+        let urls = read::matching_row_urls(content, &self.fill_slots(column), value);
+        self.read_each(urls, labels)
+    }
+
+    /// Opens each url and reads the labels on it (following a link first where a label says
+    /// so); whether anything has been read so far.
+    fn read_each(&mut self, urls: Vec<String>, labels: &[(Option<Label>, Label)]) -> Result<bool> {
+        for url in urls {
             self.open_url(&url)?;
             let mut values = Vec::new();
             for (via, label) in labels {

@@ -283,7 +283,8 @@ explanation, for example <answer> Port Vessa </answer>.";
 
 /// A verl row: the question with tool instructions as the user message, the Search-R1 targets,
 /// the gold JSON as text, and `tool_agent` as the agent loop. A table task's prompt names its
-/// columns and asks for a Markdown table inside the answer tags.
+/// columns and asks for a Markdown table inside the answer tags; a set answer's asks for every
+/// item, separated by semicolons.
 pub fn verl_record(
     world: u32,
     task: &Task,
@@ -292,15 +293,12 @@ pub fn verl_record(
     index: usize,
 ) -> Result<VerlRecord> {
     let answer: Value = parse_json(task, &task.answer)?;
-    let table_hint = answer_hint(&answer);
+    let hint = answer_hint(&answer);
     Ok(VerlRecord {
         data_source: "fabula".into(),
         prompt: vec![Message {
             role: "user".into(),
-            content: format!(
-                "{VERL_INSTRUCTIONS}\n\nQuestion: {}{table_hint}",
-                task.question
-            ),
+            content: format!("{VERL_INSTRUCTIONS}\n\nQuestion: {}{hint}", task.question),
         }],
         ability: "fact-reasoning".into(),
         target: searchr1_target(&answer),

@@ -228,9 +228,14 @@ fn founding_news(ctx: &mut Ctx, org: &Organisation) -> Page {
                 ("object", &founder),
             ],
         ),
-        format!(
-            "The founder, {}, says the new {kind} will work in {category}.",
-            with_article(&occupation)
+        say(
+            ctx.rng,
+            "news_founding_detail",
+            &[
+                ("occupation", &occupation),
+                ("kind", kind),
+                ("category", &category),
+            ],
         ),
     ];
     news(ctx, d, paragraphs)
@@ -302,7 +307,11 @@ fn appointment_news(ctx: &mut Ctx, founded: &FoundingDates, t: &Tenure) -> Page 
             "news_appointment",
             &[("subject", &person), ("object", &org), ("seat", &seat)],
         ),
-        format!("The new {seat} was born in {place} in {born}."),
+        say(
+            ctx.rng,
+            "news_appointment_detail",
+            &[("seat", &seat), ("place", &place), ("born", &born)],
+        ),
     ];
     news(ctx, d, paragraphs)
 }
@@ -345,7 +354,7 @@ fn event_news(ctx: &mut Ctx, founded: &FoundingDates, event: &Event) -> Page {
             o,
             winner.organisation,
         );
-        paragraphs.push(format!("{org} finished first."));
+        paragraphs.push(say(ctx.rng, "news_event_winner", &[("subject", &org)]));
     }
     news(ctx, d, paragraphs)
 }
@@ -393,10 +402,13 @@ fn membership_news(ctx: &mut Ctx, founded: &FoundingDates, m: &Membership) -> Pa
     let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
     let role = d.text(ctx, mr, m.id, ColumnRole::MemberRole, &m.role);
     let occupation = d.text(ctx, p, m.person, ColumnRole::Occupation, &member.occupation);
-    let paragraphs = vec![format!(
-        "{person}, {}, has joined {org} as {role}.",
-        with_article(&occupation)
-    )];
+    let values = [
+        ("subject", person.as_str()),
+        ("occupation", &occupation),
+        ("object", &org),
+        ("role", &role),
+    ];
+    let paragraphs = vec![say(ctx.rng, "news_membership", &values)];
     news(ctx, d, paragraphs)
 }
 

@@ -696,9 +696,16 @@ fn about_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     let founded = d.year(ctx, o, id, ColumnRole::Founded, org.founded);
     let category = d.text(ctx, o, id, ColumnRole::Category, &org.category);
     let members = d.count(ctx, o, id, ColumnRole::MemberCount, org.member_count);
-    let welcome = format!(
-        "Welcome to {name}, {} from {home}, serving since {founded}.",
-        with_article(&compound(&category, &theme.organisation.singular))
+    let kind = with_article(&compound(&category, &theme.organisation.singular));
+    let welcome = say(
+        ctx.rng,
+        "about_welcome",
+        &[
+            ("subject", &name),
+            ("kind", &kind),
+            ("place", &home),
+            ("founded", &founded),
+        ],
     );
     let lead = vec![format!(
         "{welcome} {}",

@@ -113,6 +113,13 @@ pub(crate) enum Step {
         column: String,
         labels: Vec<(Option<Label>, Label)>,
     },
+    /// `each_match SLOT NAME|LABEL..`: open the entity of every table row whose NAME value is
+    /// the slot's value (ignoring case) and read the labels on it, as `each_row` does.
+    EachMatch {
+        slot: String,
+        column: String,
+        labels: Vec<(Option<Label>, Label)>,
+    },
     /// `census SLOT`: open the report of the census of the slot's year and answer the count it
     /// lists for the open page's subject.
     Census { year: String },
@@ -170,6 +177,20 @@ impl Step {
                     side: parse_side(side)?,
                     column: column.trim().to_owned(),
                     heading: heading.trim().to_owned(),
+                }
+            }
+            ("each_match", [slot, _, ..]) => {
+                let rest = arg[slot.len()..].trim();
+                let mut parts = rest.split('|').map(str::trim);
+                let column = parts.next().unwrap_or_default().to_owned();
+                let labels: Vec<(Option<Label>, Label)> = parts.map(path_label).collect();
+                if labels.is_empty() {
+                    return Err(format!("`{text}` reads no label"));
+                }
+                Step::EachMatch {
+                    slot: (*slot).to_owned(),
+                    column,
+                    labels,
                 }
             }
             ("each_under", [_, ..]) => {
@@ -313,6 +334,10 @@ mod tests {
         check("identify", "Identify");
         check("total", "Total");
         check("names", "Names { before: None }");
+        check(
+            "each_match occupation Occupation|Born|Birthplace>{region_noun}",
+            r#"EachMatch { slot: "occupation", column: "Occupation", labels: [(None, Label { text: "Born", prefix: false }), (Some(Label { text: "Birthplace", prefix: false }), Label { text: "{region_noun}", prefix: false })] }"#,
+        );
         check(
             "count_rows before Founded|Notable people born here",
             r#"CountRows { side: Before, column: "Founded", heading: "Notable people born here" }"#,

@@ -309,8 +309,20 @@ pub(crate) fn rows_around(markdown: &str, column: &str, side: Side, year: i64) -
 /// The first-cell links of the rows of the page's tables whose `column` value lies before or
 /// after `year`, each once, in page order.
 pub(crate) fn row_urls(markdown: &str, column: &str, side: Side, year: i64) -> Vec<String> {
+    first_links(&rows_beside(markdown, column, side, year))
+}
+
+/// The first-cell links of the rows of the page's tables whose `column` value is `value`
+/// (ignoring case), each once, in page order.
+pub(crate) fn matching_row_urls(markdown: &str, column: &str, value: &str) -> Vec<String> {
+    first_links(&rows_where(markdown, column, |cell| {
+        cell_value(cell).eq_ignore_ascii_case(value)
+    }))
+}
+
+/// The links of the rows' first cells, each once, in row order.
+fn first_links(rows: &[Vec<String>]) -> Vec<String> {
     let mut seen = BTreeSet::new();
-    let rows = rows_beside(markdown, column, side, year);
     let urls = rows.iter().filter_map(|row| link_url(row.first()?));
     urls.filter(|url| seen.insert(url.clone())).collect()
 }
@@ -318,6 +330,17 @@ pub(crate) fn row_urls(markdown: &str, column: &str, side: Side, year: i64) -> V
 /// The rows of the page's tables whose `column` value (the header compared ignoring case)
 /// lies before or after `year`.
 fn rows_beside(markdown: &str, column: &str, side: Side, year: i64) -> Vec<Vec<String>> {
+    rows_where(markdown, column, |cell| {
+        number(cell).is_some_and(|value| match side {
+            Side::Before => value < year,
+            Side::After => value > year,
+        })
+    })
+}
+
+/// The rows of the page's tables whose cell in `column` (the header compared ignoring case)
+/// passes `test`.
+fn rows_where(markdown: &str, column: &str, test: impl Fn(&str) -> bool) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for table in pipe_tables(markdown) {
         let Some(col) = table
@@ -327,15 +350,8 @@ fn rows_beside(markdown: &str, column: &str, side: Side, year: i64) -> Vec<Vec<S
         else {
             continue;
         };
-        let beside = |row: &Vec<String>| {
-            row.get(col)
-                .and_then(|c| number(c))
-                .is_some_and(|value| match side {
-                    Side::Before => value < year,
-                    Side::After => value > year,
-                })
-        };
-        rows.extend(table.rows.into_iter().filter(beside));
+        let passes = |row: &Vec<String>| row.get(col).is_some_and(|c| test(c));
+        rows.extend(table.rows.into_iter().filter(passes));
     }
     rows
 }
@@ -468,6 +484,11 @@ mod tests {
             r#"["https://w/wiki/Orrwick"]"#,
         );
         check(row_urls(PAGE, "Opened", Side::After, 1650), "[]");
+        check(
+            matching_row_urls(PAGE, "founded", "1650"),
+            r#"["https://w/wiki/Kest", "https://w/wiki/Lind"]"#,
+        );
+        check(matching_row_urls(PAGE, "Founded", "1651"), "[]");
         check(
             row_urls(PAGE, "founded", Side::After, 1650),
             r#"["https://w/wiki/Orrwick"]"#,

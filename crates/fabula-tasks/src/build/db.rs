@@ -193,8 +193,17 @@ impl<'a> Query<'a> {
 
     /// Joins every reference of a path from `from`.
     pub(super) fn join_path(&mut self, from: TableRole, path: &Path) {
+        self.join_hops(from, path.hops);
+    }
+
+    /// Joins references in turn, the first from `from`, each next one from the last target.
+    pub(super) fn join_hops<'h>(
+        &mut self,
+        from: TableRole,
+        hops: impl IntoIterator<Item = &'h Hop>,
+    ) {
         let mut role = from;
-        for hop in path.hops {
+        for hop in hops {
             self.join(role, *hop);
             role = hop.target;
         }

@@ -351,11 +351,7 @@ impl Builder<'_> {
             }
         };
         let mut query = Query::new(db, f.role);
-        let mut role = f.role;
-        for hop in f.steps() {
-            query.join(role, *hop);
-            role = hop.target;
-        }
+        query.join_hops(f.role, f.steps());
         let name = db.name(f.via.target, x);
         let mut conditions = vec![format!(
             "{} = {}",
@@ -429,11 +425,7 @@ impl Builder<'_> {
             return None;
         }
         let mut query = Query::new(db, f.role);
-        let mut role = f.role;
-        for hop in f.hops {
-            query.join(role, *hop);
-            role = hop.target;
-        }
+        query.join_hops(f.role, f.hops);
         let dated_col = query.col(end, f.column);
         let sql = format!(
             "SELECT COUNT(*) OVER () AS answer, {}, {dated_col} {}{}",
