@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::http::{ClientConfig, HttpClient};
 use crate::{Error, Result};
-use plan::{Extreme, Label, Side, Step};
+use plan::{Extreme, Label, PathLabel, Side, Step};
 use read::Read;
 
 /// How the baseline agent searches and reads.
@@ -395,12 +395,7 @@ impl Run<'_> {
     /// Opens the entity of every row whose `column` lies before or after the question's year
     /// and reads the labels on it (following a link first where a label says so); whether
     /// anything has been read so far.
-    fn each_row(
-        &mut self,
-        side: Side,
-        column: &str,
-        labels: &[(Option<Label>, Label)],
-    ) -> Result<bool> {
+    fn each_row(&mut self, side: Side, column: &str, labels: &[PathLabel]) -> Result<bool> {
         let Some(year) = self.number_slot("year") else {
             return Ok(false);
         };
@@ -413,12 +408,7 @@ impl Run<'_> {
 
     /// Opens the entity of every row whose `column` is the slot's value and reads the labels
     /// on it; whether anything has been read so far.
-    fn each_match(
-        &mut self,
-        slot: &str,
-        column: &str,
-        labels: &[(Option<Label>, Label)],
-    ) -> Result<bool> {
+    fn each_match(&mut self, slot: &str, column: &str, labels: &[PathLabel]) -> Result<bool> {
         let (Some(value), Some(content)) = (self.question.slot(slot), self.content()) else {
             return Ok(false);
         };
@@ -428,7 +418,7 @@ impl Run<'_> {
 
     /// Opens each url and reads the labels on it (following a link first where a label says
     /// so); whether anything has been read so far.
-    fn read_each(&mut self, urls: Vec<String>, labels: &[(Option<Label>, Label)]) -> Result<bool> {
+    fn read_each(&mut self, urls: Vec<String>, labels: &[PathLabel]) -> Result<bool> {
         for url in urls {
             self.open_url(&url)?;
             let mut values = Vec::new();

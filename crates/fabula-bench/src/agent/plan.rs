@@ -43,6 +43,9 @@ impl Label {
     }
 }
 
+/// A label read on a row's page: `B`, or `A>B` (B read on the page row A links to).
+pub(crate) type PathLabel = (Option<Label>, Label);
+
 /// One step of a plan. Slot arguments name a value of the question (`person`, `year`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Step {
@@ -111,14 +114,14 @@ pub(crate) enum Step {
     EachRow {
         side: Side,
         column: String,
-        labels: Vec<(Option<Label>, Label)>,
+        labels: Vec<PathLabel>,
     },
     /// `each_match SLOT NAME|LABEL..`: open the entity of every table row whose NAME value is
     /// the slot's value (ignoring case) and read the labels on it, as `each_row` does.
     EachMatch {
         slot: String,
         column: String,
-        labels: Vec<(Option<Label>, Label)>,
+        labels: Vec<PathLabel>,
     },
     /// `census SLOT`: open the report of the census of the slot's year and answer the count it
     /// lists for the open page's subject.
@@ -155,13 +158,7 @@ impl Step {
                 year: (*year).to_owned(),
             },
             ("each_row", [side, _, ..]) => {
-                let rest = arg[side.len()..].trim();
-                let mut parts = rest.split('|').map(str::trim);
-                let column = parts.next().unwrap_or_default().to_owned();
-                let labels: Vec<(Option<Label>, Label)> = parts.map(path_label).collect();
-                if labels.is_empty() {
-                    return Err(format!("`{text}` reads no label"));
-                }
+                let (column, labels) = column_and_labels(text, &arg[side.len()..])?;
                 Step::EachRow {
                     side: parse_side(side)?,
                     column,
@@ -180,13 +177,7 @@ impl Step {
                 }
             }
             ("each_match", [slot, _, ..]) => {
-                let rest = arg[slot.len()..].trim();
-                let mut parts = rest.split('|').map(str::trim);
-                let column = parts.next().unwrap_or_default().to_owned();
-                let labels: Vec<(Option<Label>, Label)> = parts.map(path_label).collect();
-                if labels.is_empty() {
-                    return Err(format!("`{text}` reads no label"));
-                }
+                let (column, labels) = column_and_labels(text, &arg[slot.len()..])?;
                 Step::EachMatch {
                     slot: (*slot).to_owned(),
                     column,
@@ -251,11 +242,23 @@ fn parse_side(word: &str) -> Result<Side, String> {
 }
 
 /// A label of an `each_row` step: `A>B` reads B on the page row A links to.
-fn path_label(text: &str) -> (Option<Label>, Label) {
+fn path_label(text: &str) -> PathLabel {
     match text.split_once('>') {
         Some((via, label)) => (Some(Label::parse(via.trim())), Label::parse(label.trim())),
         None => (None, Label::parse(text)),
     }
+}
+
+/// The `NAME|LABEL..` end of an `each_row` or `each_match` step: the column and the labels
+/// read on each row's page; `step` is the whole step, for the error.
+fn column_and_labels(step: &str, rest: &str) -> Result<(String, Vec<PathLabel>), String> {
+    let mut parts = rest.trim().split('|').map(str::trim);
+    let column = parts.next().unwrap_or_default().to_owned();
+    let labels: Vec<PathLabel> = parts.map(path_label).collect();
+    if labels.is_empty() {
+        return Err(format!("`{step}` reads no label"));
+    }
+    Ok((column, labels))
 }
 
 /// The labels of an `each` step: split on `|` when there is one, else on spaces.
