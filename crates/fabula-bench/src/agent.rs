@@ -337,18 +337,11 @@ impl Run<'_> {
 
     /// Opens every entity the page lists and answers the total of their rows under `heading`.
     fn count_each(&mut self, heading: &str) -> Result<bool> {
-        let heading = self.fill_slots(heading);
         let Some(content) = self.content() else {
             return Ok(false);
         };
-        let mut total = 0;
-        for url in read::listed_urls(content) {
-            self.open_url(&url)?;
-            total += self
-                .content()
-                .map_or(0, |c| read::section_rows(c, &heading));
-        }
-        Ok(self.answer_with(Some(total.to_string())))
+        let urls = read::listed_urls(content);
+        self.count_under(urls, heading)
     }
 
     /// Opens the entity of every row whose `column` lies before or after the question's year
@@ -357,9 +350,16 @@ impl Run<'_> {
         let (Some(year), Some(content)) = (self.number_slot("year"), self.content()) else {
             return Ok(false);
         };
+        let urls = read::row_urls(content, &self.fill_slots(column), side, year);
+        self.count_under(urls, heading)
+    }
+
+    /// Opens each url and answers the total number of rows under `heading` (slots filled) on
+    /// those pages.
+    fn count_under(&mut self, urls: Vec<String>, heading: &str) -> Result<bool> {
         let heading = self.fill_slots(heading);
         let mut total = 0;
-        for url in read::row_urls(content, &self.fill_slots(column), side, year) {
+        for url in urls {
             self.open_url(&url)?;
             total += self
                 .content()
