@@ -434,31 +434,29 @@ const COLUMNS: [(&str, usize); 14] = [
     ("agent", 7),
 ];
 
+/// The guesser columns of the report, which `fabula eval --blind` prints.
+const GUESSER_COLUMNS: [(&str, usize); 7] = [
+    ("kind", 10),
+    ("tier", 6),
+    ("tasks", 6),
+    ("common", 7),
+    ("random", 7),
+    ("first", 7),
+    ("1/n", 6),
+];
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn maybe(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), percent)
+}
+
 /// The report as a plain-text table: shares in percent, `-` where a figure covers no task.
 pub fn render_audit(report: &AuditReport) -> String {
-    let percent = |x: f64| format!("{:.1}%", x * 100.0);
-    let maybe = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), percent);
-    let line = |cells: Vec<String>| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(COLUMNS)
-            .enumerate()
-            .map(|(i, (cell, (_, width)))| {
-                if i < 2 {
-                    format!("{cell:<width$}")
-                } else {
-                    format!("{cell:>width$}")
-                }
-            })
-            .collect();
-        padded.join(" ").trim_end().to_owned() + "\n"
-    };
-    let mut out = format!("{} worlds, {} tasks\n", report.worlds, report.tasks);
-    out.push_str(&line(
-        COLUMNS.iter().map(|(h, _)| (*h).to_owned()).collect(),
-    ));
-    for r in &report.rows {
-        out.push_str(&line(vec![
+    render_table(report, &COLUMNS, |r| {
+        vec![
             r.kind.clone(),
             r.tier.clone(),
             r.tasks.to_string(),
@@ -473,7 +471,54 @@ pub fn render_audit(report: &AuditReport) -> String {
             maybe(r.first_option),
             maybe(r.chance),
             maybe(r.agent),
-        ]));
+        ]
+    })
+}
+
+/// The cheap guessers alone, per kind and tier: the most common answer, a random entity of the
+/// answer's table, the first option, and 1/n beside it.
+pub fn render_guessers(report: &AuditReport) -> String {
+    render_table(report, &GUESSER_COLUMNS, |r| {
+        vec![
+            r.kind.clone(),
+            r.tier.clone(),
+            r.tasks.to_string(),
+            maybe(r.most_common),
+            maybe(r.random_entity),
+            maybe(r.first_option),
+            maybe(r.chance),
+        ]
+    })
+}
+
+/// A header line with the dataset's size, then one line per row: the first two cells left
+/// aligned, the rest right aligned, each in its column's width.
+fn render_table(
+    report: &AuditReport,
+    columns: &[(&str, usize)],
+    cells: impl Fn(&AuditRow) -> Vec<String>,
+) -> String {
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(columns)
+            .enumerate()
+            .map(|(i, (cell, &(_, width)))| {
+                if i < 2 {
+                    format!("{cell:<width$}")
+                } else {
+                    format!("{cell:>width$}")
+                }
+            })
+            .collect();
+        padded.join(" ").trim_end().to_owned() + "\n"
+    };
+    let mut out = format!("{} worlds, {} tasks\n", report.worlds, report.tasks);
+    out.push_str(&line(
+        columns.iter().map(|(h, _)| (*h).to_owned()).collect(),
+    ));
+    for r in &report.rows {
+        out.push_str(&line(cells(r)));
     }
     out
 }

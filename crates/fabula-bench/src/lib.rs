@@ -27,7 +27,9 @@ pub mod verl;
 
 pub use agent::{AgentConfig, run_baseline};
 pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
-pub use audit::{AuditAgent, AuditConfig, AuditReport, AuditRow, audit, render_audit};
+pub use audit::{
+    AuditAgent, AuditConfig, AuditReport, AuditRow, audit, render_audit, render_guessers,
+};
 pub use blind::blind_baseline;
 pub use dataset::{Split, load_tasks, split_of};
 pub use error::{Error, Result};

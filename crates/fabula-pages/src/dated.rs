@@ -1,29 +1,23 @@
-//! Dated pages: news articles about things that happened, yearbooks that state what was true
-//! at the end of a year (who held each seat, which alliance each organisation belonged to), and
+//! Dated pages: news items about things that happened (composed by `news.rs` from their plans),
+//! yearbooks that state what was true at the end of a year (who held each seat, which alliance
+//! each organisation belonged to; their sections planned in `templates/pages/yearbook.toml`), and
 //! census reports that state each settlement's population as of their census year: older
 //! reports state older values, none of them the present one on the settlement's own page.
 
-use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use rand::RngExt;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use fabula_file::{ColumnRole, Page, PageKind, TableRole};
+use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
 use fabula_world::World;
-use fabula_world::model::{AllianceMembership, Event, Membership, Organisation, Tenure, Work};
 
 use crate::draft::{Ctx, Draft, fmt_date};
-use crate::english::{measure_sentence, repeats_word, upper_first, with_article};
-use crate::phrases::say;
+use crate::english::upper_first;
+use crate::news;
+use crate::phrases::{fill, say};
+use crate::plan::{self, Item, RawSlot, Rows, Slot};
 use crate::templates;
-
-#[derive(Serialize)]
-struct NewsPage<'a> {
-    title: &'a str,
-    site: &'a str,
-    date: &'a str,
-    paragraphs: Vec<String>,
-}
 
 #[derive(Serialize)]
 struct HistorySection {
@@ -39,73 +33,16 @@ struct HistoryPage<'a> {
     sections: Vec<HistorySection>,
 }
 
-pub(crate) fn news(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> Page {
-    let title = d.title.clone();
-    let date = d.published.clone().unwrap_or_default();
-    let body = templates::render(
-        "news.md.j2",
-        NewsPage {
-            title: &title,
-            site: &ctx.sites.news_name,
-            date: &date,
-            paragraphs,
-        },
-    );
-    d.finish(body)
-}
-
-/// The draft of a news article about something that happened in `year`, dated that year and, when
-/// it mentions an organisation founded that year, on or after the news of the founding.
-fn news_draft(ctx: &mut Ctx, year: i64, not_before: Option<&str>, title: String) -> Draft {
-    let date = match not_before {
-        Some(floor) if floor.starts_with(&format!("{year:04}-")) => ctx.date_from(floor),
-        _ => ctx.date_in(year),
-    };
-    let url = ctx.sites.news_url(&date, &title);
-    Draft::new(url, title, PageKind::News, Some(date))
-}
-
-/// The date of each organisation's founding news, by organisation id: no news mentions an
-/// organisation before it.
-type FoundingDates = BTreeMap<i64, String>;
-
 /// Whether a relation with these bounds holds at the end of `year`.
 pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
     start <= year && end.is_none_or(|e| e > year)
 }
 
-/// Renders the news articles and the yearbooks.
+/// Renders the news items (as `news.toml` plans them), the yearbooks and the census reports.
 pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
     let w = ctx.world;
-    let mut founded = FoundingDates::new();
-    for org in &w.organisations {
-        let page = founding_news(ctx, org);
-        founded.insert(org.id, page.published.clone().expect("news is dated"));
-        pages.push(page);
-    }
-    for work in &w.works {
-        pages.push(work_news(ctx, &founded, work));
-    }
-    for tenure in &w.tenures {
-        pages.push(appointment_news(ctx, &founded, tenure));
-    }
-    for event in &w.events {
-        pages.push(event_news(ctx, &founded, event));
-    }
-    for m in &w.alliance_memberships {
-        pages.push(alliance_news(ctx, &founded, m));
-    }
-    // Membership news: a share of the joinings, more when the world would otherwise have few pages.
-    let share = if pages.len() + w.memberships.len() / 2 < 330 {
-        1.0
-    } else {
-        0.5
-    };
-    for m in &w.memberships {
-        if ctx.rng.random_bool(share) {
-            pages.push(membership_news(ctx, &founded, m));
-        }
-    }
+    let rows = Rows::new(ctx);
+    news::render(ctx, &rows, pages);
     // Yearbooks every 8 to 20 years over the last century or so, from the first founding on, each
     // true at its date; a year with nothing to record has none.
     let first_founding = w.organisations.iter().map(|o| o.founded).min();
@@ -113,7 +50,7 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
         .max(w.earliest_year + 20)
         .max(first_founding.unwrap_or(w.present_year));
     while year < w.present_year {
-        pages.extend(yearbook(ctx, year));
+        pages.extend(yearbook(ctx, &rows, year));
         year += ctx.rng.random_range(8..=20);
     }
     for year in w.census_years() {
@@ -192,250 +129,139 @@ fn archive_page(
     d.finish(body)
 }
 
-fn founding_news(ctx: &mut Ctx, org: &Organisation) -> Page {
-    let w = ctx.world;
-    let kind = &w.theme.organisation.singular;
-    let (p, o) = (TableRole::Person, TableRole::Organisation);
-    // "New trading house House of Lai founded" would say "house" twice.
-    let title = if repeats_word(kind, &org.name) {
-        format!("{} founded", org.name)
-    } else {
-        format!("New {kind} {} founded", org.name)
+/// One section of a yearbook, as `yearbook.toml` writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSection {
+    #[serde(default)]
+    heading: Option<String>,
+    #[serde(default)]
+    heading_noun: Option<String>,
+    row: String,
+    #[serde(default)]
+    holding: bool,
+    #[serde(default)]
+    in_year: Option<String>,
+    line: String,
+    slots: Vec<RawSlot>,
+}
+
+#[derive(Deserialize)]
+struct RawSections {
+    section: Vec<RawSection>,
+}
+
+/// A checked plan of a yearbook section.
+struct Section {
+    heading: Heading,
+    row: TableRole,
+    when: When,
+    line: String,
+    slots: Vec<Slot>,
+}
+
+enum Heading {
+    Text(String),
+    /// A table's plural noun, capitalised.
+    Noun(TableRole),
+}
+
+/// Which rows a section states in the yearbook of a year.
+enum When {
+    /// The relations that hold at the end of the year.
+    Holding,
+    /// The rows whose cell of this year column is the year.
+    InYear(ColumnRole),
+}
+
+fn section(raw: &RawSection) -> Result<Section, String> {
+    let heading = match (&raw.heading, &raw.heading_noun) {
+        (Some(text), None) => Heading::Text(text.clone()),
+        (None, Some(noun)) => Heading::Noun(plan::table_role(noun)?),
+        _ => return Err("a section needs one of `heading` and `heading_noun`".into()),
     };
-    let mut d = news_draft(ctx, org.founded, None, title).about(o, org.id);
-    d.year(ctx, o, org.id, ColumnRole::Founded, org.founded);
-    let subject = ctx.link(o, org.id);
-    let place = d.reference(
-        ctx,
-        o,
-        org.id,
-        ColumnRole::Home,
-        TableRole::Settlement,
-        org.home,
-    );
-    let founder = d.reference(ctx, o, org.id, ColumnRole::Founder, p, org.founder);
-    let category = d.text(ctx, o, org.id, ColumnRole::Category, &org.category);
-    let f = w.person(org.founder);
-    let occupation = d.text(ctx, p, f.id, ColumnRole::Occupation, &f.occupation);
-    let paragraphs = vec![
-        say(
-            ctx.rng,
-            "news_founding",
-            &[
-                ("subject", &subject),
-                ("kind", kind),
-                ("place", &place),
-                ("object", &founder),
-            ],
-        ),
-        say(
-            ctx.rng,
-            "news_founding_detail",
-            &[
-                ("occupation", &occupation),
-                ("kind", kind),
-                ("category", &category),
-            ],
-        ),
-    ];
-    news(ctx, d, paragraphs)
+    let when = match (raw.holding, &raw.in_year) {
+        (true, None) => When::Holding,
+        (false, Some(column)) => When::InYear(plan::column_role(column)?),
+        _ => return Err("a section needs one of `holding` and `in_year`".into()),
+    };
+    Ok(Section {
+        heading,
+        row: plan::table_role(&raw.row)?,
+        when,
+        line: raw.line.clone(),
+        slots: plan::slots(&raw.slots, None)?,
+    })
 }
 
-fn work_news(ctx: &mut Ctx, founded: &FoundingDates, work: &Work) -> Page {
-    let theme = &ctx.world.theme;
-    let (wr, o) = (TableRole::Work, TableRole::Organisation);
-    let verb = theme.work.verb.clone().unwrap_or_default();
-    let title = format!("{} {verb}", work.name);
-    let not_before = founded.get(&work.organisation).map(String::as_str);
-    let mut d = news_draft(ctx, work.year, not_before, title).about(wr, work.id);
-    d.year(ctx, wr, work.id, ColumnRole::Year, work.year);
-    let org = d.reference(
-        ctx,
-        wr,
-        work.id,
-        ColumnRole::Organisation,
-        o,
-        work.organisation,
-    );
-    let subject = ctx.link(wr, work.id);
-    let mut paragraphs = vec![say(
-        ctx.rng,
-        "news_work",
-        &[
-            ("subject", &subject),
-            ("object", &org),
-            ("verb", &verb),
-            ("kind", &theme.work.singular),
-        ],
-    )];
-    if let Some(extra) = theme.work.extras.first() {
-        let value = d.extra(ctx, wr, work.id, 0, work.extras[0]);
-        paragraphs.push(measure_sentence(&extra.label, &value));
+/// The yearbook's section plans, read and checked once.
+fn sections() -> &'static [Section] {
+    static SECTIONS: OnceLock<Vec<Section>> = OnceLock::new();
+    SECTIONS.get_or_init(|| {
+        let raw: RawSections =
+            toml::from_str(templates::YEARBOOK).expect("yearbook.toml is valid TOML");
+        raw.section
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                section(s).unwrap_or_else(|e| panic!("yearbook.toml section {}: {e}", i + 1))
+            })
+            .collect()
+    })
+}
+
+impl When {
+    /// Whether row `id` of `role` belongs in the yearbook of `year`.
+    fn admits(&self, rows: &Rows, role: TableRole, id: i64, year: i64) -> bool {
+        let year_of = |column| match rows.cell(role, id, column) {
+            Some((_, Value::Int(y))) => Some(*y),
+            _ => None,
+        };
+        match self {
+            When::Holding => year_of(ColumnRole::StartYear)
+                .is_some_and(|start| holds_at_end_of(year, start, year_of(ColumnRole::EndYear))),
+            When::InYear(column) => year_of(*column) == Some(year),
+        }
     }
-    news(ctx, d, paragraphs)
 }
 
-fn appointment_news(ctx: &mut Ctx, founded: &FoundingDates, t: &Tenure) -> Page {
-    let w = ctx.world;
-    let (tr, p, o) = (
-        TableRole::Tenure,
-        TableRole::Person,
-        TableRole::Organisation,
-    );
-    let org_name = &w.organisation(t.organisation).name;
-    let title = format!("{org_name} names a new {}", t.seat);
-    let not_before = founded.get(&t.organisation).map(String::as_str);
-    let mut d = news_draft(ctx, t.start, not_before, title).about(o, t.organisation);
-    d.year(ctx, tr, t.id, ColumnRole::StartYear, t.start);
-    let person = d.reference(ctx, tr, t.id, ColumnRole::Person, p, t.person);
-    let org = d.reference(ctx, tr, t.id, ColumnRole::Organisation, o, t.organisation);
-    let seat = d.text(ctx, tr, t.id, ColumnRole::Seat, &t.seat);
-    let holder = w.person(t.person);
-    let born = d.year(ctx, p, holder.id, ColumnRole::BirthYear, holder.birth_year);
-    let s = TableRole::Settlement;
-    let place = d.reference(
-        ctx,
-        p,
-        holder.id,
-        ColumnRole::Birthplace,
-        s,
-        holder.birthplace,
-    );
-    let paragraphs = vec![
-        say(
-            ctx.rng,
-            "news_appointment",
-            &[("subject", &person), ("object", &org), ("seat", &seat)],
-        ),
-        say(
-            ctx.rng,
-            "news_appointment_detail",
-            &[("seat", &seat), ("place", &place), ("born", &born)],
-        ),
-    ];
-    news(ctx, d, paragraphs)
-}
-
-fn event_news(ctx: &mut Ctx, founded: &FoundingDates, event: &Event) -> Page {
-    let w = ctx.world;
-    let er = TableRole::Event;
-    let title = format!("{} draws the crowds", event.name);
-    let winner = w
-        .participations
-        .iter()
-        .find(|x| x.event == event.id && x.result == 1);
-    let not_before = winner.and_then(|x| founded.get(&x.organisation));
-    let not_before = not_before.map(String::as_str);
-    let mut d = news_draft(ctx, event.year, not_before, title).about(er, event.id);
-    d.year(ctx, er, event.id, ColumnRole::Year, event.year);
-    let place = d.reference(
-        ctx,
-        er,
-        event.id,
-        ColumnRole::Host,
-        TableRole::Settlement,
-        event.host,
-    );
-    let subject = ctx.link(er, event.id);
-    let mut paragraphs = vec![say(
-        ctx.rng,
-        "news_event",
-        &[("subject", &subject), ("place", &place)],
-    )];
-    if let Some(winner) = winner {
-        let pr = TableRole::Participation;
-        d.reference(ctx, pr, winner.id, ColumnRole::Event, er, event.id);
-        let o = TableRole::Organisation;
-        let org = d.reference(
-            ctx,
-            pr,
-            winner.id,
-            ColumnRole::Organisation,
-            o,
-            winner.organisation,
-        );
-        paragraphs.push(say(ctx.rng, "news_event_winner", &[("subject", &org)]));
-    }
-    news(ctx, d, paragraphs)
-}
-
-fn alliance_news(ctx: &mut Ctx, founded: &FoundingDates, m: &AllianceMembership) -> Page {
-    let w = ctx.world;
-    let (mr, o) = (TableRole::AllianceMembership, TableRole::Organisation);
-    let org_name = &w.organisation(m.organisation).name;
-    let title = format!(
-        "{org_name} joins {}",
-        with_article(&w.theme.alliance.singular)
-    );
-    let not_before = founded.get(&m.organisation).map(String::as_str);
-    let mut d = news_draft(ctx, m.start, not_before, title).about(o, m.organisation);
-    d.year(ctx, mr, m.id, ColumnRole::StartYear, m.start);
-    let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
-    let alliance = d.reference(
-        ctx,
-        mr,
-        m.id,
-        ColumnRole::Alliance,
-        TableRole::Alliance,
-        m.alliance,
-    );
-    let paragraphs = vec![say(
-        ctx.rng,
-        "news_alliance",
-        &[("subject", &alliance), ("object", &org)],
-    )];
-    news(ctx, d, paragraphs)
-}
-
-fn membership_news(ctx: &mut Ctx, founded: &FoundingDates, m: &Membership) -> Page {
-    let (mr, p, o) = (
-        TableRole::Membership,
-        TableRole::Person,
-        TableRole::Organisation,
-    );
-    let member = ctx.world.person(m.person);
-    let title = format!("{} joins as {}", member.name, m.role);
-    let not_before = founded.get(&m.organisation).map(String::as_str);
-    let mut d = news_draft(ctx, m.joined, not_before, title).about(p, m.person);
-    d.year(ctx, mr, m.id, ColumnRole::Joined, m.joined);
-    let person = d.reference(ctx, mr, m.id, ColumnRole::Person, p, m.person);
-    let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
-    let role = d.text(ctx, mr, m.id, ColumnRole::MemberRole, &m.role);
-    let occupation = d.text(ctx, p, m.person, ColumnRole::Occupation, &member.occupation);
-    let values = [
-        ("subject", person.as_str()),
-        ("occupation", &occupation),
-        ("object", &org),
-        ("role", &role),
-    ];
-    let paragraphs = vec![say(ctx.rng, "news_membership", &values)];
-    news(ctx, d, paragraphs)
-}
-
-/// The yearbook of `year`: who held which seat, who belonged to which alliance, what was founded;
-/// none when nothing of that was true at the end of the year.
-fn yearbook(ctx: &mut Ctx, year: i64) -> Option<Page> {
+/// The yearbook of `year`: a section per plan of `yearbook.toml` (who held which seat, who
+/// belonged to which alliance, what was founded); none when no section has a line.
+fn yearbook(ctx: &mut Ctx, rows: &Rows, year: i64) -> Option<Page> {
     let w = ctx.world;
     let title = format!("{} yearbook {year}", w.name);
     let url = ctx.sites.archive_url(year);
     let date = fmt_date(year, 12, 31);
     let mut d = Draft::new(url, title, PageKind::History, Some(date.clone()));
-    let mut sections = Vec::new();
-    let lines = office_holder_lines(&mut d, ctx, year);
-    push_section(&mut sections, "Office holders".into(), lines);
-    let lines = alliance_lines(&mut d, ctx, year);
-    let heading = upper_first(&w.theme.alliance.plural);
-    push_section(&mut sections, heading, lines);
-    let lines = founded_lines(&mut d, ctx, year);
-    push_section(&mut sections, "Founded this year".into(), lines);
-    if sections.is_empty() {
+    let mut out = Vec::new();
+    for plan in sections() {
+        let lines = rows
+            .ids(plan.row)
+            .into_iter()
+            .filter(|&id| plan.when.admits(rows, plan.row, id, year))
+            .map(|id| {
+                let values = Item::new(rows, plan.row, id, None).fill(&mut d, ctx, &plan.slots);
+                fill(&plan.line, &values.pairs())
+            })
+            .collect();
+        let heading = match &plan.heading {
+            Heading::Text(text) => text.clone(),
+            Heading::Noun(role) => ctx
+                .layout
+                .get(*role)
+                .map(|t| upper_first(&t.plural))
+                .unwrap_or_default(),
+        };
+        push_section(&mut out, heading, lines);
+    }
+    if out.is_empty() {
         return None;
     }
     let intro = format!(
         "The state of {} as of 31 December {year}, as recorded by the archive.",
         w.name
     );
-    Some(archive_page(w, d, &date, intro, sections))
+    Some(archive_page(w, d, &date, intro, out))
 }
 
 /// Adds a yearbook section unless it has no lines.
@@ -443,62 +269,6 @@ fn push_section(sections: &mut Vec<HistorySection>, heading: String, lines: Vec<
     if !lines.is_empty() {
         sections.push(HistorySection { heading, lines });
     }
-}
-
-/// "Seat of Organisation: Person" for every seat held at the end of `year`.
-fn office_holder_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
-    let (tr, p, o) = (
-        TableRole::Tenure,
-        TableRole::Person,
-        TableRole::Organisation,
-    );
-    ctx.world
-        .tenures
-        .iter()
-        .filter(|t| holds_at_end_of(year, t.start, t.end))
-        .map(|t| {
-            let seat = d.text(ctx, tr, t.id, ColumnRole::Seat, &t.seat);
-            let org = d.reference(ctx, tr, t.id, ColumnRole::Organisation, o, t.organisation);
-            let person = d.reference(ctx, tr, t.id, ColumnRole::Person, p, t.person);
-            format!("{seat} of {org}: {person}")
-        })
-        .collect()
-}
-
-/// "Organisation belonged to Alliance" for every alliance membership at the end of `year`.
-fn alliance_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
-    let (mr, o) = (TableRole::AllianceMembership, TableRole::Organisation);
-    ctx.world
-        .alliance_memberships
-        .iter()
-        .filter(|m| holds_at_end_of(year, m.start, m.end))
-        .map(|m| {
-            let org = d.reference(ctx, mr, m.id, ColumnRole::Organisation, o, m.organisation);
-            let alliance = d.reference(
-                ctx,
-                mr,
-                m.id,
-                ColumnRole::Alliance,
-                TableRole::Alliance,
-                m.alliance,
-            );
-            format!("{org} belonged to {alliance}")
-        })
-        .collect()
-}
-
-/// "Organisation was founded" for every organisation founded in `year`.
-fn founded_lines(d: &mut Draft, ctx: &Ctx, year: i64) -> Vec<String> {
-    let o = TableRole::Organisation;
-    ctx.world
-        .organisations
-        .iter()
-        .filter(|x| x.founded == year)
-        .map(|org| {
-            d.year(ctx, o, org.id, ColumnRole::Founded, org.founded);
-            format!("{} was founded", ctx.link(o, org.id))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ fn page(ctx: &mut Ctx, (title_key, body_key): (&str, &str)) -> Page {
             paragraphs.push(paragraph);
         }
     }
-    crate::dated::news(ctx, draft, paragraphs)
+    crate::news::page(ctx, draft, paragraphs)
 }
 
 #[cfg(test)]

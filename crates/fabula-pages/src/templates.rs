@@ -26,6 +26,10 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 const PHRASES: &str = include_str!("../../../templates/pages/phrases.toml");
+/// The plans of the news items (`news.rs`).
+pub(crate) const NEWS: &str = include_str!("../../../templates/pages/news.toml");
+/// The plans of a yearbook's sections (`dated.rs`).
+pub(crate) const YEARBOOK: &str = include_str!("../../../templates/pages/yearbook.toml");
 
 /// The template environment, built once.
 pub fn env() -> &'static Environment<'static> {
@@ -90,7 +94,11 @@ pub fn banks() -> &'static BTreeMap<String, Bank> {
 /// A fingerprint of every template and phrase, for the renderer version (FNV-1a).
 pub fn fingerprint() -> u32 {
     let mut hash: u32 = 0x811c_9dc5;
-    for text in FILES.iter().map(|(_, t)| *t).chain([PHRASES]) {
+    for text in FILES
+        .iter()
+        .map(|(_, t)| *t)
+        .chain([PHRASES, NEWS, YEARBOOK])
+    {
         for b in text.bytes() {
             hash ^= u32::from(b);
             hash = hash.wrapping_mul(0x0100_0193);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use fabula_bench::{AgentConfig, ExportConfig, Format, Split};
-use fabula_score::{EvalReport, PredictionRecord, TaskRecord, widesearch};
+use fabula_score::{EvalReport, widesearch};
 use fabula_tasks::Tier;
 
 /// `fabula tasks ...`.
@@ -66,12 +66,16 @@ pub struct EvalArgs {
     #[arg(long, required_unless_present = "blind")]
     pub predictions: Option<PathBuf>,
     /// Score the blind baseline instead: the most common answer per kind and phrasing in the
-    /// train split, on the test split of --worlds.
+    /// train split, on the test split of --worlds; then the cheap guessers of `fabula audit`
+    /// (most common answer, random entity, first option) per kind and tier over every task.
     #[arg(long)]
     pub blind: bool,
     /// The dataset for --blind.
     #[arg(long, default_value = "worlds/default")]
     pub worlds: PathBuf,
+    /// Worlds measured at once for --blind's tiers (default: every core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -216,32 +220,52 @@ fn print_report(report: &EvalReport, json: bool) -> anyhow::Result<()> {
 
 /// Runs `fabula eval`.
 pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
-    let (tasks, predictions): (Vec<TaskRecord>, Vec<PredictionRecord>) = if args.blind {
-        let train = fabula_bench::load_tasks(&args.worlds, Split::Train)?;
-        let test = fabula_bench::load_tasks(&args.worlds, Split::Test)?;
-        if train.is_empty() || test.is_empty() {
-            bail!(
-                "{} has no train or no test worlds; generate more worlds",
-                args.worlds.display()
-            );
-        }
-        let predictions = fabula_bench::blind_baseline(&train, &test);
-        eprintln!(
-            "blind baseline: {} train tasks, {} test tasks",
+    if args.blind {
+        return run_blind(args);
+    }
+    let (Some(tasks), Some(predictions)) = (&args.tasks, &args.predictions) else {
+        bail!("--tasks and --predictions are required unless --blind");
+    };
+    let tasks = widesearch::read_task_file(tasks, args.gold_dir.as_deref())?;
+    let predictions = widesearch::read_prediction_files(predictions)?;
+    print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)
+}
+
+/// Runs `fabula eval --blind`: the most common train answer scored on the test split, then every
+/// cheap guesser per kind and tier (tiers measured as `fabula audit` measures them).
+fn run_blind(args: &EvalArgs) -> anyhow::Result<()> {
+    let train = fabula_bench::load_tasks(&args.worlds, Split::Train)?;
+    let test = fabula_bench::load_tasks(&args.worlds, Split::Test)?;
+    if train.is_empty() || test.is_empty() {
+        bail!(
+            "{} has no train or no test worlds; generate more worlds",
+            args.worlds.display()
+        );
+    }
+    let predictions = fabula_bench::blind_baseline(&train, &test);
+    let report = fabula_score::evaluate(&test, &predictions);
+    let config = fabula_bench::AuditConfig {
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
+        ..fabula_bench::AuditConfig::default()
+    };
+    let guessers = fabula_bench::audit(&args.worlds, &config)
+        .with_context(|| format!("measuring the tiers of {}", args.worlds.display()))?;
+    if args.json {
+        let both = serde_json::json!({ "test_split": report, "guessers": guessers });
+        println!("{}", serde_json::to_string_pretty(&both)?);
+    } else {
+        println!(
+            "blind baseline (most common train answer): {} train tasks, {} test tasks",
             train.len(),
             test.len()
         );
-        (test, predictions)
-    } else {
-        let (Some(tasks), Some(predictions)) = (&args.tasks, &args.predictions) else {
-            bail!("--tasks and --predictions are required unless --blind");
-        };
-        (
-            widesearch::read_task_file(tasks, args.gold_dir.as_deref())?,
-            widesearch::read_prediction_files(predictions)?,
-        )
-    };
-    print_report(&fabula_score::evaluate(&tasks, &predictions), args.json)
+        print!("{}", report.to_text());
+        println!("\ncheap guessers per kind and tier, every task:");
+        print!("{}", fabula_bench::render_guessers(&guessers));
+    }
+    Ok(())
 }
 
 /// Runs `fabula baseline`: the rule-based agent (or the keyword agent) over the agent-facing

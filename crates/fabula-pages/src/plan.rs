@@ -1,0 +1,372 @@
+//! Page plans: the parts of `templates/pages/*.toml` that say which cells a page states.
+//!
+//! A plan names cells by paths of column roles from a row ("founder.occupation": the occupation
+//! of the row's founder) and fills named slots with them, each from one source (a stated cell, a
+//! link, a plain name, a table's noun, the work verb). [`Rows`] holds a world's rows as the world
+//! file stores them (`schema::table_rows`), so a plan can reach any cell of any table; [`Item`]
+//! follows paths from one row and states what they end at on a [`Draft`]. The news items
+//! (`news.rs`) and the yearbooks' sections (`dated.rs`) are composed this way.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use fabula_file::{Column, ColumnRole, TableRole, Value};
+use fabula_world::schema;
+
+use crate::draft::{Ctx, Draft};
+use crate::english::measure_sentence;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawJoin {
+    pub(crate) name: String,
+    pub(crate) table: String,
+    pub(crate) by: String,
+    #[serde(default, rename = "where")]
+    pub(crate) cells: BTreeMap<String, i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSlot {
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    #[serde(default)]
+    pub(crate) state: Option<String>,
+    #[serde(default)]
+    pub(crate) link: Option<String>,
+    #[serde(default)]
+    pub(crate) name_of: Option<String>,
+    #[serde(default)]
+    pub(crate) noun: Option<String>,
+    #[serde(default)]
+    pub(crate) verb: bool,
+}
+
+/// The other row a plan reads: the first of `table` whose `by` cell refers to the item's row and
+/// whose `cells` hold the given numbers.
+#[derive(Debug)]
+pub(crate) struct Join {
+    pub(crate) name: String,
+    pub(crate) table: TableRole,
+    pub(crate) by: ColumnRole,
+    pub(crate) cells: Vec<(ColumnRole, i64)>,
+}
+
+/// A chain of columns from the item's row, or from its join row when `from_join`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Path {
+    pub(crate) from_join: bool,
+    pub(crate) steps: Vec<ColumnRole>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) name: Option<String>,
+    pub(crate) source: Source,
+}
+
+#[derive(Debug)]
+pub(crate) enum Source {
+    State(Path),
+    Link(Path),
+    Name(Path),
+    Noun(TableRole),
+    Verb,
+}
+
+pub(crate) fn table_role(text: &str) -> Result<TableRole, String> {
+    TableRole::parse(text).ok_or_else(|| format!("`{text}` is no table role"))
+}
+
+pub(crate) fn column_role(text: &str) -> Result<ColumnRole, String> {
+    ColumnRole::parse(text).ok_or_else(|| format!("`{text}` is no column role"))
+}
+
+pub(crate) fn path(text: &str, join: Option<&Join>) -> Result<Path, String> {
+    let (from_join, rest) = match text.split_once(':') {
+        Some((name, rest)) if join.is_some_and(|j| j.name == name) => (true, rest),
+        Some((name, _)) => return Err(format!("`{name}` in `{text}` names no join")),
+        None => (false, text),
+    };
+    let steps = match rest {
+        "." => Vec::new(),
+        _ => rest.split('.').map(column_role).collect::<Result<_, _>>()?,
+    };
+    Ok(Path { from_join, steps })
+}
+
+fn slot(raw: &RawSlot, join: Option<&Join>) -> Result<Slot, String> {
+    let sources = [
+        raw.state
+            .as_deref()
+            .map(|p| path(p, join).map(Source::State)),
+        raw.link.as_deref().map(|p| path(p, join).map(Source::Link)),
+        raw.name_of
+            .as_deref()
+            .map(|p| path(p, join).map(Source::Name)),
+        raw.noun.as_deref().map(|t| table_role(t).map(Source::Noun)),
+        raw.verb.then_some(Ok(Source::Verb)),
+    ];
+    let mut given = sources.into_iter().flatten();
+    let (Some(source), None) = (given.next(), given.next()) else {
+        return Err(format!("slot {:?} needs exactly one source", raw.name));
+    };
+    let source = source?;
+    if let Source::State(Path { steps, .. }) = &source
+        && steps.is_empty()
+    {
+        return Err("a `state` path ends at a column, not at the row".into());
+    }
+    if raw.name.is_none() && !matches!(source, Source::State(_)) {
+        return Err("only a `state` slot may go without a name".into());
+    }
+    Ok(Slot {
+        name: raw.name.clone(),
+        source,
+    })
+}
+
+/// Reads a plan's join.
+pub(crate) fn join(raw: &RawJoin) -> Result<Join, String> {
+    Ok(Join {
+        name: raw.name.clone(),
+        table: table_role(&raw.table)?,
+        by: column_role(&raw.by)?,
+        cells: raw
+            .cells
+            .iter()
+            .map(|(c, n)| Ok((column_role(c)?, *n)))
+            .collect::<Result<_, String>>()?,
+    })
+}
+
+/// Reads a plan's slots.
+pub(crate) fn slots(raw: &[RawSlot], join: Option<&Join>) -> Result<Vec<Slot>, String> {
+    raw.iter().map(|s| slot(s, join)).collect()
+}
+
+/// The rows of every table of a world, by role and id, as the world file stores them.
+pub(crate) struct Rows<'a> {
+    pub(crate) layout: &'a schema::Layout,
+    pub(crate) rows: BTreeMap<TableRole, BTreeMap<i64, Vec<Value>>>,
+}
+
+impl<'a> Rows<'a> {
+    pub(crate) fn new(ctx: &Ctx<'a>) -> Rows<'a> {
+        let rows = ctx
+            .layout
+            .tables
+            .iter()
+            .map(|t| {
+                let by_id = schema::table_rows(ctx.world, t.role)
+                    .into_iter()
+                    .map(|row| (id_of(&row), row))
+                    .collect();
+                (t.role, by_id)
+            })
+            .collect();
+        Rows {
+            layout: ctx.layout,
+            rows,
+        }
+    }
+
+    /// The ids of a table's rows, in id order; none when the world lacks the table.
+    pub(crate) fn ids(&self, role: TableRole) -> Vec<i64> {
+        self.rows
+            .get(&role)
+            .map(|r| r.keys().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// A cell of a row, with its column; `None` when the column is missing or the cell is null.
+    pub(crate) fn cell(
+        &self,
+        role: TableRole,
+        id: i64,
+        column: ColumnRole,
+    ) -> Option<(&'a Column, &Value)> {
+        let table = self.layout.get(role)?;
+        let at = table.columns.iter().position(|c| c.role == column)?;
+        let value = &self.rows.get(&role)?.get(&id)?[at];
+        (*value != Value::Null).then_some((&table.columns[at], value))
+    }
+
+    /// The first row of the join whose `by` cell is `id` and whose other cells match.
+    fn join(&self, join: &Join, id: i64) -> Option<i64> {
+        let matches = |row: i64, column: ColumnRole, n: i64| {
+            self.cell(join.table, row, column)
+                .is_some_and(|(_, v)| *v == Value::Int(n))
+        };
+        self.ids(join.table).into_iter().find(|&row| {
+            matches(row, join.by, id) && join.cells.iter().all(|&(c, n)| matches(row, c, n))
+        })
+    }
+
+    /// Where a reference cell points: its target table and row.
+    fn follow(&self, role: TableRole, id: i64, column: ColumnRole) -> Option<(TableRole, i64)> {
+        let (column, value) = self.cell(role, id, column)?;
+        let target = column.references.as_deref()?;
+        let target = self.layout.tables.iter().find(|t| t.name == target)?.role;
+        match value {
+            Value::Int(n) => Some((target, *n)),
+            _ => None,
+        }
+    }
+}
+
+fn id_of(row: &[Value]) -> i64 {
+    match row.first() {
+        Some(Value::Int(id)) => *id,
+        other => panic!("a row starts with its id, not {other:?}"),
+    }
+}
+
+/// Named slot values, as the phrase filler takes them.
+pub(crate) struct Values(Vec<(String, String)>);
+
+impl Values {
+    /// The values as `(name, text)` pairs.
+    pub(crate) fn pairs(&self) -> Vec<(&str, &str)> {
+        self.0
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect()
+    }
+}
+
+/// One item's row, its join row, and the rows its paths end at.
+pub(crate) struct Item<'r, 'a> {
+    pub(crate) rows: &'r Rows<'a>,
+    pub(crate) row: (TableRole, i64),
+    pub(crate) join: Option<(TableRole, i64)>,
+}
+
+impl<'r, 'a> Item<'r, 'a> {
+    /// The item of row `id` of `role`, with its join row when the plan has a join.
+    pub(crate) fn new(rows: &'r Rows<'a>, role: TableRole, id: i64, join: Option<&Join>) -> Self {
+        Item {
+            rows,
+            row: (role, id),
+            join: join.and_then(|j| Some((j.table, rows.join(j, id)?))),
+        }
+    }
+
+    /// Fills the named slots, stating the cells of `state` slots on `d` (unnamed ones too); a
+    /// slot whose path ends nowhere (a null cell, an absent join row) is left out.
+    pub(crate) fn fill(&self, d: &mut Draft, ctx: &Ctx, slots: &[Slot]) -> Values {
+        let mut values = Vec::new();
+        for slot in slots {
+            let value = match &slot.source {
+                Source::State(path) => self.state(d, ctx, path),
+                Source::Link(path) => self.entity(path).map(|(r, id)| ctx.link(r, id)),
+                Source::Name(path) => self.entity(path).map(|(r, id)| ctx.name(r, id).to_string()),
+                Source::Noun(role) => ctx.layout.get(*role).map(|t| t.singular.clone()),
+                Source::Verb => Some(ctx.world.theme.work.verb.clone().unwrap_or_default()),
+            };
+            if let (Some(name), Some(value)) = (&slot.name, value) {
+                values.push((name.clone(), value));
+            }
+        }
+        Values(values)
+    }
+
+    /// The row a path starts from, and the row its steps but the last lead to.
+    fn walk(&self, path: &Path, keep_last: bool) -> Option<(TableRole, i64)> {
+        let mut at = if path.from_join { self.join? } else { self.row };
+        let n = path.steps.len() - usize::from(keep_last);
+        for &step in &path.steps[..n] {
+            at = self.rows.follow(at.0, at.1, step)?;
+        }
+        Some(at)
+    }
+
+    /// The entity a path ends at.
+    pub(crate) fn entity(&self, path: &Path) -> Option<(TableRole, i64)> {
+        self.walk(path, false)
+    }
+
+    /// States the cell a path ends at, returning its text.
+    pub(crate) fn state(&self, d: &mut Draft, ctx: &Ctx, path: &Path) -> Option<String> {
+        let (role, id) = self.walk(path, true)?;
+        let column = *path.steps.last()?;
+        let (col, value) = self.rows.cell(role, id, column)?;
+        if let Some((target, target_id)) = self.rows.follow(role, id, column) {
+            return Some(d.reference(ctx, role, id, column, target, target_id));
+        }
+        Some(match value {
+            Value::Int(n) if ColumnRole::YEARS.contains(&col.role) => {
+                d.year(ctx, role, id, column, *n)
+            }
+            Value::Int(n) => d.count(ctx, role, id, column, *n),
+            Value::Text(text) => d.text(ctx, role, id, column, text),
+            Value::Null => return None,
+        })
+    }
+
+    /// The sentence stating the row's first theme-specific number, in its table's label.
+    pub(crate) fn measure(&self, d: &mut Draft, ctx: &Ctx) -> Option<String> {
+        let (role, id) = self.row;
+        let table = self.rows.layout.get(role)?;
+        let column = table.columns.iter().find(|c| c.role == ColumnRole::Extra)?;
+        let at = table.columns.iter().position(|c| c.name == column.name)?;
+        let Value::Int(n) = self.rows.rows.get(&role)?.get(&id)?[at] else {
+            return None;
+        };
+        let value = d.extra(ctx, role, id, 0, n);
+        Some(measure_sentence(&column.label, &value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_path(text: &str, expect: Result<Path, &str>) {
+        let join = Join {
+            name: "winner".into(),
+            table: TableRole::Participation,
+            by: ColumnRole::Event,
+            cells: Vec::new(),
+        };
+        assert_eq!(
+            path(text, Some(&join)),
+            expect.map_err(str::to_string),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn paths_name_column_roles_from_the_row_or_the_join() {
+        let steps = |s: &[ColumnRole]| s.to_vec();
+        use ColumnRole::*;
+        check_path(
+            ".",
+            Ok(Path {
+                from_join: false,
+                steps: vec![],
+            }),
+        );
+        check_path(
+            "founder.occupation",
+            Ok(Path {
+                from_join: false,
+                steps: steps(&[Founder, Occupation]),
+            }),
+        );
+        check_path(
+            "winner:organisation",
+            Ok(Path {
+                from_join: true,
+                steps: steps(&[Organisation]),
+            }),
+        );
+        check_path(
+            "loser:organisation",
+            Err("`loser` in `loser:organisation` names no join"),
+        );
+        check_path("founder.colour", Err("`colour` is no column role"));
+    }
+}
