@@ -39,10 +39,9 @@ pub fn holds_at_end_of(year: i64, start: i64, end: Option<i64>) -> bool {
 }
 
 /// Renders the news items (as `news.toml` plans them), the yearbooks and the census reports.
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
+pub fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
     let w = ctx.world;
-    let rows = Rows::new(ctx);
-    news::render(ctx, &rows, pages);
+    news::render(ctx, rows, pages);
     // Yearbooks every 8 to 20 years over the last century or so, from the first founding on, each
     // true at its date; a year with nothing to record has none.
     let first_founding = w.organisations.iter().map(|o| o.founded).min();
@@ -50,7 +49,7 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
         .max(w.earliest_year + 20)
         .max(first_founding.unwrap_or(w.present_year));
     while year < w.present_year {
-        pages.extend(yearbook(ctx, &rows, year));
+        pages.extend(yearbook(ctx, rows, year));
         year += ctx.rng.random_range(8..=20);
     }
     for year in w.census_years() {
@@ -285,7 +284,8 @@ mod tests {
         let world = generate_world(seed, world_id, &theme::all().unwrap());
         let (pages, news_name) = with_ctx(&world, |ctx| {
             let mut pages = Vec::new();
-            super::render(ctx, &mut pages);
+            let rows = crate::plan::Rows::new(ctx);
+            super::render(ctx, &rows, &mut pages);
             (pages, ctx.sites.news_name.clone())
         });
         (world, pages, news_name)

@@ -4,18 +4,20 @@ use rand::RngExt;
 use serde::Serialize;
 
 use fabula_file::{ColumnRole, Page, PageKind, TableRole};
-use fabula_world::model::{Alliance, Event, Organisation, Person, Region, Settlement, Work};
+use fabula_world::model::{Organisation, Person};
 use fabula_world::theme::EntityShape;
 
+use crate::articles;
 use crate::draft::{Cell, Ctx, Draft};
 use crate::english::{compound, measure_sentence, with_article};
 use crate::filler::Words;
 use crate::phrases::say;
+use crate::plan::Rows;
 use crate::prose::{Alias, Prose, and_list};
 use crate::templates;
 
 /// How often an infobox leaves out a value its lead states, so that it is stated only in prose.
-const PROSE_ONLY_SHARE: f64 = 0.6;
+pub(crate) const PROSE_ONLY_SHARE: f64 = 0.6;
 /// How many asides an article adds after its facts.
 const ASIDES: std::ops::RangeInclusive<usize> = 2..=3;
 /// How many sentences of background an article's background section holds.
@@ -28,7 +30,7 @@ const LIST_AS_PROSE_SHARE: f64 = 0.5;
 
 /// One section of an article: prose, a table, or both.
 #[derive(Serialize, Default)]
-pub struct Section {
+pub(crate) struct Section {
     pub heading: String,
     pub text: String,
     pub columns: Vec<String>,
@@ -44,11 +46,11 @@ struct Article<'a> {
     see_also: Vec<String>,
 }
 
-fn label(text: &str) -> String {
+pub(crate) fn label(text: &str) -> String {
     crate::english::upper_first(text)
 }
 
-fn article(
+pub(crate) fn article(
     d: Draft,
     lead: Vec<String>,
     infobox: Vec<(String, String)>,
@@ -102,15 +104,15 @@ fn leave_to_prose(ctx: &mut Ctx, infobox: &mut Vec<(String, String)>, stated: &[
 
 /// How a listing section reads as prose: a paragraph about the page's subject, one sentence of
 /// bank `key` with `{list}` and these other values.
-struct ListSentence<'a> {
-    prose: Prose,
-    key: &'a str,
-    values: &'a [(&'a str, &'a str)],
+pub(crate) struct ListSentence<'a> {
+    pub(crate) prose: Prose,
+    pub(crate) key: &'a str,
+    pub(crate) values: &'a [(&'a str, &'a str)],
 }
 
 /// A section that lists linked entities, as a table or (when `sentence` is given) as one
 /// sentence, `{list}` filled with the links of the rows' first cells.
-fn listing(
+pub(crate) fn listing(
     ctx: &mut Ctx,
     heading: String,
     columns: Vec<String>,
@@ -148,7 +150,13 @@ fn listing(
 /// `heading_{kind}` bank, from the rest of that bank and `aside_any`. Background that states no
 /// fact, no phrasing twice on one page, its filler words from the `fake` crate (see
 /// [`crate::filler`]).
-fn asides(ctx: &mut Ctx, name: &str, alias: Alias, kind: &str, noun: &str) -> (String, Section) {
+pub(crate) fn asides(
+    ctx: &mut Ctx,
+    name: &str,
+    alias: Alias,
+    kind: &str,
+    noun: &str,
+) -> (String, Section) {
     let banks = templates::banks();
     let phrasings = |key: &str| -> Vec<&'static str> {
         banks[key].phrases.iter().map(String::as_str).collect()
@@ -187,12 +195,12 @@ fn say_asides(ctx: &mut Ctx, prose: &mut Prose, pool: &mut Vec<&str>, n: usize, 
 }
 
 /// Whether the next listing section is a sentence rather than a table.
-fn as_prose(ctx: &mut Ctx) -> bool {
+pub(crate) fn as_prose(ctx: &mut Ctx) -> bool {
     ctx.rng.random_bool(LIST_AS_PROSE_SHARE)
 }
 
 /// The draft of the encyclopedia article about an entity.
-fn entity_draft(ctx: &Ctx, role: TableRole, id: i64, name: &str) -> Draft {
+pub(crate) fn entity_draft(ctx: &Ctx, role: TableRole, id: i64, name: &str) -> Draft {
     let url = ctx.sites.entity(role, id).to_string();
     Draft::new(url, name, PageKind::Entity, None).about(role, id)
 }
@@ -215,14 +223,12 @@ fn extras(
     rows
 }
 
-/// Renders every entity article and organisation site.
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
+/// Renders every entity article and organisation site: the articles of regions, settlements,
+/// works, events and alliances from their plans (`articles.rs`), the rest here.
+pub fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
     let w = ctx.world;
-    for region in &w.regions {
-        pages.push(region_article(ctx, region));
-    }
-    for settlement in &w.settlements {
-        pages.push(settlement_article(ctx, settlement));
+    for role in [TableRole::Region, TableRole::Settlement] {
+        articles::render(ctx, rows, role, pages);
     }
     for person in &w.people {
         pages.push(person_article(ctx, person));
@@ -232,198 +238,9 @@ pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
         pages.push(about_page(ctx, org));
         pages.push(people_page(ctx, org));
     }
-    for work in &w.works {
-        pages.push(work_article(ctx, work));
+    for role in [TableRole::Work, TableRole::Event, TableRole::Alliance] {
+        articles::render(ctx, rows, role, pages);
     }
-    for event in &w.events {
-        pages.push(event_article(ctx, event));
-    }
-    for alliance in &w.alliances {
-        pages.push(alliance_article(ctx, alliance));
-    }
-}
-
-fn region_article(ctx: &mut Ctx, region: &Region) -> Page {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let (r, id) = (TableRole::Region, region.id);
-    let mut d = entity_draft(ctx, r, id, &region.name);
-    let name = d.own_name(ctx, r, id);
-    let pop = d.count(ctx, r, id, ColumnRole::Population, region.population);
-    let alias = || Alias::thing(&theme.region.singular);
-    let mut prose = Prose::new(&name, alias());
-    prose.fixed(format!(
-        "{name} is {} of {}.",
-        with_article(&theme.region.singular),
-        w.name
-    ));
-    prose.say(ctx.rng, "region_population", &[("value", &pop)]);
-    let measures = extras(
-        &mut d,
-        ctx,
-        &mut prose,
-        (r, id),
-        &theme.region,
-        &region.extras,
-    );
-    let facts = prose.finish(ctx.rng);
-    let (aside, background) = asides(ctx, &name, alias(), "region", &theme.region.singular);
-    let lead = vec![facts, aside];
-    let mut infobox = vec![
-        ("Type".into(), label(&theme.region.singular)),
-        ("Population".into(), pop),
-    ];
-    leave_to_prose(ctx, &mut infobox, &["Population"]);
-    infobox.extend(measures);
-    let s = TableRole::Settlement;
-    let rows = w
-        .settlements
-        .iter()
-        .filter(|x| x.region == id)
-        .map(|x| {
-            d.row(
-                ctx,
-                s,
-                x.id,
-                &[Cell::Subject(ColumnRole::Region), Cell::Link],
-            )
-        })
-        .collect();
-    let kinds = [("kinds", theme.settlement.plural.as_str())];
-    let sentence = as_prose(ctx).then(|| ListSentence {
-        prose: Prose::continued(&name, alias()),
-        key: "region_settlements",
-        values: &kinds[..],
-    });
-    let sections = vec![listing(
-        ctx,
-        label(&theme.settlement.plural),
-        vec![label(&theme.settlement.singular)],
-        rows,
-        sentence,
-    )];
-    article(d, lead, infobox, sections, Some(background), Vec::new())
-}
-
-fn settlement_article(ctx: &mut Ctx, settlement: &Settlement) -> Page {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let (s, id) = (TableRole::Settlement, settlement.id);
-    let mut d = entity_draft(ctx, s, id, &settlement.name);
-    let name = d.own_name(ctx, s, id);
-    let region = d.reference(
-        ctx,
-        s,
-        id,
-        ColumnRole::Region,
-        TableRole::Region,
-        settlement.region,
-    );
-    let founded = d.year(ctx, s, id, ColumnRole::Founded, settlement.founded);
-    let pop = d.count(ctx, s, id, ColumnRole::Population, settlement.population);
-    let kind = theme.settlement.singular.as_str();
-    let mut prose = Prose::new(&name, Alias::thing(kind));
-    let kinds = theme.settlement.plural.as_str();
-    let region_values = [("kind", kind), ("kinds", kinds), ("object", &region)];
-    prose.say(ctx.rng, "settlement_region", &region_values);
-    let founded_values = [("kind", kind), ("value", &founded)];
-    prose.say(ctx.rng, "settlement_founded", &founded_values);
-    prose.say(ctx.rng, "settlement_population", &[("value", &pop)]);
-    let (shape, values) = (&theme.settlement, &settlement.extras);
-    let measures = extras(&mut d, ctx, &mut prose, (s, id), shape, values);
-    let facts = prose.finish(ctx.rng);
-    let (aside, background) = asides(ctx, &name, Alias::thing(kind), "settlement", kind);
-    let lead = vec![facts, aside];
-    let mut infobox = vec![
-        (label(&theme.region.singular), region),
-        ("Founded".into(), founded),
-        ("Population".into(), pop),
-    ];
-    leave_to_prose(ctx, &mut infobox, &["Founded", "Population"]);
-    infobox.extend(measures);
-    let sections = settlement_sections(&mut d, ctx, settlement);
-    article(d, lead, infobox, sections, Some(background), Vec::new())
-}
-
-/// The people born in a settlement and the organisations based there, each as a table or a
-/// sentence.
-fn settlement_sections(d: &mut Draft, ctx: &mut Ctx, settlement: &Settlement) -> Vec<Section> {
-    let w = ctx.world;
-    let id = settlement.id;
-    let (p, o) = (TableRole::Person, TableRole::Organisation);
-    let people = w
-        .people
-        .iter()
-        .filter(|x| x.birthplace == id)
-        .map(|x| {
-            d.row(
-                ctx,
-                p,
-                x.id,
-                &[Cell::Subject(ColumnRole::Birthplace), Cell::Link],
-            )
-        })
-        .collect();
-    let orgs = w
-        .organisations
-        .iter()
-        .filter(|x| x.home == id)
-        .map(|x| d.row(ctx, o, x.id, &[Cell::Subject(ColumnRole::Home), Cell::Link]))
-        .collect();
-    let columns = vec!["Name".to_string()];
-    let heading = format!("{} based here", label(&w.theme.organisation.plural));
-    let theme = &w.theme;
-    let alias = || Alias::thing(&theme.settlement.singular);
-    let people_noun = [("people", theme.person.plural.as_str())];
-    let orgs_noun = [("orgs", theme.organisation.plural.as_str())];
-    let name = settlement.name.as_str();
-    let people_sentence = as_prose(ctx).then(|| ListSentence {
-        prose: Prose::continued(name, alias()),
-        key: "settlement_people",
-        values: &people_noun[..],
-    });
-    let orgs_sentence = as_prose(ctx).then(|| ListSentence {
-        prose: Prose::continued(name, alias()),
-        key: "settlement_orgs",
-        values: &orgs_noun[..],
-    });
-    vec![
-        listing(
-            ctx,
-            "Notable people born here".into(),
-            columns.clone(),
-            people,
-            people_sentence,
-        ),
-        listing(ctx, heading, columns, orgs, orgs_sentence),
-        censuses(d, ctx, settlement),
-    ]
-}
-
-/// A sentence linking the report of every census that counted a settlement, by its year (the
-/// counts themselves are only in the reports).
-fn censuses(d: &mut Draft, ctx: &mut Ctx, settlement: &Settlement) -> Section {
-    let w = ctx.world;
-    let mut counted: Vec<_> = w
-        .censuses
-        .iter()
-        .filter(|c| c.settlement == settlement.id)
-        .collect();
-    counted.sort_by_key(|c| c.year);
-    let links = counted
-        .iter()
-        .map(|c| {
-            let year = d.year(ctx, TableRole::Census, c.id, ColumnRole::Year, c.year);
-            vec![format!("[{year}]({})", ctx.sites.census_url(c.year))]
-        })
-        .collect();
-    let alias = Alias::thing(&w.theme.settlement.singular);
-    let sentence = ListSentence {
-        prose: Prose::continued(&settlement.name, alias),
-        key: "settlement_censuses",
-        values: &[],
-    };
-    listing(ctx, "Censuses".into(), Vec::new(), links, Some(sentence))
 }
 
 fn person_article(ctx: &mut Ctx, person: &Person) -> Page {
@@ -768,154 +585,6 @@ fn people_page(ctx: &mut Ctx, org: &Organisation) -> Page {
     article(d, lead, Vec::new(), sections, None, Vec::new())
 }
 
-fn work_article(ctx: &mut Ctx, work: &Work) -> Page {
-    let theme = &ctx.world.theme;
-    let (wr, id) = (TableRole::Work, work.id);
-    let mut d = entity_draft(ctx, wr, id, &work.name);
-    let name = d.own_name(ctx, wr, id);
-    let o = TableRole::Organisation;
-    let org = d.reference(ctx, wr, id, ColumnRole::Organisation, o, work.organisation);
-    let year = d.year(ctx, wr, id, ColumnRole::Year, work.year);
-    let verb = theme.work.verb.clone().unwrap_or_default();
-    let mut prose = Prose::new(&name, Alias::thing(&theme.work.singular));
-    prose.fixed(format!("{name} is {}.", with_article(&theme.work.singular)));
-    let made = [("verb", verb.as_str()), ("object", &org), ("value", &year)];
-    prose.say(ctx.rng, "work_made", &made);
-    let (shape, values) = (&theme.work, &work.extras);
-    let measures = extras(&mut d, ctx, &mut prose, (wr, id), shape, values);
-    let facts = prose.finish(ctx.rng);
-    let (aside, background) = asides(
-        ctx,
-        &name,
-        Alias::thing(&theme.work.singular),
-        "work",
-        &theme.work.singular,
-    );
-    let lead = vec![facts, aside];
-    let mut infobox = vec![
-        (label(&theme.organisation.singular), org),
-        (label(&verb), year),
-    ];
-    infobox.extend(measures);
-    article(d, lead, infobox, Vec::new(), Some(background), Vec::new())
-}
-
-fn event_article(ctx: &mut Ctx, event: &Event) -> Page {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let (er, id) = (TableRole::Event, event.id);
-    let mut d = entity_draft(ctx, er, id, &event.name);
-    let name = d.own_name(ctx, er, id);
-    let year = d.year(ctx, er, id, ColumnRole::Year, event.year);
-    let host = d.reference(
-        ctx,
-        er,
-        id,
-        ColumnRole::Host,
-        TableRole::Settlement,
-        event.host,
-    );
-    let facts = say(
-        ctx.rng,
-        "event_held",
-        &[("subject", &name), ("value", &year), ("object", &host)],
-    );
-    let (aside, background) = asides(ctx, &name, Alias::Name, "event", &theme.event.singular);
-    let lead = vec![facts, aside];
-    let infobox = vec![
-        ("Year".into(), year),
-        (format!("Host {}", theme.settlement.singular), host),
-    ];
-    let mut entries: Vec<_> = w.participations.iter().filter(|x| x.event == id).collect();
-    entries.sort_by_key(|x| x.result);
-    let rows = entries
-        .into_iter()
-        .map(|x| {
-            let cells = [
-                Cell::Subject(ColumnRole::Event),
-                Cell::Count(ColumnRole::Result, x.result),
-                Cell::Reference(
-                    ColumnRole::Organisation,
-                    TableRole::Organisation,
-                    x.organisation,
-                ),
-            ];
-            d.row(ctx, TableRole::Participation, x.id, &cells)
-        })
-        .collect();
-    let result_label = theme
-        .participation
-        .result_label
-        .as_deref()
-        .unwrap_or("result");
-    let columns = vec![label(result_label), label(&theme.organisation.singular)];
-    let sections = vec![Section::table("Results", columns, rows)];
-    article(d, lead, infobox, sections, Some(background), Vec::new())
-}
-
-fn alliance_article(ctx: &mut Ctx, alliance: &Alliance) -> Page {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let (ar, id) = (TableRole::Alliance, alliance.id);
-    let mut d = entity_draft(ctx, ar, id, &alliance.name);
-    let name = d.own_name(ctx, ar, id);
-    let founded = d.year(ctx, ar, id, ColumnRole::Founded, alliance.founded);
-    let seat = d.reference(
-        ctx,
-        ar,
-        id,
-        ColumnRole::Home,
-        TableRole::Settlement,
-        alliance.seat,
-    );
-    let mut prose = Prose::new(&name, Alias::thing(&theme.alliance.singular));
-    prose.fixed(format!(
-        "{name} is {} of {}.",
-        with_article(&theme.alliance.singular),
-        theme.organisation.plural
-    ));
-    prose.say(
-        ctx.rng,
-        "alliance_founded",
-        &[("value", &founded), ("object", &seat)],
-    );
-    let facts = prose.finish(ctx.rng);
-    let (aside, background) = asides(
-        ctx,
-        &name,
-        Alias::thing(&theme.alliance.singular),
-        "alliance",
-        &theme.alliance.singular,
-    );
-    let lead = vec![facts, aside];
-    let infobox = vec![("Founded".into(), founded), ("Seat".into(), seat)];
-    let rows = w
-        .alliance_memberships
-        .iter()
-        .filter(|x| x.alliance == id)
-        .map(|m| {
-            let cells = [
-                Cell::Subject(ColumnRole::Alliance),
-                Cell::Reference(
-                    ColumnRole::Organisation,
-                    TableRole::Organisation,
-                    m.organisation,
-                ),
-                Cell::Year(ColumnRole::StartYear, m.start),
-                Cell::End(m.end),
-            ];
-            d.row(ctx, TableRole::AllianceMembership, m.id, &cells)
-        })
-        .collect();
-    let columns = vec![
-        label(&theme.organisation.singular),
-        "From".into(),
-        "To".into(),
-    ];
-    let sections = vec![Section::table("Members", columns, rows)];
-    article(d, lead, infobox, sections, Some(background), Vec::new())
-}
-
 #[cfg(test)]
 mod tests {
     use fabula_file::{ColumnRole, TableRole, Value};
@@ -951,7 +620,8 @@ mod tests {
         assert!(!rows.is_empty(), "world has no {} rows", table.name);
         let (pages, titles, own_sites) = with_ctx(&world, |ctx| {
             let mut pages = Vec::new();
-            super::render(ctx, &mut pages);
+            let plan_rows = crate::plan::Rows::new(ctx);
+            super::render(ctx, &plan_rows, &mut pages);
             let url_and_title = |id: i64| match page {
                 Page::Article(role) => {
                     let url = ctx.sites.entity(role, id).to_string();

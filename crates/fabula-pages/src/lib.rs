@@ -14,6 +14,7 @@
 //! Every domain cell a page states is recorded as a [`PageFact`](fabula_file::PageFact) with the
 //! exact text the page uses, which is what `fabula check` verifies and what search snippets hide.
 
+mod articles;
 mod dated;
 mod draft;
 mod english;
@@ -46,9 +47,10 @@ pub fn version() -> String {
 pub fn render_pages(world: &World) -> Vec<Page> {
     let mut pages = Vec::new();
     draft::with_ctx(world, |ctx| {
-        entity::render(ctx, &mut pages);
+        let rows = plan::Rows::new(ctx);
+        entity::render(ctx, &rows, &mut pages);
         lists::render(ctx, &mut pages);
-        dated::render(ctx, &mut pages);
+        dated::render(ctx, &rows, &mut pages);
         filler::render(ctx, &mut pages);
     });
     for page in &mut pages {

@@ -42,6 +42,12 @@ pub(crate) struct RawSlot {
     pub(crate) noun: Option<String>,
     #[serde(default)]
     pub(crate) verb: bool,
+    #[serde(default)]
+    pub(crate) plural: Option<String>,
+    #[serde(default)]
+    pub(crate) world: bool,
+    #[serde(default)]
+    pub(crate) label_of: Option<String>,
 }
 
 /// The other row a plan reads: the first of `table` whose `by` cell refers to the item's row and
@@ -73,7 +79,13 @@ pub(crate) enum Source {
     Link(Path),
     Name(Path),
     Noun(TableRole),
+    /// A table's plural noun.
+    Plural(TableRole),
     Verb,
+    /// The world's name.
+    World,
+    /// A column's label.
+    LabelOf(TableRole, ColumnRole),
 }
 
 pub(crate) fn table_role(text: &str) -> Result<TableRole, String> {
@@ -108,6 +120,11 @@ fn slot(raw: &RawSlot, join: Option<&Join>) -> Result<Slot, String> {
             .map(|p| path(p, join).map(Source::Name)),
         raw.noun.as_deref().map(|t| table_role(t).map(Source::Noun)),
         raw.verb.then_some(Ok(Source::Verb)),
+        raw.plural
+            .as_deref()
+            .map(|t| table_role(t).map(Source::Plural)),
+        raw.world.then_some(Ok(Source::World)),
+        raw.label_of.as_deref().map(label_of),
     ];
     let mut given = sources.into_iter().flatten();
     let (Some(source), None) = (given.next(), given.next()) else {
@@ -126,6 +143,14 @@ fn slot(raw: &RawSlot, join: Option<&Join>) -> Result<Slot, String> {
         name: raw.name.clone(),
         source,
     })
+}
+
+/// Reads a `TABLE.COLUMN` label source.
+fn label_of(text: &str) -> Result<Source, String> {
+    let (table, column) = text
+        .split_once('.')
+        .ok_or_else(|| format!("`{text}` is not TABLE.COLUMN"))?;
+    Ok(Source::LabelOf(table_role(table)?, column_role(column)?))
 }
 
 /// Reads a plan's join.
@@ -194,6 +219,26 @@ impl<'a> Rows<'a> {
         (*value != Value::Null).then_some((&table.columns[at], value))
     }
 
+    /// The theme-specific numbers of a row, in column order, with their columns.
+    pub(crate) fn extras(&self, role: TableRole, id: i64) -> Vec<(&'a Column, i64)> {
+        let (Some(table), Some(row)) = (
+            self.layout.get(role),
+            self.rows.get(&role).and_then(|r| r.get(&id)),
+        ) else {
+            return Vec::new();
+        };
+        table
+            .columns
+            .iter()
+            .zip(row)
+            .filter(|(c, _)| c.role == ColumnRole::Extra)
+            .filter_map(|(c, v)| match v {
+                Value::Int(n) => Some((c, *n)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The first row of the join whose `by` cell is `id` and whose other cells match.
     fn join(&self, join: &Join, id: i64) -> Option<i64> {
         let matches = |row: i64, column: ColumnRole, n: i64| {
@@ -228,6 +273,19 @@ fn id_of(row: &[Value]) -> i64 {
 pub(crate) struct Values(Vec<(String, String)>);
 
 impl Values {
+    /// Adds a value; it fills its placeholder before any value added earlier of the same name.
+    pub(crate) fn push(&mut self, name: &str, value: String) {
+        self.0.insert(0, (name.to_string(), value));
+    }
+
+    /// The value of a slot.
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The values as `(name, text)` pairs.
     pub(crate) fn pairs(&self) -> Vec<(&str, &str)> {
         self.0
@@ -264,7 +322,15 @@ impl<'r, 'a> Item<'r, 'a> {
                 Source::Link(path) => self.entity(path).map(|(r, id)| ctx.link(r, id)),
                 Source::Name(path) => self.entity(path).map(|(r, id)| ctx.name(r, id).to_string()),
                 Source::Noun(role) => ctx.layout.get(*role).map(|t| t.singular.clone()),
+                Source::Plural(role) => ctx.layout.get(*role).map(|t| t.plural.clone()),
                 Source::Verb => Some(ctx.world.theme.work.verb.clone().unwrap_or_default()),
+                Source::World => Some(ctx.world.name.clone()),
+                Source::LabelOf(role, column) => self
+                    .rows
+                    .layout
+                    .get(*role)
+                    .and_then(|t| t.columns.iter().find(|c| c.role == *column))
+                    .map(|c| c.label.clone()),
             };
             if let (Some(name), Some(value)) = (&slot.name, value) {
                 values.push((name.clone(), value));
@@ -288,6 +354,20 @@ impl<'r, 'a> Item<'r, 'a> {
         self.walk(path, false)
     }
 
+    /// States a cell of the item's own row, returning its text.
+    pub(crate) fn state_column(
+        &self,
+        d: &mut Draft,
+        ctx: &Ctx,
+        column: ColumnRole,
+    ) -> Option<String> {
+        let path = Path {
+            from_join: false,
+            steps: vec![column],
+        };
+        self.state(d, ctx, &path)
+    }
+
     /// States the cell a path ends at, returning its text.
     pub(crate) fn state(&self, d: &mut Draft, ctx: &Ctx, path: &Path) -> Option<String> {
         let (role, id) = self.walk(path, true)?;
@@ -309,12 +389,7 @@ impl<'r, 'a> Item<'r, 'a> {
     /// The sentence stating the row's first theme-specific number, in its table's label.
     pub(crate) fn measure(&self, d: &mut Draft, ctx: &Ctx) -> Option<String> {
         let (role, id) = self.row;
-        let table = self.rows.layout.get(role)?;
-        let column = table.columns.iter().find(|c| c.role == ColumnRole::Extra)?;
-        let at = table.columns.iter().position(|c| c.name == column.name)?;
-        let Value::Int(n) = self.rows.rows.get(&role)?.get(&id)?[at] else {
-            return None;
-        };
+        let (column, n) = self.rows.extras(role, id).into_iter().next()?;
         let value = d.extra(ctx, role, id, 0, n);
         Some(measure_sentence(&column.label, &value))
     }

@@ -28,6 +28,8 @@ const FILES: &[(&str, &str)] = &[
 const PHRASES: &str = include_str!("../../../templates/pages/phrases.toml");
 /// The plans of the news items (`news.rs`).
 pub(crate) const NEWS: &str = include_str!("../../../templates/pages/news.toml");
+/// The plans of the encyclopedia articles (`articles.rs`).
+pub(crate) const ARTICLES: &str = include_str!("../../../templates/pages/articles.toml");
 /// The plans of a yearbook's sections (`dated.rs`).
 pub(crate) const YEARBOOK: &str = include_str!("../../../templates/pages/yearbook.toml");
 
@@ -97,7 +99,7 @@ pub fn fingerprint() -> u32 {
     for text in FILES
         .iter()
         .map(|(_, t)| *t)
-        .chain([PHRASES, NEWS, YEARBOOK])
+        .chain([PHRASES, NEWS, YEARBOOK, ARTICLES])
     {
         for b in text.bytes() {
             hash ^= u32::from(b);
