@@ -12,15 +12,16 @@ use std::sync::OnceLock;
 use rand::RngExt;
 use serde::Deserialize;
 
-use fabula_file::{ColumnRole, Page, TableRole, Value};
+use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
 
 use crate::draft::{Ctx, Draft};
 use crate::english::measure_sentence;
 use crate::entity::{
-    ListSentence, PROSE_ONLY_SHARE, article, as_prose, asides, entity_draft, label, listing,
+    ListSentence, PROSE_ONLY_SHARE, Section, article, as_prose, asides, entity_draft, label,
+    listing,
 };
 use crate::phrases::{fill, say};
-use crate::plan::{self, Item, RawSlot, Rows, Slot, Values};
+use crate::plan::{self, Item, OwnPage, RawSlot, Rows, Slot, Values};
 use crate::prose::{Alias, Prose};
 use crate::templates;
 
@@ -28,8 +29,11 @@ use crate::templates;
 #[serde(deny_unknown_fields)]
 struct RawArticle {
     row: String,
+    #[serde(default)]
+    page: Option<String>,
     alias: String,
-    asides: String,
+    #[serde(default)]
+    asides: Option<String>,
     #[serde(default = "yes")]
     compose: bool,
     slots: Vec<RawSlot>,
@@ -40,6 +44,8 @@ struct RawArticle {
     infobox: Vec<RawInfobox>,
     #[serde(default)]
     sections: Vec<RawSection>,
+    #[serde(default)]
+    see_also: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -72,14 +78,43 @@ struct RawInfobox {
 #[serde(deny_unknown_fields)]
 struct RawSection {
     heading: String,
+    /// One part's fields, for a section of one table's rows.
+    #[serde(default)]
+    rows: Option<String>,
+    #[serde(default)]
+    by: Option<String>,
+    #[serde(default)]
+    sort: Option<String>,
+    #[serde(default)]
+    cells: Vec<String>,
+    #[serde(default)]
+    parts: Vec<RawPart>,
+    columns: Vec<String>,
+    #[serde(default)]
+    prose: Option<RawProse>,
+    #[serde(default)]
+    story: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPart {
     rows: String,
     by: String,
     #[serde(default)]
     sort: Option<String>,
     cells: Vec<String>,
-    columns: Vec<String>,
     #[serde(default)]
-    prose: Option<RawProse>,
+    tell: Option<RawTell>,
+    #[serde(default)]
+    tell_open: Option<RawTell>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTell {
+    bank: String,
+    cells: BTreeMap<String, usize>,
 }
 
 #[derive(Deserialize)]
@@ -101,14 +136,29 @@ struct RawPlans {
 #[derive(Debug)]
 pub(crate) struct Plan {
     pub(crate) row: TableRole,
-    by_name: bool,
-    asides: String,
+    /// The encyclopedia article, or a page of the row's own site.
+    page: Option<OwnPage>,
+    alias: AliasKind,
+    /// The kind of the asides' banks; none for a page without asides or background.
+    asides: Option<String>,
     compose: bool,
     slots: Vec<Slot>,
     lead: Vec<Sentence>,
     extras: bool,
     infobox: Vec<InfoboxRow>,
     sections: Vec<Listing>,
+    see_also: Vec<String>,
+}
+
+/// How the prose refers back to the subject (see [`aliases`]).
+#[derive(Debug, Clone, Copy)]
+enum AliasKind {
+    /// "it", "the colony".
+    Kind,
+    /// By name only.
+    Name,
+    /// A surname, then "the" and the occupation slot's value ("the miner").
+    Person,
 }
 
 #[derive(Debug)]
@@ -130,13 +180,31 @@ struct InfoboxRow {
 #[derive(Debug)]
 struct Listing {
     heading: String,
+    parts: Vec<Part>,
+    columns: Vec<String>,
+    /// Tell the rows as a story too, in the order of this shown cell.
+    story: Option<usize>,
+    /// The sentence the section may be instead.
+    prose: Option<ListProse>,
+}
+
+/// The rows of one table that refer to the subject, and how each is told in a story.
+#[derive(Debug)]
+struct Part {
     rows: TableRole,
     by: ColumnRole,
     sort: Option<ColumnRole>,
     cells: Vec<RowCell>,
-    columns: Vec<String>,
-    /// The sentence the section may be instead.
-    prose: Option<ListProse>,
+    tell: Option<Tell>,
+    /// How a row is told while it holds (its end year is empty), when not as `tell`.
+    tell_open: Option<Tell>,
+}
+
+/// A bank whose placeholders take a row's shown cells, by position.
+#[derive(Debug)]
+struct Tell {
+    bank: String,
+    cells: Vec<(String, usize)>,
 }
 
 #[derive(Debug)]
@@ -157,6 +225,10 @@ enum RowCell {
     End,
     /// A year, linked to the census report of that year.
     Report(ColumnRole),
+    /// Fixed text that states nothing.
+    Plain(String),
+    /// A cell shown (and stated) only when the section is a table, not a sentence.
+    TableOnly(Box<RowCell>),
 }
 
 fn bank(key: &str) -> Result<String, String> {
@@ -181,19 +253,29 @@ fn sentence(raw: &RawSentence) -> Result<Sentence, String> {
 }
 
 fn row_cell(text: &str) -> Result<RowCell, String> {
+    if let Some(rest) = text.strip_prefix("table:") {
+        return Ok(RowCell::TableOnly(Box::new(row_cell(rest)?)));
+    }
     match (text, text.split_once(':')) {
         ("subject", _) => Ok(RowCell::Subject),
         ("link", _) => Ok(RowCell::Link),
         ("end", _) => Ok(RowCell::End),
         (_, Some(("state", column))) => Ok(RowCell::State(plan::column_role(column)?)),
         (_, Some(("report", column))) => Ok(RowCell::Report(plan::column_role(column)?)),
+        (_, Some(("plain", text))) => Ok(RowCell::Plain(text.to_string())),
         _ => Err(format!("`{text}` is no row cell")),
     }
 }
 
-fn listing_plan(raw: &RawSection) -> Result<Listing, String> {
-    Ok(Listing {
-        heading: raw.heading.clone(),
+fn tell(raw: &RawTell) -> Result<Tell, String> {
+    Ok(Tell {
+        bank: bank(&raw.bank)?,
+        cells: raw.cells.iter().map(|(p, i)| (p.clone(), *i)).collect(),
+    })
+}
+
+fn part(raw: &RawPart) -> Result<Part, String> {
+    Ok(Part {
         rows: plan::table_role(&raw.rows)?,
         by: plan::column_role(&raw.by)?,
         sort: raw.sort.as_deref().map(plan::column_role).transpose()?,
@@ -202,7 +284,42 @@ fn listing_plan(raw: &RawSection) -> Result<Listing, String> {
             .iter()
             .map(|c| row_cell(c))
             .collect::<Result<_, _>>()?,
+        tell: raw.tell.as_ref().map(tell).transpose()?,
+        tell_open: raw.tell_open.as_ref().map(tell).transpose()?,
+    })
+}
+
+fn listing_plan(raw: &RawSection) -> Result<Listing, String> {
+    let own = match (&raw.rows, &raw.by) {
+        (Some(rows), Some(by)) => Some(RawPart {
+            rows: rows.clone(),
+            by: by.clone(),
+            sort: raw.sort.clone(),
+            cells: raw.cells.clone(),
+            tell: None,
+            tell_open: None,
+        }),
+        (None, None) => None,
+        _ => {
+            return Err(format!(
+                "section `{}` needs both `rows` and `by`",
+                raw.heading
+            ));
+        }
+    };
+    let parts: Vec<Part> = own
+        .iter()
+        .chain(&raw.parts)
+        .map(part)
+        .collect::<Result<_, _>>()?;
+    if parts.is_empty() {
+        return Err(format!("section `{}` lists no rows", raw.heading));
+    }
+    Ok(Listing {
+        heading: raw.heading.clone(),
+        parts,
         columns: raw.columns.clone(),
+        story: raw.story,
         prose: match &raw.prose {
             Some(p) => Some(ListProse {
                 bank: bank(&p.bank)?,
@@ -215,10 +332,11 @@ fn listing_plan(raw: &RawSection) -> Result<Listing, String> {
 }
 
 fn article_plan(raw: &RawArticle) -> Result<Plan, String> {
-    let by_name = match raw.alias.as_str() {
-        "kind" => false,
-        "name" => true,
-        other => return Err(format!("alias `{other}` is neither kind nor name")),
+    let alias = match raw.alias.as_str() {
+        "kind" => AliasKind::Kind,
+        "name" => AliasKind::Name,
+        "person" => AliasKind::Person,
+        other => return Err(format!("alias `{other}` is not kind, name or person")),
     };
     if raw.extras && !raw.compose {
         return Err(
@@ -227,7 +345,8 @@ fn article_plan(raw: &RawArticle) -> Result<Plan, String> {
     }
     Ok(Plan {
         row: plan::table_role(&raw.row)?,
-        by_name,
+        page: raw.page.as_deref().map(OwnPage::parse).transpose()?,
+        alias,
         asides: raw.asides.clone(),
         compose: raw.compose,
         slots: plan::slots(&raw.slots, None)?,
@@ -248,6 +367,7 @@ fn article_plan(raw: &RawArticle) -> Result<Plan, String> {
             .iter()
             .map(listing_plan)
             .collect::<Result<_, _>>()?,
+        see_also: raw.see_also.clone(),
     })
 }
 
@@ -267,15 +387,48 @@ pub(crate) fn plans() -> &'static [Plan] {
     })
 }
 
-/// Renders the article of every row of `role`, which has a plan.
-pub(crate) fn render(ctx: &mut Ctx, rows: &Rows, role: TableRole, pages: &mut Vec<Page>) {
-    let plan = plans()
-        .iter()
-        .find(|p| p.row == role)
-        .unwrap_or_else(|| panic!("no article plan for {}", role.as_str()));
-    for id in rows.ids(role) {
-        pages.push(article_page(ctx, rows, plan, id));
+/// Renders every planned page: table after table in the order of their first plan, and per row
+/// one page per plan of its table, in plan order (an organisation's article, then its own site's
+/// pages).
+pub(crate) fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
+    let mut tables: Vec<TableRole> = Vec::new();
+    for plan in plans() {
+        if !tables.contains(&plan.row) {
+            tables.push(plan.row);
+        }
     }
+    for role in tables {
+        render_table(ctx, rows, role, pages);
+    }
+}
+
+/// Renders the pages of every row of `role`.
+fn render_table(ctx: &mut Ctx, rows: &Rows, role: TableRole, pages: &mut Vec<Page>) {
+    let planned: Vec<&Plan> = plans().iter().filter(|p| p.row == role).collect();
+    for id in rows.ids(role) {
+        for plan in &planned {
+            pages.push(article_page(ctx, rows, plan, id));
+        }
+    }
+}
+
+/// A page's draft: the row's encyclopedia article, or a page of its own site.
+fn page_draft(ctx: &Ctx, plan: &Plan, id: i64) -> Draft {
+    let (role, name) = (plan.row, ctx.name(plan.row, id));
+    let (url, title, kind) = match plan.page {
+        None => return entity_draft(ctx, role, id, name),
+        Some(OwnPage::About) => (
+            OwnPage::About.url(ctx, id),
+            format!("About {name}"),
+            PageKind::Entity,
+        ),
+        Some(OwnPage::People) => (
+            OwnPage::People.url(ctx, id),
+            format!("People of {name}"),
+            PageKind::List,
+        ),
+    };
+    Draft::new(url, title, kind, None).about(role, id)
 }
 
 /// The values a bank's placeholders take: those `set` names, then every slot by its own name.
@@ -288,25 +441,43 @@ fn bound<'v>(set: &'v [(String, String)], values: &'v Values) -> Vec<(&'v str, &
     out
 }
 
+/// How an article's prose refers back to its subject, and the noun of its asides.
+fn aliases(ctx: &Ctx, plan: &Plan, name: &str, values: &Values) -> (Alias, Alias, String) {
+    let noun = ctx.layout.table(plan.row).singular.clone();
+    match plan.alias {
+        AliasKind::Kind => (Alias::thing(&noun), Alias::thing(&noun), noun),
+        AliasKind::Name => (Alias::Name, Alias::Name, noun),
+        AliasKind::Person => {
+            let occupation = values.get("occupation").unwrap_or_default().to_string();
+            let later = Alias::person(name, Some(&occupation));
+            (Alias::person(name, None), later, occupation)
+        }
+    }
+}
+
 /// The article about row `id` of the plan's table.
 fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
     let role = plan.row;
-    let title = ctx.name(role, id).to_string();
-    let mut d = entity_draft(ctx, role, id, &title);
+    let mut d = page_draft(ctx, plan, id);
     let name = d.own_name(ctx, role, id);
     let item = Item::new(rows, role, id, None);
     let mut values = item.fill(&mut d, ctx, &plan.slots);
     values.push("name", name.clone());
-    let noun = ctx.layout.table(role).singular.clone();
-    let alias = || match plan.by_name {
-        true => Alias::Name,
-        false => Alias::thing(&noun),
+    let (first, alias, noun) = aliases(ctx, plan, &name, &values);
+    let (facts, measures) = lead(ctx, &mut d, plan, &item, &values, first);
+    let (aside, background) = match &plan.asides {
+        Some(kind) => {
+            let (aside, background) = asides(ctx, &name, alias.clone(), kind, &noun);
+            (Some(aside), Some(background))
+        }
+        None => (None, None),
     };
-    let (facts, measures) = lead(ctx, &mut d, plan, &item, &values, alias());
-    let (aside, background) = asides(ctx, &name, alias(), &plan.asides, &noun);
     let mut infobox = Vec::new();
     for row in &plan.infobox {
         let value = fill(&row.value, &values.pairs());
+        if value.contains('{') {
+            continue; // a slot without a value: the row has nothing to show
+        }
         let value = if row.capital { label(&value) } else { value };
         if row.prose_only && ctx.rng.random_bool(PROSE_ONLY_SHARE) {
             continue;
@@ -314,19 +485,33 @@ fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
         infobox.push((label(&fill(&row.label, &values.pairs())), value));
     }
     infobox.extend(measures);
-    // Every section's rows and form (a table or a sentence) first, then the sentences.
+    // Every section's form (a table or a sentence) and rows first, then the sentences.
     let mut drafted = Vec::new();
     for listed in &plan.sections {
-        let table = section_rows(ctx, &mut d, rows, listed, (role, id));
         let as_sentence = listed
             .prose
             .as_ref()
-            .map(|p| p.always || as_prose(ctx))
-            .unwrap_or(false);
+            .is_some_and(|p| p.always || as_prose(ctx));
+        let table = section_rows(ctx, &mut d, rows, listed, (role, id), as_sentence);
         drafted.push((listed, table, as_sentence));
     }
     let mut sections = Vec::new();
     for (listed, table, as_sentence) in drafted {
+        let heading = label(&fill(&listed.heading, &values.pairs()));
+        let columns = listed
+            .columns
+            .iter()
+            .map(|c| label(&fill(c, &values.pairs())))
+            .collect();
+        if let Some(at) = listed.story {
+            let text = story(ctx, &table, at, Prose::continued(&name, alias.clone()));
+            let rows = table.into_iter().map(|(row, _)| row).collect();
+            sections.push(Section {
+                text,
+                ..Section::table(heading, columns, rows)
+            });
+            continue;
+        }
         let with: Vec<(&str, &str)> = listed
             .prose
             .iter()
@@ -335,31 +520,58 @@ fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
             .collect();
         let sentence = match &listed.prose {
             Some(p) if as_sentence => Some(ListSentence {
-                prose: Prose::continued(&name, alias()),
+                prose: Prose::continued(&name, alias.clone()),
                 key: p.bank.as_str(),
                 values: &with,
             }),
             _ => None,
         };
-        let heading = label(&fill(&listed.heading, &values.pairs()));
-        let columns = listed
-            .columns
-            .iter()
-            .map(|c| label(&fill(c, &values.pairs())))
-            .collect();
+        let table = table.into_iter().map(|(row, _)| row).collect();
         sections.push(listing(ctx, heading, columns, table, sentence));
     }
-    article(
-        d,
-        vec![facts, aside],
-        infobox,
-        sections,
-        Some(background),
-        Vec::new(),
-    )
+    let see_also = plan
+        .see_also
+        .iter()
+        .map(|link| fill(link, &values.pairs()))
+        .collect();
+    let lead = [Some(facts), aside].into_iter().flatten().collect();
+    article(d, lead, infobox, sections, background, see_also)
 }
 
-/// The lead's facts, as one paragraph, and the infobox rows of the row's theme numbers.
+/// Tells a section's rows in the order of their shown cell `at` (a year), each as one sentence
+/// of its part's bank, the sentences in that order.
+fn story(
+    ctx: &mut Ctx,
+    table: &[(Vec<String>, Option<&Tell>)],
+    at: usize,
+    mut prose: Prose,
+) -> String {
+    let mut by_year: Vec<&(Vec<String>, Option<&Tell>)> = table.iter().collect();
+    by_year.sort_by_key(|(row, _)| row.get(at).cloned());
+    for (row, tell) in by_year {
+        let Some(tell) = tell else { continue };
+        let values: Vec<(&str, &str)> = tell
+            .cells
+            .iter()
+            .filter_map(|(p, i)| Some((p.as_str(), row.get(*i)?.as_str())))
+            .collect();
+        prose.say(ctx.rng, &tell.bank, &values);
+    }
+    prose.finish_in_order(ctx.rng)
+}
+
+/// Whether `values`, with the subject, fill every placeholder of every phrasing of `bank`.
+fn fills(bank: &str, values: &[(&str, &str)]) -> bool {
+    let mut all = vec![("subject", "")];
+    all.extend_from_slice(values);
+    templates::banks()[bank]
+        .phrases
+        .iter()
+        .all(|p| !fill(p, &all).contains('{'))
+}
+
+/// The lead's facts, as one paragraph, and the infobox rows of the row's theme numbers. A bank
+/// sentence whose slot has no value (a living person's death year) is left out.
 fn lead(
     ctx: &mut Ctx,
     d: &mut Draft,
@@ -370,21 +582,26 @@ fn lead(
 ) -> (String, Vec<(String, String)>) {
     let name = values.get("name").unwrap_or_default().to_string();
     if !plan.compose {
-        let said: Vec<String> = plan
-            .lead
-            .iter()
-            .map(|s| match s {
-                Sentence::Fixed(text) => fill(text, &values.pairs()),
-                Sentence::Bank(key, set) => say(ctx.rng, key, &bound(set, values)),
-            })
-            .collect();
+        let mut said = Vec::new();
+        for s in &plan.lead {
+            match s {
+                Sentence::Fixed(text) => said.push(fill(text, &values.pairs())),
+                Sentence::Bank(key, set) if fills(key, &bound(set, values)) => {
+                    said.push(say(ctx.rng, key, &bound(set, values)));
+                }
+                Sentence::Bank(..) => {}
+            }
+        }
         return (said.join(" "), Vec::new());
     }
     let mut prose = Prose::new(&name, alias);
     for s in &plan.lead {
         match s {
             Sentence::Fixed(text) => prose.fixed(fill(text, &values.pairs())),
-            Sentence::Bank(key, set) => prose.say(ctx.rng, key, &bound(set, values)),
+            Sentence::Bank(key, set) if fills(key, &bound(set, values)) => {
+                prose.say(ctx.rng, key, &bound(set, values));
+            }
+            Sentence::Bank(..) => {}
         }
     }
     let mut measures = Vec::new();
@@ -399,60 +616,92 @@ fn lead(
     (prose.finish(ctx.rng), measures)
 }
 
-/// The rows of a section: each related row's shown cells.
-fn section_rows(
+/// The rows of a section, part after part: each related row's shown cells, and how the row is
+/// told in a story.
+fn section_rows<'p>(
     ctx: &Ctx,
     d: &mut Draft,
     rows: &Rows,
-    listed: &Listing,
+    listed: &'p Listing,
     subject: (TableRole, i64),
-) -> Vec<Vec<String>> {
-    let refers = |rid: i64| {
-        rows.cell(listed.rows, rid, listed.by)
-            .is_some_and(|(_, v)| *v == Value::Int(subject.1))
-    };
+    as_sentence: bool,
+) -> Vec<(Vec<String>, Option<&'p Tell>)> {
+    let mut out = Vec::new();
+    for part in &listed.parts {
+        for rid in referring(rows, part, subject.1) {
+            let item = Item::new(rows, part.rows, rid, None);
+            let shown = part
+                .cells
+                .iter()
+                .filter_map(|cell| match cell {
+                    RowCell::TableOnly(_) if as_sentence => None,
+                    RowCell::TableOnly(cell) => row_cell_text(ctx, d, &item, part, cell, subject),
+                    cell => row_cell_text(ctx, d, &item, part, cell, subject),
+                })
+                .collect();
+            let open = rows.cell(part.rows, rid, ColumnRole::EndYear).is_none();
+            let tell = match &part.tell_open {
+                Some(tell) if open => Some(tell),
+                _ => part.tell.as_ref(),
+            };
+            out.push((shown, tell));
+        }
+    }
+    out
+}
+
+/// The ids of a part's rows whose `by` cell refers to row `subject`, sorted by the part's
+/// `sort` column when it has one.
+fn referring(rows: &Rows, part: &Part, subject: i64) -> Vec<i64> {
     let mut ids: Vec<i64> = rows
-        .ids(listed.rows)
+        .ids(part.rows)
         .into_iter()
-        .filter(|&r| refers(r))
+        .filter(|&r| {
+            rows.cell(part.rows, r, part.by)
+                .is_some_and(|(_, v)| *v == Value::Int(subject))
+        })
         .collect();
-    if let Some(sort) = listed.sort {
-        ids.sort_by_key(|&r| match rows.cell(listed.rows, r, sort) {
+    if let Some(sort) = part.sort {
+        ids.sort_by_key(|&r| match rows.cell(part.rows, r, sort) {
             Some((_, Value::Int(n))) => *n,
             _ => i64::MAX,
         });
     }
-    ids.into_iter()
-        .map(|rid| {
-            let item = Item::new(rows, listed.rows, rid, None);
-            listed
-                .cells
-                .iter()
-                .filter_map(|cell| match cell {
-                    RowCell::Subject => {
-                        d.reference(ctx, listed.rows, rid, listed.by, subject.0, subject.1);
-                        None
-                    }
-                    RowCell::Link => Some(ctx.link(listed.rows, rid)),
-                    RowCell::Report(column) => {
-                        let year = match rows.cell(listed.rows, rid, *column) {
-                            Some((_, Value::Int(y))) => *y,
-                            _ => return None,
-                        };
-                        let shown = d.year(ctx, listed.rows, rid, *column, year);
-                        Some(format!("[{shown}]({})", ctx.sites.census_url(year)))
-                    }
-                    RowCell::State(column) => item.state_column(d, ctx, *column),
-                    RowCell::End => Some(match rows.cell(listed.rows, rid, ColumnRole::EndYear) {
-                        Some((_, Value::Int(y))) => {
-                            d.year(ctx, listed.rows, rid, ColumnRole::EndYear, *y)
-                        }
-                        _ => "present".to_string(),
-                    }),
-                })
-                .collect()
-        })
-        .collect()
+    ids
+}
+
+/// The text one cell of a related row shows, after stating what it states; `None` for a cell
+/// that shows nothing.
+fn row_cell_text(
+    ctx: &Ctx,
+    d: &mut Draft,
+    item: &Item,
+    part: &Part,
+    cell: &RowCell,
+    subject: (TableRole, i64),
+) -> Option<String> {
+    let (role, rid) = item.row;
+    match cell {
+        RowCell::Subject => {
+            d.reference(ctx, role, rid, part.by, subject.0, subject.1);
+            None
+        }
+        RowCell::Link => Some(ctx.link(role, rid)),
+        RowCell::Plain(text) => Some(text.clone()),
+        RowCell::State(column) => item.state_column(d, ctx, *column),
+        RowCell::Report(column) => {
+            let Some((_, Value::Int(year))) = item.rows.cell(role, rid, *column) else {
+                return None;
+            };
+            let shown = d.year(ctx, role, rid, *column, *year);
+            Some(format!("[{shown}]({})", ctx.sites.census_url(*year)))
+        }
+        RowCell::TableOnly(cell) => row_cell_text(ctx, d, item, part, cell, subject),
+        RowCell::End => Some(match item.rows.cell(role, rid, ColumnRole::EndYear) {
+            Some((_, Value::Int(y))) => d.year(ctx, role, rid, ColumnRole::EndYear, *y),
+            _ => "present".to_string(),
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -460,14 +709,14 @@ mod tests {
     use super::*;
 
     /// Every plan reads, each bank's placeholders are slots (or the subject and a listing's
-    /// `{list}`), and no two plans share a table.
+    /// `{list}`), and no two plans make the same page of a row.
     #[test]
     fn every_article_plan_fills_its_sentences() {
         let plans = plans();
-        let mut tables: Vec<&str> = plans.iter().map(|p| p.row.as_str()).collect();
-        tables.sort();
-        tables.dedup();
-        assert_eq!(tables.len(), plans.len());
+        let mut pages: Vec<(&str, Option<OwnPage>)> =
+            plans.iter().map(|p| (p.row.as_str(), p.page)).collect();
+        pages.dedup();
+        assert_eq!(pages.len(), plans.len(), "two plans of one page");
         for plan in plans {
             let mut names: Vec<(&str, &str)> = plan
                 .slots
@@ -500,5 +749,169 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod pages {
+    use fabula_file::{ColumnRole, TableRole, Value};
+    use fabula_world::schema;
+    use fabula_world::{generate_world, theme};
+
+    use crate::draft::{assert_facts_shown, with_ctx};
+
+    use TableRole::*;
+
+    /// The pages a case looks at, one per entity.
+    #[derive(Clone, Copy)]
+    enum Page {
+        /// The encyclopedia article of each entity of a kind.
+        Article(TableRole),
+        /// The people page of each organisation's own site.
+        People,
+    }
+
+    /// Renders the entity pages of world (`seed`, `world_id`) and checks the page of every entity
+    /// the case looks at: it is titled after the entity, states every non-key cell of the entity's
+    /// row (a people page only its name), states the cell of every `related` row that points at
+    /// the entity, and shows the text of every fact it records.
+    fn check(seed: u64, world_id: u32, page: Page, related: &[TableRole]) {
+        let world = generate_world(seed, world_id, &theme::all().unwrap());
+        let layout = schema::layout(&world);
+        let role = match page {
+            Page::Article(role) => role,
+            Page::People => Organisation,
+        };
+        let table = layout.table(role);
+        let rows = schema::table_rows(&world, role);
+        assert!(!rows.is_empty(), "world has no {} rows", table.name);
+        let (pages, titles, own_sites) = with_ctx(&world, |ctx| {
+            let mut pages = Vec::new();
+            let plan_rows = crate::plan::Rows::new(ctx);
+            super::render(ctx, &plan_rows, &mut pages);
+            let url_and_title = |id: i64| match page {
+                Page::Article(role) => {
+                    let url = ctx.sites.entity(role, id).to_string();
+                    (url, ctx.name(role, id).to_string())
+                }
+                Page::People => {
+                    let url = ctx.sites.people_url(id);
+                    (url, format!("People of {}", ctx.name(role, id)))
+                }
+            };
+            let titles: Vec<_> = rows.iter().map(|row| url_and_title(int(&row[0]))).collect();
+            let own_sites: Vec<Option<String>> = rows
+                .iter()
+                .map(|row| (role == Organisation).then(|| ctx.sites.about_url(int(&row[0]))))
+                .collect();
+            (pages, titles, own_sites)
+        });
+        for ((row, (url, title)), own_site) in rows.iter().zip(titles).zip(own_sites) {
+            let id = int(&row[0]);
+            let find = |url: &str| pages.iter().find(|p| p.url == url);
+            let rendered = find(&url).expect("a page per entity");
+            assert_eq!(rendered.title, title);
+            assert!(rendered.body.starts_with(&format!("# {title}\n")), "{url}");
+            assert_facts_shown(rendered);
+            let stated_on = |page: &fabula_file::Page, table: &str, row: i64, column: &str| {
+                page.facts.iter().any(|f| {
+                    (f.table.as_str(), f.row_id, f.column.as_str()) == (table, row, column)
+                })
+            };
+            let states = |table: &str, row: i64, column: &str| {
+                let found = stated_on(rendered, table, row, column);
+                assert!(found, "{url} does not state {table}.{column}#{row}");
+            };
+            for (column, value) in table.columns.iter().zip(row) {
+                let own = match page {
+                    Page::Article(_) => column.name != "id",
+                    Page::People => column.role == ColumnRole::Name,
+                };
+                if !own || *value == Value::Null {
+                    continue;
+                }
+                // An organisation's member count may be left to its own about page.
+                let site = own_site.as_deref().and_then(find);
+                match (site, own_site.as_deref()) {
+                    (Some(site), Some(own_site)) if column.role == ColumnRole::MemberCount => {
+                        let found = stated_on(site, &table.name, id, &column.name)
+                            || stated_on(rendered, &table.name, id, &column.name);
+                        assert!(found, "neither {url} nor {own_site} states {}", column.name);
+                    }
+                    _ => states(&table.name, id, &column.name),
+                }
+            }
+            for other in related.iter().map(|r| layout.table(*r)) {
+                let pointers = other
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.references.as_deref() == Some(table.name.as_str()));
+                for (i, column) in pointers {
+                    for other_row in schema::table_rows(&world, other.role) {
+                        if other_row[i] == Value::Int(id) {
+                            states(&other.name, int(&other_row[0]), &column.name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn int(value: &Value) -> i64 {
+        let Value::Int(n) = value else {
+            panic!("{value:?} is not an integer")
+        };
+        *n
+    }
+
+    #[test]
+    fn region_articles_list_their_settlements() {
+        check(1, 0, Page::Article(Region), &[Settlement]);
+    }
+
+    #[test]
+    fn settlement_articles_list_natives_and_organisations() {
+        check(1, 1, Page::Article(Settlement), &[Person, Organisation]);
+    }
+
+    #[test]
+    fn person_articles_list_a_whole_career() {
+        check(
+            1,
+            2,
+            Page::Article(Person),
+            &[Organisation, Tenure, Membership],
+        );
+    }
+
+    #[test]
+    fn organisation_articles_list_works_and_alliances() {
+        check(
+            2,
+            4,
+            Page::Article(Organisation),
+            &[Work, AllianceMembership],
+        );
+    }
+
+    #[test]
+    fn people_pages_list_office_holders_and_members() {
+        check(1, 3, Page::People, &[Tenure, Membership]);
+    }
+
+    #[test]
+    fn work_articles_state_their_row() {
+        check(1, 3, Page::Article(Work), &[]);
+    }
+
+    #[test]
+    fn event_articles_list_results() {
+        check(1, 0, Page::Article(Event), &[Participation]);
+    }
+
+    #[test]
+    fn alliance_articles_list_members() {
+        check(2, 4, Page::Article(Alliance), &[AllianceMembership]);
     }
 }

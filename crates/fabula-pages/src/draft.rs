@@ -130,10 +130,6 @@ pub enum Cell<'a> {
     Year(ColumnRole, i64),
     /// A count or amount.
     Count(ColumnRole, i64),
-    /// The `end_year` of a relation, or `present` while it holds.
-    End(Option<i64>),
-    /// Fixed text that states nothing.
-    Plain(&'a str),
 }
 
 /// A page being built.
@@ -313,11 +309,6 @@ impl Draft {
                 Cell::Count(column_role, n) => {
                     shown.push(self.count(ctx, role, row, column_role, n))
                 }
-                Cell::End(Some(year)) => {
-                    shown.push(self.year(ctx, role, row, ColumnRole::EndYear, year))
-                }
-                Cell::End(None) => shown.push("present".to_string()),
-                Cell::Plain(text) => shown.push(text.to_string()),
             }
         }
         shown

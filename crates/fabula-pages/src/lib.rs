@@ -48,7 +48,7 @@ pub fn render_pages(world: &World) -> Vec<Page> {
     let mut pages = Vec::new();
     draft::with_ctx(world, |ctx| {
         let rows = plan::Rows::new(ctx);
-        entity::render(ctx, &rows, &mut pages);
+        articles::render(ctx, &rows, &mut pages);
         lists::render(ctx, &mut pages);
         dated::render(ctx, &rows, &mut pages);
         filler::render(ctx, &mut pages);

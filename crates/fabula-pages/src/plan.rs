@@ -9,13 +9,14 @@
 
 use std::collections::BTreeMap;
 
+use rand::RngExt;
 use serde::Deserialize;
 
 use fabula_file::{Column, ColumnRole, TableRole, Value};
 use fabula_world::schema;
 
 use crate::draft::{Ctx, Draft};
-use crate::english::measure_sentence;
+use crate::english::{compound, measure_sentence, with_article};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,6 +49,12 @@ pub(crate) struct RawSlot {
     pub(crate) world: bool,
     #[serde(default)]
     pub(crate) label_of: Option<String>,
+    #[serde(default)]
+    pub(crate) own_site: Option<String>,
+    #[serde(default)]
+    pub(crate) kind_of: Option<String>,
+    #[serde(default)]
+    pub(crate) leave: Option<f64>,
 }
 
 /// The other row a plan reads: the first of `table` whose `by` cell refers to the item's row and
@@ -71,6 +78,8 @@ pub(crate) struct Path {
 pub(crate) struct Slot {
     pub(crate) name: Option<String>,
     pub(crate) source: Source,
+    /// The chance the slot is left empty, its fact left to another page.
+    pub(crate) leave: Option<f64>,
 }
 
 #[derive(Debug)]
@@ -86,6 +95,37 @@ pub(crate) enum Source {
     World,
     /// A column's label.
     LabelOf(TableRole, ColumnRole),
+    /// The url of a page of the row's own site (an organisation's `about` or `people` page).
+    OwnSite(OwnPage),
+    /// The row's noun qualified by a text column's value, with its article ("a mining guild").
+    KindOf(ColumnRole),
+}
+
+/// A page of an organisation's own site.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum OwnPage {
+    About,
+    People,
+}
+
+impl OwnPage {
+    pub(crate) fn parse(text: &str) -> Result<OwnPage, String> {
+        match text {
+            "about" => Ok(OwnPage::About),
+            "people" => Ok(OwnPage::People),
+            _ => Err(format!(
+                "`{text}` is no page of an own site (about, people)"
+            )),
+        }
+    }
+
+    /// The page's url for organisation `id`.
+    pub(crate) fn url(self, ctx: &Ctx, id: i64) -> String {
+        match self {
+            OwnPage::About => ctx.sites.about_url(id),
+            OwnPage::People => ctx.sites.people_url(id),
+        }
+    }
 }
 
 pub(crate) fn table_role(text: &str) -> Result<TableRole, String> {
@@ -125,6 +165,12 @@ fn slot(raw: &RawSlot, join: Option<&Join>) -> Result<Slot, String> {
             .map(|t| table_role(t).map(Source::Plural)),
         raw.world.then_some(Ok(Source::World)),
         raw.label_of.as_deref().map(label_of),
+        raw.own_site
+            .as_deref()
+            .map(|p| OwnPage::parse(p).map(Source::OwnSite)),
+        raw.kind_of
+            .as_deref()
+            .map(|c| column_role(c).map(Source::KindOf)),
     ];
     let mut given = sources.into_iter().flatten();
     let (Some(source), None) = (given.next(), given.next()) else {
@@ -139,9 +185,13 @@ fn slot(raw: &RawSlot, join: Option<&Join>) -> Result<Slot, String> {
     if raw.name.is_none() && !matches!(source, Source::State(_)) {
         return Err("only a `state` slot may go without a name".into());
     }
+    if raw.leave.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
+        return Err("`leave` is a probability".into());
+    }
     Ok(Slot {
         name: raw.name.clone(),
         source,
+        leave: raw.leave,
     })
 }
 
@@ -314,9 +364,12 @@ impl<'r, 'a> Item<'r, 'a> {
 
     /// Fills the named slots, stating the cells of `state` slots on `d` (unnamed ones too); a
     /// slot whose path ends nowhere (a null cell, an absent join row) is left out.
-    pub(crate) fn fill(&self, d: &mut Draft, ctx: &Ctx, slots: &[Slot]) -> Values {
+    pub(crate) fn fill(&self, d: &mut Draft, ctx: &mut Ctx, slots: &[Slot]) -> Values {
         let mut values = Vec::new();
         for slot in slots {
+            if slot.leave.is_some_and(|p| ctx.rng.random_bool(p)) {
+                continue;
+            }
             let value = match &slot.source {
                 Source::State(path) => self.state(d, ctx, path),
                 Source::Link(path) => self.entity(path).map(|(r, id)| ctx.link(r, id)),
@@ -331,6 +384,8 @@ impl<'r, 'a> Item<'r, 'a> {
                     .get(*role)
                     .and_then(|t| t.columns.iter().find(|c| c.role == *column))
                     .map(|c| c.label.clone()),
+                Source::OwnSite(page) => Some(page.url(ctx, self.row.1)),
+                Source::KindOf(column) => self.kind_of(ctx, *column),
             };
             if let (Some(name), Some(value)) = (&slot.name, value) {
                 values.push((name.clone(), value));
@@ -352,6 +407,16 @@ impl<'r, 'a> Item<'r, 'a> {
     /// The entity a path ends at.
     pub(crate) fn entity(&self, path: &Path) -> Option<(TableRole, i64)> {
         self.walk(path, false)
+    }
+
+    /// The row's noun qualified by a text cell, with its article.
+    fn kind_of(&self, ctx: &Ctx, column: ColumnRole) -> Option<String> {
+        let (role, id) = self.row;
+        let (_, Value::Text(modifier)) = self.rows.cell(role, id, column)? else {
+            return None;
+        };
+        let noun = &ctx.layout.get(role)?.singular;
+        Some(with_article(&compound(modifier, noun)))
     }
 
     /// States a cell of the item's own row, returning its text.
