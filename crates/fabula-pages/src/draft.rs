@@ -114,24 +114,6 @@ impl Ctx<'_> {
     }
 }
 
-/// One cell of a table row that states the cells of one domain row, for [`Draft::row`].
-pub enum Cell<'a> {
-    /// A reference to the page subject: recorded as a fact, not shown (the page is about it).
-    Subject(ColumnRole),
-    /// The row's own name: recorded as a fact, not shown (a [`Cell::Link`] shows it).
-    Name,
-    /// A link to the row's own entity article.
-    Link,
-    /// A reference to another entity, shown as a link.
-    Reference(ColumnRole, TableRole, i64),
-    /// A word or phrase.
-    Text(ColumnRole, &'a str),
-    /// A year.
-    Year(ColumnRole, i64),
-    /// A count or amount.
-    Count(ColumnRole, i64),
-}
-
 /// A page being built.
 pub struct Draft {
     pub url: String,
@@ -282,36 +264,6 @@ impl Draft {
             ctx.name(role, row).to_string(),
             ValueKind::Name,
         )
-    }
-
-    /// States the cells of domain row `row` of `role`, returning the shown ones as a table row.
-    pub fn row(&mut self, ctx: &Ctx, role: TableRole, row: i64, cells: &[Cell]) -> Vec<String> {
-        let mut shown = Vec::new();
-        for cell in cells {
-            match *cell {
-                Cell::Subject(column_role) => {
-                    let (target, target_id) = self.subject.expect("the page has a subject");
-                    self.reference(ctx, role, row, column_role, target, target_id);
-                }
-                Cell::Name => {
-                    self.own_name(ctx, role, row);
-                }
-                Cell::Link => shown.push(ctx.link(role, row)),
-                Cell::Reference(column_role, target, target_id) => {
-                    shown.push(self.reference(ctx, role, row, column_role, target, target_id));
-                }
-                Cell::Text(column_role, text) => {
-                    shown.push(self.text(ctx, role, row, column_role, text));
-                }
-                Cell::Year(column_role, year) => {
-                    shown.push(self.year(ctx, role, row, column_role, year));
-                }
-                Cell::Count(column_role, n) => {
-                    shown.push(self.count(ctx, role, row, column_role, n))
-                }
-            }
-        }
-        shown
     }
 
     /// Finishes the page with its rendered body.

@@ -49,7 +49,7 @@ pub fn render_pages(world: &World) -> Vec<Page> {
     draft::with_ctx(world, |ctx| {
         let rows = plan::Rows::new(ctx);
         articles::render(ctx, &rows, &mut pages);
-        lists::render(ctx, &mut pages);
+        lists::render(ctx, &rows, &mut pages);
         dated::render(ctx, &rows, &mut pages);
         filler::render(ctx, &mut pages);
     });

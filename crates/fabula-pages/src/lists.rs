@@ -1,15 +1,124 @@
-//! List pages (every entity of a kind) and category pages (entities grouped by a shared value).
+//! List pages (every entity of a kind) and category pages (entities grouped by a shared value),
+//! composed from the plans in `templates/pages/lists.toml` (the file's header documents them).
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use fabula_file::{ColumnRole, Page, PageKind, TableRole};
-use fabula_world::model::Region;
+use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
 
-use crate::draft::{Cell, Ctx, Draft};
-use crate::english::with_article;
+use crate::draft::{Ctx, Draft};
+use crate::english::upper_first;
+use crate::phrases::fill;
+use crate::plan::{self, Item, Rows};
 use crate::templates;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawList {
+    row: String,
+    intro: String,
+    columns: Vec<String>,
+    cells: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCategory {
+    row: String,
+    by: String,
+    title: String,
+    intro: String,
+    columns: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlans {
+    list: Vec<RawList>,
+    category: Vec<RawCategory>,
+}
+
+/// The page of every row of a table.
+struct ListPlan {
+    row: TableRole,
+    intro: String,
+    columns: Vec<String>,
+    cells: Vec<ListCell>,
+}
+
+enum ListCell {
+    /// The row's name: stated, not shown (the link shows it).
+    Name,
+    Link,
+    State(ColumnRole),
+}
+
+/// Pages grouping a table's rows by one column.
+struct CategoryPlan {
+    row: TableRole,
+    by: ColumnRole,
+    title: String,
+    intro: String,
+    columns: Vec<String>,
+}
+
+struct Plans {
+    lists: Vec<ListPlan>,
+    categories: Vec<CategoryPlan>,
+}
+
+fn list_cell(text: &str) -> Result<ListCell, String> {
+    match (text, text.strip_prefix("state:")) {
+        ("name", _) => Ok(ListCell::Name),
+        ("link", _) => Ok(ListCell::Link),
+        (_, Some(column)) => Ok(ListCell::State(plan::column_role(column)?)),
+        _ => Err(format!("`{text}` is no list cell")),
+    }
+}
+
+fn read_plans(raw: &RawPlans) -> Result<Plans, String> {
+    let lists = raw
+        .list
+        .iter()
+        .map(|l| {
+            Ok(ListPlan {
+                row: plan::table_role(&l.row)?,
+                intro: l.intro.clone(),
+                columns: l.columns.clone(),
+                cells: l
+                    .cells
+                    .iter()
+                    .map(|c| list_cell(c))
+                    .collect::<Result<_, String>>()?,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let categories = raw
+        .category
+        .iter()
+        .map(|c| {
+            Ok(CategoryPlan {
+                row: plan::table_role(&c.row)?,
+                by: plan::column_role(&c.by)?,
+                title: c.title.clone(),
+                intro: c.intro.clone(),
+                columns: c.columns.clone(),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Plans { lists, categories })
+}
+
+/// The list and category plans, read and checked once.
+fn plans() -> &'static Plans {
+    static PLANS: OnceLock<Plans> = OnceLock::new();
+    PLANS.get_or_init(|| {
+        let raw: RawPlans = toml::from_str(templates::LISTS).expect("lists.toml is valid TOML");
+        read_plans(&raw).unwrap_or_else(|e| panic!("lists.toml: {e}"))
+    })
+}
 
 #[derive(Serialize)]
 struct ListPage<'a> {
@@ -33,294 +142,153 @@ fn list(d: Draft, intro: String, columns: Vec<String>, rows: Vec<Vec<String>>) -
     d.finish(body)
 }
 
-fn cap(text: &str) -> String {
-    crate::english::upper_first(text)
+/// The words a list plan's texts fill: the nouns of `role` (plural, singular, each also with a
+/// capital), the singular of every table under its role's name ("{region}", "{Region}"), the
+/// world's name and the work verb.
+fn words(ctx: &Ctx, role: TableRole) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut add = |name: &str, value: &str| {
+        out.push((name.to_string(), value.to_string()));
+        out.push((upper_first(name), upper_first(value)));
+    };
+    if let Some(table) = ctx.layout.get(role) {
+        add("plural", &table.plural);
+        add("singular", &table.singular);
+    }
+    for table in &ctx.layout.tables {
+        add(table.role.as_str(), &table.singular);
+    }
+    add(
+        "verb",
+        ctx.world.theme.work.verb.as_deref().unwrap_or_default(),
+    );
+    out.push(("world".into(), ctx.world.name.clone()));
+    out
 }
 
-/// The draft of the list page of every entity of a kind.
-fn list_draft(ctx: &mut Ctx, plural: &str) -> Draft {
-    let title = format!("List of {plural}");
-    Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::List, None)
+fn pairs(words: &[(String, String)]) -> Vec<(&str, &str)> {
+    words
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect()
 }
 
-/// Renders the list and category pages.
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
-    let w = ctx.world;
-    pages.push(region_list(ctx));
-    pages.push(settlement_list(ctx));
-    pages.push(person_list(ctx));
-    pages.push(organisation_list(ctx));
-    if w.groups.works {
-        pages.push(work_list(ctx));
+fn filled(text: &str, words: &[(String, String)]) -> String {
+    fill(text, &pairs(words))
+}
+
+/// Renders the list pages, then the category pages.
+pub fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
+    let plans = plans();
+    for plan in plans
+        .lists
+        .iter()
+        .filter(|p| ctx.layout.get(p.row).is_some())
+    {
+        pages.push(list_page(ctx, rows, plan));
     }
-    if w.groups.events {
-        pages.push(event_list(ctx));
-    }
-    if w.groups.alliances {
-        pages.push(alliance_list(ctx));
-    }
-    // Category pages: settlements by region, organisations by category, people by occupation.
-    for region in &w.regions {
-        pages.push(region_category(ctx, region));
-    }
-    for grouping in groupings(ctx) {
-        for (value, ids) in &grouping.groups {
-            pages.push(text_category(ctx, &grouping, value, ids));
+    for plan in &plans.categories {
+        match rows.target(plan.row, plan.by) {
+            Some(group_role) => reference_categories(ctx, rows, plan, group_role, pages),
+            None => text_categories(ctx, rows, plan, pages),
         }
     }
 }
 
-fn region_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let r = TableRole::Region;
-    let mut d = list_draft(ctx, &w.theme.region.plural);
-    let rows = w
-        .regions
-        .iter()
-        .map(|x| {
-            let cells = [
-                Cell::Name,
-                Cell::Link,
-                Cell::Count(ColumnRole::Population, x.population),
-            ];
-            d.row(ctx, r, x.id, &cells)
+/// The page "List of ..." of every row of the plan's table.
+fn list_page(ctx: &mut Ctx, rows: &Rows, plan: &ListPlan) -> Page {
+    let words = words(ctx, plan.row);
+    let title = filled("List of {plural}", &words);
+    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::List, None);
+    let table = rows
+        .ids(plan.row)
+        .into_iter()
+        .map(|id| {
+            let item = Item::new(rows, plan.row, id, None);
+            plan.cells
+                .iter()
+                .filter_map(|cell| match cell {
+                    ListCell::Name => {
+                        d.own_name(ctx, plan.row, id);
+                        None
+                    }
+                    ListCell::Link => Some(ctx.link(plan.row, id)),
+                    ListCell::State(column) => item.state_column(&mut d, ctx, *column),
+                })
+                .collect()
         })
         .collect();
-    let intro = format!("The {} of {}.", w.theme.region.plural, w.name);
-    list(d, intro, vec!["Name".into(), "Population".into()], rows)
+    let columns = plan.columns.iter().map(|c| filled(c, &words)).collect();
+    list(d, upper_first(&filled(&plan.intro, &words)), columns, table)
 }
 
-fn settlement_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let s = TableRole::Settlement;
-    let mut d = list_draft(ctx, &theme.settlement.plural);
-    let rows = w
-        .settlements
-        .iter()
-        .map(|x| {
-            let cells = [
-                Cell::Name,
-                Cell::Link,
-                Cell::Reference(ColumnRole::Region, TableRole::Region, x.region),
-                Cell::Year(ColumnRole::Founded, x.founded),
-                Cell::Count(ColumnRole::Population, x.population),
-            ];
-            d.row(ctx, s, x.id, &cells)
-        })
-        .collect();
-    let intro = format!(
-        "Every {} of {}, with its {}.",
-        theme.settlement.singular, w.name, theme.region.singular
-    );
-    let columns = vec![
-        "Name".into(),
-        cap(&theme.region.singular),
-        "Founded".into(),
-        "Population".into(),
-    ];
-    list(d, intro, columns, rows)
-}
-
-fn person_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let p = TableRole::Person;
-    let mut d = list_draft(ctx, &w.theme.person.plural);
-    let rows = w
-        .people
-        .iter()
-        .map(|x| {
-            let cells = [
-                Cell::Name,
-                Cell::Link,
-                Cell::Year(ColumnRole::BirthYear, x.birth_year),
-                Cell::Text(ColumnRole::Occupation, &x.occupation),
-            ];
-            d.row(ctx, p, x.id, &cells)
-        })
-        .collect();
-    let intro = format!("Notable {} of {}.", w.theme.person.plural, w.name);
-    let columns = vec!["Name".into(), "Born".into(), "Occupation".into()];
-    list(d, intro, columns, rows)
-}
-
-fn organisation_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let o = TableRole::Organisation;
-    let mut d = list_draft(ctx, &w.theme.organisation.plural);
-    let rows = w
-        .organisations
-        .iter()
-        .map(|x| {
-            let cells = [
-                Cell::Name,
-                Cell::Link,
-                Cell::Text(ColumnRole::Category, &x.category),
-                Cell::Year(ColumnRole::Founded, x.founded),
-            ];
-            d.row(ctx, o, x.id, &cells)
-        })
-        .collect();
-    let intro = format!("The {} of {}.", w.theme.organisation.plural, w.name);
-    let columns = vec!["Name".into(), "Category".into(), "Founded".into()];
-    list(d, intro, columns, rows)
-}
-
-fn work_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let wr = TableRole::Work;
-    let mut d = list_draft(ctx, &w.theme.work.plural);
-    let rows = w
-        .works
-        .iter()
-        .map(|x| {
-            d.row(
-                ctx,
-                wr,
-                x.id,
-                &[Cell::Name, Cell::Link, Cell::Year(ColumnRole::Year, x.year)],
-            )
-        })
-        .collect();
-    let verb = w.theme.work.verb.as_deref().unwrap_or_default();
-    let intro = format!("{} of {}.", cap(&w.theme.work.plural), w.name);
-    list(d, intro, vec!["Name".into(), cap(verb)], rows)
-}
-
-fn event_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let er = TableRole::Event;
-    let mut d = list_draft(ctx, &w.theme.event.plural);
-    let rows = w
-        .events
-        .iter()
-        .map(|x| {
-            d.row(
-                ctx,
-                er,
-                x.id,
-                &[Cell::Name, Cell::Link, Cell::Year(ColumnRole::Year, x.year)],
-            )
-        })
-        .collect();
-    let intro = format!("{} held in {}.", cap(&w.theme.event.plural), w.name);
-    list(d, intro, vec!["Name".into(), "Year".into()], rows)
-}
-
-fn alliance_list(ctx: &mut Ctx) -> Page {
-    let w = ctx.world;
-    let ar = TableRole::Alliance;
-    let mut d = list_draft(ctx, &w.theme.alliance.plural);
-    let rows = w
-        .alliances
-        .iter()
-        .map(|x| {
-            let cells = [
-                Cell::Name,
-                Cell::Link,
-                Cell::Year(ColumnRole::Founded, x.founded),
-            ];
-            d.row(ctx, ar, x.id, &cells)
-        })
-        .collect();
-    let intro = format!("{} of {}.", cap(&w.theme.alliance.plural), w.name);
-    list(d, intro, vec!["Name".into(), "Founded".into()], rows)
-}
-
-/// The category page of the settlements in a region.
-fn region_category(ctx: &mut Ctx, region: &Region) -> Page {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let (r, s) = (TableRole::Region, TableRole::Settlement);
-    let title = format!(
-        "Category:{} of {}",
-        cap(&theme.settlement.plural),
-        region.name
-    );
-    let url = ctx.sites.wiki_url(&title);
-    let mut d = Draft::new(url, &title, PageKind::Category, None).about(r, region.id);
-    let rows = w
-        .settlements
-        .iter()
-        .filter(|x| x.region == region.id)
-        .map(|x| {
-            let cells = [Cell::Subject(ColumnRole::Region), Cell::Name, Cell::Link];
-            d.row(ctx, s, x.id, &cells)
-        })
-        .collect();
-    let intro = format!(
-        "{} in {}.",
-        cap(&theme.settlement.plural),
-        ctx.link(r, region.id)
-    );
-    list(d, intro, vec![cap(&theme.settlement.singular)], rows)
-}
-
-/// Category pages that group the entities of a kind by the text of one column.
-struct Grouping<'a> {
-    role: TableRole,
-    column_role: ColumnRole,
-    plural: &'a str,
-    /// The header of the page's one column.
-    header: String,
-    /// What the intro says the members share, before the value: "whose field is", or "known as"
-    /// before an occupation with its article.
-    share: &'static str,
-    /// Entity ids by value, in value order.
-    groups: BTreeMap<&'a str, Vec<i64>>,
-}
-
-/// Organisations by category, then people by occupation.
-fn groupings<'a>(ctx: &Ctx<'a>) -> [Grouping<'a>; 2] {
-    let w = ctx.world;
-    let theme = &w.theme;
-    let mut categories: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
-    for x in &w.organisations {
-        categories.entry(&x.category).or_default().push(x.id);
+/// One category page per row of `group_role`, the table the plan's `by` column refers to, about
+/// that row.
+fn reference_categories(
+    ctx: &mut Ctx,
+    rows: &Rows,
+    plan: &CategoryPlan,
+    group_role: TableRole,
+    pages: &mut Vec<Page>,
+) {
+    for group in rows.ids(group_role) {
+        let mut words = words(ctx, plan.row);
+        words.push(("group".into(), ctx.name(group_role, group).to_string()));
+        words.push(("group_link".into(), ctx.link(group_role, group)));
+        let title = filled(&plan.title, &words);
+        let url = ctx.sites.wiki_url(&title);
+        let mut d = Draft::new(url, &title, PageKind::Category, None).about(group_role, group);
+        let table = rows
+            .ids(plan.row)
+            .into_iter()
+            .filter(|&id| rows.follow(plan.row, id, plan.by) == Some((group_role, group)))
+            .map(|id| {
+                d.reference(ctx, plan.row, id, plan.by, group_role, group);
+                d.own_name(ctx, plan.row, id);
+                vec![ctx.link(plan.row, id)]
+            })
+            .collect();
+        let columns = plan.columns.iter().map(|c| filled(c, &words)).collect();
+        pages.push(list(
+            d,
+            upper_first(&filled(&plan.intro, &words)),
+            columns,
+            table,
+        ));
     }
-    let mut occupations: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
-    for x in &w.people {
-        occupations.entry(&x.occupation).or_default().push(x.id);
-    }
-    [
-        Grouping {
-            role: TableRole::Organisation,
-            column_role: ColumnRole::Category,
-            plural: &theme.organisation.plural,
-            header: cap(&theme.organisation.singular),
-            share: "whose field is",
-            groups: categories,
-        },
-        Grouping {
-            role: TableRole::Person,
-            column_role: ColumnRole::Occupation,
-            plural: &theme.person.plural,
-            header: "Name".into(),
-            share: "known as",
-            groups: occupations,
-        },
-    ]
 }
 
-/// The category page of the entities whose column holds `value`.
-fn text_category(ctx: &mut Ctx, by: &Grouping, value: &str, ids: &[i64]) -> Page {
-    let title = format!("Category:{} ({})", cap(value), by.plural);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::Category, None);
-    let rows = ids
-        .iter()
-        .map(|&id| {
-            // The value is what the page is about, so rows state it without showing it.
-            d.text(ctx, by.role, id, by.column_role, value);
-            d.row(ctx, by.role, id, &[Cell::Name, Cell::Link])
-        })
-        .collect();
-    let shared = match by.column_role {
-        // One occupation per person: "known as an engineer".
-        ColumnRole::Occupation => with_article(value),
-        _ => value.to_string(),
-    };
-    let intro = format!("{} {} {shared}.", cap(by.plural), by.share);
-    list(d, intro, vec![by.header.clone()], rows)
+/// One category page per value of the plan's `by` text column, in value order.
+fn text_categories(ctx: &mut Ctx, rows: &Rows, plan: &CategoryPlan, pages: &mut Vec<Page>) {
+    let mut groups: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for id in rows.ids(plan.row) {
+        if let Some((_, Value::Text(value))) = rows.cell(plan.row, id, plan.by) {
+            groups.entry(value.clone()).or_default().push(id);
+        }
+    }
+    for (value, ids) in groups {
+        let mut words = words(ctx, plan.row);
+        words.push(("value".into(), value.clone()));
+        words.push(("Value".into(), upper_first(&value)));
+        let title = filled(&plan.title, &words);
+        let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::Category, None);
+        let table = ids
+            .iter()
+            .map(|&id| {
+                // The value is what the page is about, so rows state it without showing it.
+                d.text(ctx, plan.row, id, plan.by, &value);
+                d.own_name(ctx, plan.row, id);
+                vec![ctx.link(plan.row, id)]
+            })
+            .collect();
+        let columns = plan.columns.iter().map(|c| filled(c, &words)).collect();
+        pages.push(list(
+            d,
+            upper_first(&filled(&plan.intro, &words)),
+            columns,
+            table,
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -357,7 +325,8 @@ mod tests {
         let rows = layout.get(role).map(|_| schema::table_rows(&world, role));
         let (pages, links) = with_ctx(&world, |ctx| {
             let mut pages = Vec::new();
-            super::render(ctx, &mut pages);
+            let plan_rows = crate::plan::Rows::new(ctx);
+            super::render(ctx, &plan_rows, &mut pages);
             let ids = rows.iter().flatten().map(|row| int(&row[0]));
             let links: Vec<_> = ids.map(|id| (id, ctx.link(role, id))).collect();
             (pages, links)

@@ -300,13 +300,28 @@ impl<'a> Rows<'a> {
         })
     }
 
+    /// The table a reference column of `role` points at.
+    pub(crate) fn target(&self, role: TableRole, column: ColumnRole) -> Option<TableRole> {
+        let table = self.layout.get(role)?;
+        let target = table
+            .columns
+            .iter()
+            .find(|c| c.role == column)?
+            .references
+            .as_deref()?;
+        Some(self.layout.tables.iter().find(|t| t.name == target)?.role)
+    }
+
     /// Where a reference cell points: its target table and row.
-    fn follow(&self, role: TableRole, id: i64, column: ColumnRole) -> Option<(TableRole, i64)> {
-        let (column, value) = self.cell(role, id, column)?;
-        let target = column.references.as_deref()?;
-        let target = self.layout.tables.iter().find(|t| t.name == target)?.role;
-        match value {
-            Value::Int(n) => Some((target, *n)),
+    pub(crate) fn follow(
+        &self,
+        role: TableRole,
+        id: i64,
+        column: ColumnRole,
+    ) -> Option<(TableRole, i64)> {
+        let target = self.target(role, column)?;
+        match self.cell(role, id, column)? {
+            (_, Value::Int(n)) => Some((target, *n)),
             _ => None,
         }
     }

@@ -30,6 +30,8 @@ const PHRASES: &str = include_str!("../../../templates/pages/phrases.toml");
 pub(crate) const NEWS: &str = include_str!("../../../templates/pages/news.toml");
 /// The plans of the encyclopedia articles (`articles.rs`).
 pub(crate) const ARTICLES: &str = include_str!("../../../templates/pages/articles.toml");
+/// The plans of the list and category pages (`lists.rs`).
+pub(crate) const LISTS: &str = include_str!("../../../templates/pages/lists.toml");
 /// The plans of a yearbook's sections (`dated.rs`).
 pub(crate) const YEARBOOK: &str = include_str!("../../../templates/pages/yearbook.toml");
 
@@ -99,7 +101,7 @@ pub fn fingerprint() -> u32 {
     for text in FILES
         .iter()
         .map(|(_, t)| *t)
-        .chain([PHRASES, NEWS, YEARBOOK, ARTICLES])
+        .chain([PHRASES, NEWS, YEARBOOK, ARTICLES, LISTS])
     {
         for b in text.bytes() {
             hash ^= u32::from(b);
