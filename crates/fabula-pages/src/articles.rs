@@ -653,14 +653,7 @@ fn section_rows<'p>(
 /// The ids of a part's rows whose `by` cell refers to row `subject`, sorted by the part's
 /// `sort` column when it has one.
 fn referring(rows: &Rows, part: &Part, subject: i64) -> Vec<i64> {
-    let mut ids: Vec<i64> = rows
-        .ids(part.rows)
-        .into_iter()
-        .filter(|&r| {
-            rows.cell(part.rows, r, part.by)
-                .is_some_and(|(_, v)| *v == Value::Int(subject))
-        })
-        .collect();
+    let mut ids = rows.referring(part.rows, part.by, subject).to_vec();
     if let Some(sort) = part.sort {
         ids.sort_by_key(|&r| match rows.cell(part.rows, r, sort) {
             Some((_, Value::Int(n))) => *n,

@@ -239,10 +239,9 @@ fn reference_categories(
         let url = ctx.sites.wiki_url(&title);
         let mut d = Draft::new(url, &title, PageKind::Category, None).about(group_role, group);
         let table = rows
-            .ids(plan.row)
-            .into_iter()
-            .filter(|&id| rows.follow(plan.row, id, plan.by) == Some((group_role, group)))
-            .map(|id| {
+            .referring(plan.row, plan.by, group)
+            .iter()
+            .map(|&id| {
                 d.reference(ctx, plan.row, id, plan.by, group_role, group);
                 d.own_name(ctx, plan.row, id);
                 vec![ctx.link(plan.row, id)]

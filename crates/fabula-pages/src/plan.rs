@@ -226,6 +226,9 @@ pub(crate) fn slots(raw: &[RawSlot], join: Option<&Join>) -> Result<Vec<Slot>, S
 pub(crate) struct Rows<'a> {
     pub(crate) layout: &'a schema::Layout,
     pub(crate) rows: BTreeMap<TableRole, BTreeMap<i64, Vec<Value>>>,
+    /// For every reference column (by table and column role) and referenced id, the ids of the
+    /// rows that refer to it, in id order: what an article's sections list.
+    referrers: BTreeMap<(TableRole, ColumnRole, i64), Vec<i64>>,
 }
 
 impl<'a> Rows<'a> {
@@ -242,10 +245,43 @@ impl<'a> Rows<'a> {
                 (t.role, by_id)
             })
             .collect();
-        Rows {
+        let mut out = Rows {
             layout: ctx.layout,
             rows,
+            referrers: BTreeMap::new(),
+        };
+        out.referrers = out.index_references();
+        out
+    }
+
+    fn index_references(&self) -> BTreeMap<(TableRole, ColumnRole, i64), Vec<i64>> {
+        let mut index: BTreeMap<_, Vec<i64>> = BTreeMap::new();
+        for table in &self.layout.tables {
+            let references = table
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.references.is_some());
+            for (at, column) in references {
+                for (id, row) in self.rows.get(&table.role).into_iter().flatten() {
+                    if let Value::Int(target) = row[at] {
+                        index
+                            .entry((table.role, column.role, target))
+                            .or_default()
+                            .push(*id);
+                    }
+                }
+            }
         }
+        index
+    }
+
+    /// The ids of the rows of `role` whose reference column `column` holds `target`, in id
+    /// order.
+    pub(crate) fn referring(&self, role: TableRole, column: ColumnRole, target: i64) -> &[i64] {
+        self.referrers
+            .get(&(role, column, target))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The ids of a table's rows, in id order; none when the world lacks the table.
