@@ -5,10 +5,12 @@
 //! several entities), one site per organisation (an about page and a people page) and an archive of
 //! yearbooks (dated pages stating who held which seat and which alliance each organisation belonged
 //! to at that date), with census reports; and a fifth of its pages are opinion columns, notices
-//! and market reports that state no fact at all. Page layouts are minijinja templates in
-//! `templates/pages/`; prose comes from the phrase banks in `templates/pages/phrases.toml`, one
-//! phrasing chosen per use by the world's page RNG, composed into paragraphs by `prose.rs`
-//! (aliases, varying order, joined sentences); an article's infobox leaves some of the values its
+//! and market reports that state no fact at all. What each kind of page states, and in which
+//! phrasings and order, is a plan in `templates/pages/*.toml` (`articles.toml`, `lists.toml`,
+//! `news.toml`, `yearbook.toml`; see `plan.rs`), and page layouts are minijinja templates there;
+//! prose comes from the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per
+//! use by the world's page RNG, composed into paragraphs by `prose.rs` (aliases, varying order,
+//! joined sentences); an article's infobox leaves some of the values its
 //! prose states out, and [`read_stated`] reads such a value back out of the prose.
 //!
 //! Every domain cell a page states is recorded as a [`PageFact`](fabula_file::PageFact) with the
