@@ -472,7 +472,28 @@ fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
         }
         None => (None, None),
     };
-    let mut infobox = Vec::new();
+    let mut infobox = infobox(ctx, plan, &values);
+    infobox.extend(measures);
+    let subject = Subject {
+        row: (role, id),
+        name: &name,
+        alias: &alias,
+        values: &values,
+    };
+    let sections = sections(ctx, &mut d, rows, plan, &subject);
+    let see_also = plan
+        .see_also
+        .iter()
+        .map(|link| fill(link, &values.pairs()))
+        .collect();
+    let lead = [Some(facts), aside].into_iter().flatten().collect();
+    article(d, lead, infobox, sections, background, see_also)
+}
+
+/// The infobox's rows: those whose value has all its slots, less the `prose_only` rows the draw
+/// leaves to the lead.
+fn infobox(ctx: &mut Ctx, plan: &Plan, values: &Values) -> Vec<(String, String)> {
+    let mut out = Vec::new();
     for row in &plan.infobox {
         let value = fill(&row.value, &values.pairs());
         if value.contains('{') {
@@ -482,60 +503,84 @@ fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
         if row.prose_only && ctx.rng.random_bool(PROSE_ONLY_SHARE) {
             continue;
         }
-        infobox.push((label(&fill(&row.label, &values.pairs())), value));
+        out.push((label(&fill(&row.label, &values.pairs())), value));
     }
-    infobox.extend(measures);
-    // Every section's form (a table or a sentence) and rows first, then the sentences.
+    out
+}
+
+/// What a page's sections say about its subject.
+struct Subject<'s> {
+    row: (TableRole, i64),
+    name: &'s str,
+    /// How sentences after the lead refer to it.
+    alias: &'s Alias,
+    values: &'s Values,
+}
+
+/// The page's sections: every section's form (a table or a sentence) and rows first, then the
+/// sentences, in plan order.
+fn sections(
+    ctx: &mut Ctx,
+    d: &mut Draft,
+    rows: &Rows,
+    plan: &Plan,
+    subject: &Subject,
+) -> Vec<Section> {
     let mut drafted = Vec::new();
     for listed in &plan.sections {
         let as_sentence = listed
             .prose
             .as_ref()
             .is_some_and(|p| p.always || as_prose(ctx));
-        let table = section_rows(ctx, &mut d, rows, listed, (role, id), as_sentence);
+        let table = section_rows(ctx, d, rows, listed, subject.row, as_sentence);
         drafted.push((listed, table, as_sentence));
     }
-    let mut sections = Vec::new();
-    for (listed, table, as_sentence) in drafted {
-        let heading = label(&fill(&listed.heading, &values.pairs()));
-        let columns = listed
-            .columns
-            .iter()
-            .map(|c| label(&fill(c, &values.pairs())))
-            .collect();
-        if let Some(at) = listed.story {
-            let text = story(ctx, &table, at, Prose::continued(&name, alias.clone()));
-            let rows = table.into_iter().map(|(row, _)| row).collect();
-            sections.push(Section {
-                text,
-                ..Section::table(heading, columns, rows)
-            });
-            continue;
-        }
-        let with: Vec<(&str, &str)> = listed
-            .prose
-            .iter()
-            .flat_map(|p| &p.with)
-            .filter_map(|s| Some((s.as_str(), values.get(s)?)))
-            .collect();
-        let sentence = match &listed.prose {
-            Some(p) if as_sentence => Some(ListSentence {
-                prose: Prose::continued(&name, alias.clone()),
-                key: p.bank.as_str(),
-                values: &with,
-            }),
-            _ => None,
-        };
-        let table = table.into_iter().map(|(row, _)| row).collect();
-        sections.push(listing(ctx, heading, columns, table, sentence));
-    }
-    let see_also = plan
-        .see_also
+    drafted
+        .into_iter()
+        .map(|(listed, table, as_sentence)| section(ctx, listed, table, as_sentence, subject))
+        .collect()
+}
+
+/// One section: a table (with its story, for a section that tells one) or a sentence.
+fn section(
+    ctx: &mut Ctx,
+    listed: &Listing,
+    table: Vec<(Vec<String>, Option<&Tell>)>,
+    as_sentence: bool,
+    subject: &Subject,
+) -> Section {
+    let values = subject.values.pairs();
+    let heading = label(&fill(&listed.heading, &values));
+    let columns = listed
+        .columns
         .iter()
-        .map(|link| fill(link, &values.pairs()))
+        .map(|c| label(&fill(c, &values)))
         .collect();
-    let lead = [Some(facts), aside].into_iter().flatten().collect();
-    article(d, lead, infobox, sections, background, see_also)
+    let continued = || Prose::continued(subject.name, subject.alias.clone());
+    if let Some(at) = listed.story {
+        let text = story(ctx, &table, at, continued());
+        let rows = table.into_iter().map(|(row, _)| row).collect();
+        return Section {
+            text,
+            ..Section::table(heading, columns, rows)
+        };
+    }
+    let with: Vec<(&str, &str)> = listed
+        .prose
+        .iter()
+        .flat_map(|p| &p.with)
+        .filter_map(|s| Some((s.as_str(), subject.values.get(s)?)))
+        .collect();
+    let sentence = match &listed.prose {
+        Some(p) if as_sentence => Some(ListSentence {
+            prose: continued(),
+            key: p.bank.as_str(),
+            values: &with,
+        }),
+        _ => None,
+    };
+    let table = table.into_iter().map(|(row, _)| row).collect();
+    listing(ctx, heading, columns, table, sentence)
 }
 
 /// Tells a section's rows in the order of their shown cell `at` (a year), each as one sentence
