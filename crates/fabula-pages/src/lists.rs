@@ -247,14 +247,19 @@ fn reference_categories(
                 vec![ctx.link(plan.row, id)]
             })
             .collect();
-        let columns = plan.columns.iter().map(|c| filled(c, &words)).collect();
-        pages.push(list(
-            d,
-            upper_first(&filled(&plan.intro, &words)),
-            columns,
-            table,
-        ));
+        pages.push(category_page(d, plan, &words, table));
     }
+}
+
+/// A category page of the plan: its intro and columns filled with `words`, then the rows.
+fn category_page(
+    d: Draft,
+    plan: &CategoryPlan,
+    words: &[(String, String)],
+    table: Vec<Vec<String>>,
+) -> Page {
+    let columns = plan.columns.iter().map(|c| filled(c, words)).collect();
+    list(d, upper_first(&filled(&plan.intro, words)), columns, table)
 }
 
 /// One category page per value of the plan's `by` text column, in value order.
@@ -280,13 +285,7 @@ fn text_categories(ctx: &mut Ctx, rows: &Rows, plan: &CategoryPlan, pages: &mut 
                 vec![ctx.link(plan.row, id)]
             })
             .collect();
-        let columns = plan.columns.iter().map(|c| filled(c, &words)).collect();
-        pages.push(list(
-            d,
-            upper_first(&filled(&plan.intro, &words)),
-            columns,
-            table,
-        ));
+        pages.push(category_page(d, plan, &words, table));
     }
 }
 
