@@ -20,7 +20,7 @@ use crate::entity::{
     ListSentence, PROSE_ONLY_SHARE, Section, article, as_prose, asides, entity_draft, label,
     listing,
 };
-use crate::phrases::{fill, say};
+use crate::phrases::{fill, fills, say};
 use crate::plan::{self, Item, OwnPage, RawSlot, Rows, Slot, Values};
 use crate::prose::{Alias, Prose};
 use crate::templates;
@@ -605,16 +605,6 @@ fn story(
     prose.finish_in_order(ctx.rng)
 }
 
-/// Whether `values`, with the subject, fill every placeholder of every phrasing of `bank`.
-fn fills(bank: &str, values: &[(&str, &str)]) -> bool {
-    let mut all = vec![("subject", "")];
-    all.extend_from_slice(values);
-    templates::banks()[bank]
-        .phrases
-        .iter()
-        .all(|p| !fill(p, &all).contains('{'))
-}
-
 /// The lead's facts, as one paragraph, and the infobox rows of the row's theme numbers. A bank
 /// sentence whose slot has no value (a living person's death year) is left out.
 fn lead(
@@ -631,7 +621,7 @@ fn lead(
         for s in &plan.lead {
             match s {
                 Sentence::Fixed(text) => said.push(fill(text, &values.pairs())),
-                Sentence::Bank(key, set) if fills(key, &bound(set, values)) => {
+                Sentence::Bank(key, set) if fills(key, &bound(set, values), &["subject"]) => {
                     said.push(say(ctx.rng, key, &bound(set, values)));
                 }
                 Sentence::Bank(..) => {}
@@ -643,7 +633,7 @@ fn lead(
     for s in &plan.lead {
         match s {
             Sentence::Fixed(text) => prose.fixed(fill(text, &values.pairs())),
-            Sentence::Bank(key, set) if fills(key, &bound(set, values)) => {
+            Sentence::Bank(key, set) if fills(key, &bound(set, values), &["subject"]) => {
                 prose.say(ctx.rng, key, &bound(set, values));
             }
             Sentence::Bank(..) => {}

@@ -15,7 +15,7 @@ use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
 
 use crate::draft::{Ctx, Draft};
 use crate::english::upper_first;
-use crate::phrases::{fill, say};
+use crate::phrases::{fill, fills, say};
 use crate::plan::{self, Item, Join, Path, RawJoin, RawSlot, Rows, Slot};
 use crate::templates;
 
@@ -181,19 +181,11 @@ fn news_item(ctx: &mut Ctx, kind: &Kind, item: &Item, founded: &BTreeMap<i64, St
     for bank in &kind.paragraphs {
         if bank == MEASURE {
             paragraphs.extend(item.measure(&mut d, ctx));
-        } else if fills(bank, &values) {
+        } else if fills(bank, &values, &[]) {
             paragraphs.push(say(ctx.rng, bank, &values));
         }
     }
     page(ctx, d, paragraphs)
-}
-
-/// Whether `values` names every placeholder of every phrasing of `bank`.
-fn fills(bank: &str, values: &[(&str, &str)]) -> bool {
-    templates::banks()[bank]
-        .phrases
-        .iter()
-        .all(|p| !fill(p, values).contains('{'))
 }
 
 /// The first title phrasing whose filled text has no word twice in a row, else the last.

@@ -1,5 +1,8 @@
 //! Picking and filling phrasings from the phrase banks.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
 use rand::seq::IndexedRandom;
 
 use fabula_world::seed::WorldRng;
@@ -25,6 +28,42 @@ pub fn pick(rng: &mut WorldRng, key: &str) -> &'static str {
         .get(key)
         .unwrap_or_else(|| panic!("no phrase bank `{key}`"));
     bank.phrases.choose(rng).expect("banks are non-empty")
+}
+
+/// The names of the placeholders of the phrasings of every bank, by bank, each once.
+fn placeholders() -> &'static BTreeMap<String, BTreeSet<String>> {
+    static NAMES: OnceLock<BTreeMap<String, BTreeSet<String>>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        templates::banks()
+            .iter()
+            .map(|(key, bank)| {
+                let names = bank.phrases.iter().flat_map(|p| names_in(p)).collect();
+                (key.clone(), names)
+            })
+            .collect()
+    })
+}
+
+/// The names between braces in a phrasing.
+fn names_in(phrasing: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = phrasing;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|at| open + at) else {
+            break;
+        };
+        out.push(rest[open + 1..close].to_string());
+        rest = &rest[close + 1..];
+    }
+    out
+}
+
+/// Whether `values`, with the names in `also`, fill every placeholder of every phrasing of
+/// `key`'s bank: a sentence whose value is missing (a living person's death year) is left out.
+pub(crate) fn fills(key: &str, values: &[(&str, &str)], also: &[&str]) -> bool {
+    placeholders()[key]
+        .iter()
+        .all(|name| also.contains(&name.as_str()) || values.iter().any(|(n, _)| n == name))
 }
 
 /// Replaces each `{name}` of a phrasing that `values` names; other braces stay as they are.
@@ -74,7 +113,7 @@ fn agree_article(text: &mut String, next: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::fill;
+    use super::{fill, fills};
 
     fn check(phrasing: &str, values: &[(&str, &str)], expect: &str) {
         assert_eq!(fill(phrasing, values), expect, "{phrasing}");
@@ -98,5 +137,13 @@ mod tests {
         check("a new {kind}", &[("kind", "album")], "a new album");
         check("{unknown} stays", &[("kind", "x")], "{unknown} stays");
         check("{kind}", &[("kind", "x")], "x");
+    }
+
+    #[test]
+    fn a_bank_is_filled_when_every_placeholder_has_a_value() {
+        let values = [("value", "1900")];
+        assert!(fills("person_died", &values, &["subject"]));
+        assert!(!fills("person_died", &[], &["subject"]));
+        assert!(!fills("person_died", &values, &[]));
     }
 }
