@@ -377,13 +377,7 @@ pub(crate) fn plans() -> &'static [Plan] {
     PLANS.get_or_init(|| {
         let raw: RawPlans =
             toml::from_str(templates::ARTICLES).expect("articles.toml is valid TOML");
-        raw.article
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                article_plan(a).unwrap_or_else(|e| panic!("articles.toml article {}: {e}", i + 1))
-            })
-            .collect()
+        plan::checked("articles.toml", "article", &raw.article, article_plan)
     })
 }
 
@@ -668,11 +662,8 @@ fn section_rows<'p>(
             let shown = part
                 .cells
                 .iter()
-                .filter_map(|cell| match cell {
-                    RowCell::TableOnly(_) if as_sentence => None,
-                    RowCell::TableOnly(cell) => row_cell_text(ctx, d, &item, part, cell, subject),
-                    cell => row_cell_text(ctx, d, &item, part, cell, subject),
-                })
+                .filter(|cell| !(as_sentence && matches!(cell, RowCell::TableOnly(_))))
+                .filter_map(|cell| row_cell_text(ctx, d, &item, part, cell, subject))
                 .collect();
             let open = rows.cell(part.rows, rid, ColumnRole::EndYear).is_none();
             let tell = match &part.tell_open {

@@ -199,13 +199,7 @@ fn sections() -> &'static [Section] {
     SECTIONS.get_or_init(|| {
         let raw: RawSections =
             toml::from_str(templates::YEARBOOK).expect("yearbook.toml is valid TOML");
-        raw.section
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                section(s).unwrap_or_else(|e| panic!("yearbook.toml section {}: {e}", i + 1))
-            })
-            .collect()
+        plan::checked("yearbook.toml", "section", &raw.section, section)
     })
 }
 

@@ -96,11 +96,7 @@ pub(crate) fn plans() -> &'static [Kind] {
     static PLANS: OnceLock<Vec<Kind>> = OnceLock::new();
     PLANS.get_or_init(|| {
         let raw: RawPlans = toml::from_str(templates::NEWS).expect("news.toml is valid TOML");
-        raw.kind
-            .iter()
-            .enumerate()
-            .map(|(i, k)| kind(k).unwrap_or_else(|e| panic!("news.toml kind {}: {e}", i + 1)))
-            .collect()
+        plan::checked("news.toml", "kind", &raw.kind, kind)
     })
 }
 

@@ -203,6 +203,20 @@ fn label_of(text: &str) -> Result<Source, String> {
     Ok(Source::LabelOf(table_role(table)?, column_role(column)?))
 }
 
+/// Checks the items of a plan file, in order: a bad item panics naming the file, the item's kind
+/// and its number (plans are compiled in, so this is a bug caught by the first render).
+pub(crate) fn checked<R, P>(
+    file: &str,
+    item: &str,
+    raw: &[R],
+    check: impl Fn(&R) -> Result<P, String>,
+) -> Vec<P> {
+    raw.iter()
+        .enumerate()
+        .map(|(i, r)| check(r).unwrap_or_else(|e| panic!("{file} {item} {}: {e}", i + 1)))
+        .collect()
+}
+
 /// Reads a plan's join.
 pub(crate) fn join(raw: &RawJoin) -> Result<Join, String> {
     Ok(Join {
