@@ -10,9 +10,14 @@
 //! Templates without a plan are answered with an empty string. It never sees gold answers,
 //! evidence or SQL.
 
+mod frontier;
 mod identify;
+mod lists;
 mod plan;
 mod read;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 use fabula_pages::without_article;
 use fabula_score::{PredictionRecord, TaskRecord};
@@ -63,6 +68,27 @@ pub fn run_baseline(
         .collect()
 }
 
+/// [`run_baseline`], with the tool calls (searches and pages read) each task took.
+pub fn run_baseline_counted(
+    addr: &str,
+    tasks: &[TaskRecord],
+    config: &AgentConfig,
+) -> Result<Vec<(PredictionRecord, usize)>> {
+    let client = HttpClient::new(addr, config.client.clone());
+    tasks
+        .iter()
+        .map(|task| {
+            let before = client.calls();
+            let answer = answer_task(&client, config, task)?;
+            let record = PredictionRecord {
+                task_id: task.id.clone(),
+                answer: Value::String(answer),
+            };
+            Ok((record, client.calls() - before))
+        })
+        .collect()
+}
+
 /// Answers one task; a step that finds nothing or a server error status ends the attempt with
 /// no answer.
 fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> Result<String> {
@@ -84,8 +110,15 @@ fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> 
         page: None,
         reads: Vec::new(),
         answer: None,
+        cache: RefCell::new(BTreeMap::new()),
     };
-    for step in steps {
+    for (i, step) in steps.iter().enumerate() {
+        if let Some(columns) = lists::needed_columns(step, &steps[i + 1..]) {
+            match run.complete_list(&columns) {
+                Ok(()) | Err(Error::Status { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
         match run.step(step) {
             Ok(true) => {}
             Ok(false) | Err(Error::Status { .. }) => return Ok(String::new()),
@@ -110,6 +143,9 @@ struct Run<'a> {
     page: Option<Page>,
     reads: Vec<Read>,
     answer: Option<String>,
+    /// The pages this run has read, by url: (title, Markdown). One task's pages, so bounded by
+    /// what one plan reads.
+    cache: RefCell<BTreeMap<String, (String, String)>>,
 }
 
 impl Run<'_> {
@@ -146,6 +182,7 @@ impl Run<'_> {
                 heading,
             } => self.count_rows(*side, column, heading),
             Step::Identify => self.identify(),
+            Step::Frontier => self.frontier(),
             Step::EachRow {
                 side,
                 column,
@@ -205,12 +242,33 @@ impl Run<'_> {
         self.answer.is_some()
     }
 
+    /// Opens a page; a list that goes on over further pages ("Next page: ...") is read to its
+    /// end, its pages one after another.
     fn open_url(&mut self, url: &str) -> Result<()> {
-        let (title, content) = self
-            .client
-            .extract_all(self.world, url, self.config.max_chars)?;
+        let (title, mut content) = self.extract(url)?;
+        let mut next = read::next_page_url(&content);
+        // A list never has more than a few dozen pages; the bound guards against a loop.
+        for _ in 0..100 {
+            let Some(url) = next else { break };
+            let (_, more) = self.extract(&url)?;
+            next = read::next_page_url(&more);
+            content.push('\n');
+            content.push_str(&more);
+        }
         self.page = Some(Page { title, content });
         Ok(())
+    }
+
+    /// Reads a whole page, once per run.
+    fn extract(&self, url: &str) -> Result<(String, String)> {
+        if let Some(page) = self.cache.borrow().get(url) {
+            return Ok(page.clone());
+        }
+        let page = self
+            .client
+            .extract_all(self.world, url, self.config.max_chars)?;
+        self.cache.borrow_mut().insert(url.to_owned(), page.clone());
+        Ok(page)
     }
 
     /// Opens a url when one was found.
@@ -260,10 +318,7 @@ impl Run<'_> {
         let content = self.content()?;
         read::infobox_cell(content, &text, label.prefix).or_else(|| {
             let url = read::own_site_url(content)?;
-            let (_, site) = self
-                .client
-                .extract_all(self.world, &url, self.config.max_chars)
-                .ok()?;
+            let (_, site) = self.extract(&url).ok()?;
             read::infobox_cell(&site, &text, label.prefix)
         })
     }
@@ -442,9 +497,7 @@ impl Run<'_> {
         let Some(url) = self.infobox_cell(via).and_then(|c| read::link_url(&c)) else {
             return Ok(None);
         };
-        let (_, linked) = self
-            .client
-            .extract_all(self.world, &url, self.config.max_chars)?;
+        let (_, linked) = self.extract(&url)?;
         let text = self.fill_slots(&label.text).to_lowercase();
         let cell = read::infobox_cell(&linked, &text, label.prefix);
         Ok(cell.map(|c| read::cell_value(&c)))

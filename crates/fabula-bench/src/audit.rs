@@ -16,6 +16,12 @@
 //!   beat by more than a few points.
 //!
 //! Guessers apply to short answers only; a figure over no task prints as `-`.
+//!
+//! The search space ([`render_search_space`]) gives per kind and tier the share of questions
+//! that name an entity of their world, the smallest candidate set a single clue reaches and the
+//! near misses (measured on the world file by [`crate::search_space`], for questions built of
+//! separate clues), and, with a server address, the calls the rule-based agent made: the
+//! cheapest plan of an agent that knows every template and layout.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,7 +30,7 @@ use fabula_file::{ColumnRole, Task, TaskKind, Value as Cell, WorldFile};
 use fabula_score::{Gold, Prediction, TaskRecord};
 use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldIndex, WorldInfo};
 use fabula_tasks::difficulty::{
-    Features, Tier, all_shown, answer_rows, answer_values, result_text,
+    Features, Tier, all_shown, answer_rows, answer_values, is_frontier, result_text,
 };
 use fabula_tasks::phrasing_id;
 use fabula_tasks::phrasings::match_question;
@@ -32,10 +38,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::{AgentConfig, run_baseline};
+use crate::agent::{AgentConfig, run_baseline_counted};
 use crate::dataset::{WorldTasks, score_record};
 use crate::error::{Error, Result};
 use crate::keyword::run_keyword;
+use crate::search_space::{self, SearchSpace};
 
 /// Which agent `fabula audit --addr` runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -77,6 +84,18 @@ pub struct AuditRow {
     /// The first option's odds by chance, 1/n over the comparisons of n options.
     pub chance: Option<f64>,
     pub agent: Option<f64>,
+    /// The share of questions naming a row of their world.
+    pub names_entity: f64,
+    /// The median and the least, over questions of separate clues, of the smallest candidate
+    /// set one clue reaches.
+    pub candidates_median: Option<f64>,
+    pub candidates_min: Option<usize>,
+    /// The median and the least near misses (rows failing exactly one clue).
+    pub near_misses_median: Option<f64>,
+    pub near_misses_min: Option<usize>,
+    /// The median and the least calls of the agent.
+    pub agent_calls_median: Option<f64>,
+    pub agent_calls_min: Option<usize>,
 }
 
 /// The whole report.
@@ -99,6 +118,9 @@ struct Measured {
     chance: Option<f64>,
     most_common: Option<bool>,
     agent: Option<f64>,
+    agent_calls: Option<usize>,
+    names_entity: bool,
+    space: Option<SearchSpace>,
 }
 
 /// Audits every world of the dataset in `dir`.
@@ -173,6 +195,9 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
                 .map(|n| 1.0 / n as f64),
             most_common: None,
             agent: None,
+            agent_calls: None,
+            names_entity: names.first_in(&task.question).is_some(),
+            space: search_space::measure(&file, &task.sql)?,
             features,
             record,
         });
@@ -230,6 +255,7 @@ fn features(task: &Task, record: &TaskRecord, values: &[String], results: &str) 
         answer_in_question: all_shown(values, &task.question),
         answer_in_results: Some(all_shown(values, results)),
         choice: task.kind == TaskKind::Compare,
+        frontier: is_frontier(&task.question),
     }
 }
 
@@ -330,11 +356,19 @@ fn add_most_common(measured: &mut [Measured]) {
 /// Runs the configured agent on every task and keeps each task's reward.
 fn add_agent(measured: &mut [Measured], addr: &str, config: &AuditConfig) -> Result<()> {
     let records: Vec<TaskRecord> = measured.iter().map(|m| m.record.clone()).collect();
-    let predictions = match config.agent_kind {
-        AuditAgent::Rules => run_baseline(addr, &records, &config.agent)?,
-        AuditAgent::Keyword => run_keyword(addr, &records, &config.agent)?,
+    let (predictions, calls) = match config.agent_kind {
+        AuditAgent::Rules => {
+            let counted = run_baseline_counted(addr, &records, &config.agent)?;
+            let (predictions, calls): (Vec<_>, Vec<_>) = counted.into_iter().unzip();
+            (predictions, calls.into_iter().map(Some).collect())
+        }
+        AuditAgent::Keyword => (
+            run_keyword(addr, &records, &config.agent)?,
+            vec![None; records.len()],
+        ),
     };
-    for (m, prediction) in measured.iter_mut().zip(predictions) {
+    for ((m, prediction), calls) in measured.iter_mut().zip(predictions).zip(calls) {
+        m.agent_calls = calls;
         let gold = Gold::from_json(&m.record.answer).map_err(|e| Error::Audit(e.to_string()))?;
         let predicted = match &prediction.answer {
             Value::String(text) => Prediction::from_text(text),
@@ -402,7 +436,25 @@ fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
         first_option: mean(&|m| as_share(m.first_option)),
         chance: mean(&|m| m.chance),
         agent: mean(&|m| m.agent),
+        names_entity: share(&|m| m.names_entity),
+        candidates_median: median_of(members, |m| m.space.map(|s| s.smallest_candidates)),
+        candidates_min: least(members, |m| m.space.map(|s| s.smallest_candidates)),
+        near_misses_median: median_of(members, |m| m.space.map(|s| s.near_misses)),
+        near_misses_min: least(members, |m| m.space.map(|s| s.near_misses)),
+        agent_calls_median: median_of(members, |m| m.agent_calls),
+        agent_calls_min: least(members, |m| m.agent_calls),
     }
+}
+
+/// The median of a figure over the members that have it; `None` when none has.
+fn median_of(members: &[&Measured], value: impl Fn(&Measured) -> Option<usize>) -> Option<f64> {
+    let values: Vec<usize> = members.iter().filter_map(|m| value(m)).collect();
+    (!values.is_empty()).then(|| median(values))
+}
+
+/// The least of a figure over the members that have it.
+fn least(members: &[&Measured], value: impl Fn(&Measured) -> Option<usize>) -> Option<usize> {
+    members.iter().filter_map(|m| value(m)).min()
 }
 
 /// The middle value (the mean of the two middle ones for an even count); 0 for none.
@@ -419,7 +471,7 @@ fn median(mut values: Vec<usize>) -> f64 {
 /// The report's columns: a header and its width.
 const COLUMNS: [(&str, usize); 14] = [
     ("kind", 10),
-    ("tier", 6),
+    ("tier", 8),
     ("tasks", 6),
     ("pages mean", 10),
     ("median", 6),
@@ -437,7 +489,7 @@ const COLUMNS: [(&str, usize); 14] = [
 /// The guesser columns of the report, which `fabula eval --blind` prints.
 const GUESSER_COLUMNS: [(&str, usize); 7] = [
     ("kind", 10),
-    ("tier", 6),
+    ("tier", 8),
     ("tasks", 6),
     ("common", 7),
     ("random", 7),
@@ -471,6 +523,44 @@ pub fn render_audit(report: &AuditReport) -> String {
             maybe(r.first_option),
             maybe(r.chance),
             maybe(r.agent),
+        ]
+    })
+}
+
+/// The search-space columns of the report.
+const SPACE_COLUMNS: [(&str, usize); 9] = [
+    ("kind", 10),
+    ("tier", 8),
+    ("tasks", 6),
+    ("names entity", 12),
+    ("candidates", 10),
+    ("(least)", 7),
+    ("near misses", 11),
+    ("(least)", 7),
+    ("agent calls", 11),
+];
+
+/// The search space per kind and tier: the share of questions naming an entity, the median
+/// (and least) smallest candidate set and near misses of questions of separate clues, and the
+/// median (and least) calls of the agent.
+pub fn render_search_space(report: &AuditReport) -> String {
+    let least = |v: Option<usize>| v.map_or("-".to_owned(), |v| format!("({v})"));
+    let median = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v}"));
+    render_table(report, &SPACE_COLUMNS, |r| {
+        let calls = match (r.agent_calls_median, r.agent_calls_min) {
+            (Some(m), Some(l)) => format!("{m} ({l})"),
+            _ => "-".to_owned(),
+        };
+        vec![
+            r.kind.clone(),
+            r.tier.clone(),
+            r.tasks.to_string(),
+            percent(r.names_entity),
+            median(r.candidates_median),
+            least(r.candidates_min),
+            median(r.near_misses_median),
+            least(r.near_misses_min),
+            calls,
         ]
     })
 }

@@ -3,6 +3,8 @@
 //! `http://`), no proxy from the environment, and non-2xx answers read as [`Error::Status`] with
 //! their body.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -33,6 +35,8 @@ pub struct HttpClient {
     addr: String,
     api_key: Option<String>,
     agent: ureq::Agent,
+    /// The tool calls made so far (a search, or reading a whole page), shared by clones.
+    calls: Arc<AtomicUsize>,
 }
 
 /// One search hit, as the REST API returns it.
@@ -61,12 +65,19 @@ impl HttpClient {
             addr,
             api_key: config.api_key,
             agent,
+            calls: Arc::new(AtomicUsize::new(0)),
         }
     }
 
     /// The server address.
     pub fn addr(&self) -> &str {
         &self.addr
+    }
+
+    /// The tool calls made so far: one per [`HttpClient::search`] and per
+    /// [`HttpClient::extract_all`], as an agent with search and extract tools counts them.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::Relaxed)
     }
 
     /// Sends `POST path` with a JSON body and returns the JSON answer; a non-2xx status is an
@@ -101,6 +112,7 @@ impl HttpClient {
 
     /// `POST /v1/worlds/{world}/search` with one query.
     pub fn search(&self, world: u32, query: &str, top_k: usize) -> Result<Vec<Hit>> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
         let path = format!("/v1/worlds/{world}/search");
         let answer = self.post_json(&path, &json!({"query": query, "top_k": top_k}))?;
         let hits = answer.get("results").and_then(Value::as_array);
@@ -110,6 +122,7 @@ impl HttpClient {
     /// Reads a whole page through `POST /v1/worlds/{world}/extract`, following `next_start`
     /// window by window; returns the page's title and Markdown.
     pub fn extract_all(&self, world: u32, url: &str, max_chars: usize) -> Result<(String, String)> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
         let path = format!("/v1/worlds/{world}/extract");
         let mut content = String::new();
         let mut title = String::new();

@@ -23,12 +23,14 @@ mod error;
 pub mod export;
 pub mod http;
 pub mod keyword;
+pub mod search_space;
 pub mod verl;
 
-pub use agent::{AgentConfig, run_baseline};
+pub use agent::{AgentConfig, run_baseline, run_baseline_counted};
 pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
 pub use audit::{
     AuditAgent, AuditConfig, AuditReport, AuditRow, audit, render_audit, render_guessers,
+    render_search_space,
 };
 pub use blind::blind_baseline;
 pub use dataset::{Split, load_tasks, split_of};

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::plot::bar_chart;
 use crate::views::{hits_view, page_href, percent_encode};
 use fabula_tasks::difficulty::{
-    Features, Tier, all_shown, answer_rows, answer_values, result_text,
+    Features, Tier, all_shown, answer_rows, answer_values, is_frontier, result_text,
 };
 
 /// The most pages-needed buckets the dataset's histogram shows; larger counts join the last.
@@ -75,6 +75,7 @@ pub(crate) async fn features_and_hits(
         answer_in_question: all_shown(&values, &task.task.question),
         answer_in_results,
         choice: task.task.kind == fabula_file::TaskKind::Compare,
+        frontier: is_frontier(&task.task.question),
     };
     (features, hits.unwrap_or_default())
 }

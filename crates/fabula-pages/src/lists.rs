@@ -40,6 +40,9 @@ struct RawPlans {
     category: Vec<RawCategory>,
 }
 
+/// The most rows one list page shows; a longer list goes on over further pages.
+const PAGE_ROWS: usize = 25;
+
 /// The page of every row of a table.
 struct ListPlan {
     row: TableRole,
@@ -185,7 +188,7 @@ pub fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
         .iter()
         .filter(|p| ctx.layout.get(p.row).is_some())
     {
-        pages.push(list_page(ctx, rows, plan));
+        list_pages(ctx, rows, plan, pages);
     }
     for plan in &plans.categories {
         match rows.target(plan.row, plan.by) {
@@ -195,31 +198,54 @@ pub fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
     }
 }
 
-/// The page "List of ..." of every row of the plan's table.
-fn list_page(ctx: &mut Ctx, rows: &Rows, plan: &ListPlan) -> Page {
+/// The pages "List of ...", "List of ... (page 2)", ... of every row of the plan's table,
+/// [`PAGE_ROWS`] rows a page, each page but the last linking the next.
+fn list_pages(ctx: &mut Ctx, rows: &Rows, plan: &ListPlan, pages: &mut Vec<Page>) {
     let words = words(ctx, plan.row);
-    let title = filled("List of {plural}", &words);
-    let mut d = Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::List, None);
-    let table = rows
-        .ids(plan.row)
-        .into_iter()
-        .map(|id| {
-            let item = Item::new(rows, plan.row, id, None);
-            plan.cells
-                .iter()
-                .filter_map(|cell| match cell {
-                    ListCell::Name => {
-                        d.own_name(ctx, plan.row, id);
-                        None
-                    }
-                    ListCell::Link => Some(ctx.link(plan.row, id)),
-                    ListCell::State(column) => item.state_column(&mut d, ctx, *column),
-                })
-                .collect()
+    let first = filled("List of {plural}", &words);
+    let ids = rows.ids(plan.row);
+    let parts: Vec<&[i64]> = ids.chunks(PAGE_ROWS).collect();
+    let titles: Vec<String> = (1..=parts.len())
+        .map(|n| match n {
+            1 => first.clone(),
+            n => format!("{first} (page {n})"),
         })
         .collect();
-    let columns = plan.columns.iter().map(|c| filled(c, &words)).collect();
-    list(d, upper_first(&filled(&plan.intro, &words)), columns, table)
+    let columns: Vec<String> = plan.columns.iter().map(|c| filled(c, &words)).collect();
+    for (n, part) in parts.iter().enumerate() {
+        let title = &titles[n];
+        let mut d = Draft::new(ctx.sites.wiki_url(title), title, PageKind::List, None);
+        let table = part
+            .iter()
+            .map(|&id| list_row(ctx, rows, plan, &mut d, id))
+            .collect();
+        let mut intro = upper_first(&filled(&plan.intro, &words));
+        if n > 0 {
+            intro = format!("{intro} Page {} of {}.", n + 1, parts.len());
+        }
+        let mut page = list(d, intro, columns.clone(), table);
+        if let Some(next) = titles.get(n + 1) {
+            let link = format!("[{next}]({})", ctx.sites.wiki_url(next));
+            page.body.push_str(&format!("\nNext page: {link}\n"));
+        }
+        pages.push(page);
+    }
+}
+
+/// One row of a list page: its cells, stated on the draft.
+fn list_row(ctx: &mut Ctx, rows: &Rows, plan: &ListPlan, d: &mut Draft, id: i64) -> Vec<String> {
+    let item = Item::new(rows, plan.row, id, None);
+    plan.cells
+        .iter()
+        .filter_map(|cell| match cell {
+            ListCell::Name => {
+                d.own_name(ctx, plan.row, id);
+                None
+            }
+            ListCell::Link => Some(ctx.link(plan.row, id)),
+            ListCell::State(column) => item.state_column(d, ctx, *column),
+        })
+        .collect()
 }
 
 /// One category page per row of `group_role`, the table the plan's `by` column refers to, about

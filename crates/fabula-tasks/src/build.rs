@@ -14,6 +14,7 @@
 mod db;
 mod draft;
 mod family;
+mod frontier;
 mod identify;
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,8 @@ const TARGETS: &[(TaskKind, (usize, usize))] = &[
     (TaskKind::Identify, (5, 8)),
     (TaskKind::Table, (7, 12)),
 ];
+/// Frontier tasks per other task (3 to 10: a share of 23% of the whole).
+const FRONTIER_SHARE: (usize, usize) = (3, 10);
 /// The fewest rows the table of a short name answer must have, so that guessing a row of it
 /// at random is right at most one time in 20 (comparisons name their options and are exempt).
 const MIN_GUESS_ROWS: usize = 20;
@@ -116,6 +119,8 @@ struct Builder<'a> {
     nouns: Vec<(&'static str, String)>,
     /// What identify clues can say about each person, read from the world once.
     people: OnceCell<Vec<identify::Profile>>,
+    /// What frontier clues can say about each person, read from the world once.
+    frontier: OnceCell<frontier::People>,
     /// Every row name with the size of its table ([`Db::name_table_sizes`]), read once.
     name_sizes: OnceCell<BTreeMap<String, usize>>,
 }
@@ -163,6 +168,7 @@ impl<'a> Builder<'a> {
             rng: seed::rng(world.master_seed, world.id, "tasks"),
             nouns,
             people: OnceCell::new(),
+            frontier: OnceCell::new(),
             name_sizes: OnceCell::new(),
         }
     }
@@ -295,8 +301,31 @@ impl<'a> Builder<'a> {
     ) -> usize {
         let families: Vec<&'static Family> = phrasings::templates()[kind.as_str()]
             .keys()
+            .filter(|name| *name != family::FRONTIER)
             .filter_map(|name| family::family(kind.as_str(), name))
             .collect();
+        self.draw_families(families, target, tasks, seen)
+    }
+
+    /// Draws up to `target` frontier tasks.
+    fn draw_frontier(
+        &mut self,
+        target: usize,
+        tasks: &mut Vec<Task>,
+        seen: &mut BTreeSet<String>,
+    ) -> usize {
+        let family = family::family(TaskKind::Identify.as_str(), family::FRONTIER);
+        self.draw_families(family.into_iter().collect(), target, tasks, seen)
+    }
+
+    /// Draws up to `target` tasks of some families, cycling over them so each gets a turn.
+    fn draw_families(
+        &mut self,
+        families: Vec<&'static Family>,
+        target: usize,
+        tasks: &mut Vec<Task>,
+        seen: &mut BTreeSet<String>,
+    ) -> usize {
         let mut pools: Vec<(&'static Family, Vec<Candidate>)> = families
             .into_iter()
             .map(|f| (f, self.candidates(f)))
@@ -321,7 +350,8 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 // One question per template and subject: no two tasks ask the same thing.
-                if !seen.insert(format!("{}.{}:{}", kind.as_str(), family.name, task.sql)) {
+                let kind = family.kind.as_str();
+                if !seen.insert(format!("{kind}.{}:{}", family.name, task.sql)) {
                     continue;
                 }
                 tasks.push(task);
@@ -351,6 +381,9 @@ pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
             exhausted.insert(kind);
         }
     }
+    // The frontier tier: at least a fifth of a world's tasks where the world allows.
+    let frontier = (tasks.len().max(MIN_TASKS) * FRONTIER_SHARE.0).div_ceil(FRONTIER_SHARE.1);
+    b.draw_frontier(frontier, &mut tasks, &mut seen);
     for kind in [
         TaskKind::Identify,
         TaskKind::Aggregate,

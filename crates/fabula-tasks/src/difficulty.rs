@@ -9,6 +9,9 @@
 //!
 //! Tiers: `easy` when one page is enough or the answer shows in the question or its results;
 //! `hard` when at least 4 pages are needed and the answer shows in neither; `medium` otherwise.
+//! `frontier` is the tier of the questions built to the frontier's constraints (blurred clues
+//! that name no entity, at least 20 candidates for any one clue, near misses, a cheapest plan of
+//! at least 25 calls: `build/frontier.rs`), which `fabula audit` measures on the world file.
 //! A choice among options the question names (a comparison) always shows its answer in the
 //! question and, mostly, in the results; for it only the pages needed count.
 
@@ -27,6 +30,8 @@ pub struct Features {
     pub answer_in_results: Option<bool>,
     /// The question names the options the answer is chosen from (a comparison).
     pub choice: bool,
+    /// The question comes from a frontier family ([`is_frontier`]).
+    pub frontier: bool,
 }
 
 /// A task's difficulty tier.
@@ -36,16 +41,18 @@ pub enum Tier {
     Easy,
     Medium,
     Hard,
+    Frontier,
 }
 
 impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Easy, Tier::Medium, Tier::Hard];
+    pub const ALL: [Tier; 4] = [Tier::Easy, Tier::Medium, Tier::Hard, Tier::Frontier];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Easy => "easy",
             Tier::Medium => "medium",
             Tier::Hard => "hard",
+            Tier::Frontier => "frontier",
         }
     }
 }
@@ -53,18 +60,21 @@ impl Tier {
 impl std::str::FromStr for Tier {
     type Err = String;
 
-    /// A tier by its name: `easy`, `medium` or `hard`.
+    /// A tier by its name: `easy`, `medium`, `hard` or `frontier`.
     fn from_str(s: &str) -> Result<Tier, String> {
         Tier::ALL
             .into_iter()
             .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("unknown tier `{s}` (known: easy, medium, hard)"))
+            .ok_or_else(|| format!("unknown tier `{s}` (known: easy, medium, hard, frontier)"))
     }
 }
 
 impl Features {
     /// The tier these features give (see the module docs).
     pub fn tier(&self) -> Tier {
+        if self.frontier {
+            return Tier::Frontier;
+        }
         let shows =
             !self.choice && (self.answer_in_question || self.answer_in_results == Some(true));
         if shows || self.pages_needed <= 1 {
@@ -75,6 +85,15 @@ impl Features {
             Tier::Medium
         }
     }
+}
+
+/// The phrasing ids of the frontier families start so.
+const FRONTIER_PREFIX: &str = "identify.person_by_blurred_clues.";
+
+/// Whether a question was written from a frontier family.
+pub fn is_frontier(question: &str) -> bool {
+    crate::phrasings::match_question(question)
+        .is_some_and(|m| m.phrasing_id.starts_with(FRONTIER_PREFIX))
 }
 
 /// The values an answer consists of: a short answer's text, a list's items, or a table's key
@@ -168,6 +187,7 @@ mod tests {
             answer_in_question: in_question,
             answer_in_results: in_results,
             choice: false,
+            frontier: false,
         }
     }
 
@@ -187,6 +207,11 @@ mod tests {
         check(choice(1), Tier::Easy);
         check(choice(2), Tier::Medium);
         check(choice(4), Tier::Hard);
+        let frontier = Features {
+            frontier: true,
+            ..features(9, false, Some(false))
+        };
+        check(frontier, Tier::Frontier);
     }
 
     #[test]

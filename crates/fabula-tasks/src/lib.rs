@@ -19,6 +19,7 @@
 //! row with its cells in the gold column order; rows compare as a set.
 
 pub mod answer;
+pub mod blurred;
 mod build;
 pub mod clues;
 pub mod difficulty;

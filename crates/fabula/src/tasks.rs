@@ -153,6 +153,8 @@ pub fn run_audit(args: &AuditArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", fabula_bench::render_audit(&report));
+        println!();
+        print!("{}", fabula_bench::render_search_space(&report));
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ use crate::Result;
 const FOUNDER: &str = "Founder";
 
 /// The pages one step has opened, by url: (title, Markdown).
-type Opened = BTreeMap<String, (String, String)>;
+pub(super) type Opened = BTreeMap<String, (String, String)>;
 
 impl Run<'_> {
     pub(super) fn identify(&mut self) -> Result<bool> {
@@ -43,7 +43,7 @@ impl Run<'_> {
     }
 
     /// Opens a page, or reads it from the pages this step opened.
-    fn fetch(&self, opened: &mut Opened, url: &str) -> Result<(String, String)> {
+    pub(super) fn fetch(&self, opened: &mut Opened, url: &str) -> Result<(String, String)> {
         if let Some(page) = opened.get(url) {
             return Ok(page.clone());
         }
@@ -142,14 +142,14 @@ fn row_allows(row: &[(String, String)], clue: &Said) -> bool {
 }
 
 /// The role cell of a career row.
-fn role(row: &[(String, String)]) -> Option<&str> {
+pub(super) fn role(row: &[(String, String)]) -> Option<&str> {
     row.iter()
         .find(|(header, _)| header == "Role")
         .map(|(_, cell)| cell.as_str())
 }
 
 /// The organisations of a career table's rows: those founded, or those held any other role in.
-fn organisations(career: &[Vec<(String, String)>], founded: bool) -> Vec<String> {
+pub(super) fn organisations(career: &[Vec<(String, String)>], founded: bool) -> Vec<String> {
     let rows = career
         .iter()
         .filter(|row| role(row).is_some_and(|r| (r == FOUNDER) == founded));
@@ -160,7 +160,7 @@ fn organisations(career: &[Vec<(String, String)>], founded: bool) -> Vec<String>
 }
 
 /// Case-insensitive equality, an indefinite article aside ("an archivist" is "Archivist").
-fn same(a: &str, b: &str) -> bool {
+pub(super) fn same(a: &str, b: &str) -> bool {
     let bare = |text: &str| without_article(&text.trim().to_lowercase()).to_owned();
     bare(a) == bare(b)
 }

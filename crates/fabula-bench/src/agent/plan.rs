@@ -129,6 +129,9 @@ pub(crate) enum Step {
     /// `identify`: on the open list of people, answer the first person every clue of the
     /// question fits (see the `identify` module).
     Identify,
+    /// `frontier`: on the open list of people, answer the one person every blurred clue of the
+    /// question fits (see the `frontier` module).
+    Frontier,
 }
 
 impl Step {
@@ -149,6 +152,7 @@ impl Step {
             ("people", []) => Step::People,
             ("winner", []) => Step::Winner,
             ("identify", []) => Step::Identify,
+            ("frontier", []) => Step::Frontier,
             ("total", []) => Step::Total,
             ("names", []) => Step::Names { before: None },
             ("names", ["before", year]) => Step::Names {
@@ -335,6 +339,7 @@ mod tests {
         check("people", "People");
         check("winner", "Winner");
         check("identify", "Identify");
+        check("frontier", "Frontier");
         check("total", "Total");
         check("names", "Names { before: None }");
         check(

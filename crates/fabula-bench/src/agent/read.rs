@@ -217,6 +217,27 @@ pub(crate) fn section_urls(markdown: &str, heading: &str) -> Vec<String> {
     })
 }
 
+/// The next page of a list that goes on over pages: the link of its "Next page:" line.
+pub(crate) fn next_page_url(markdown: &str) -> Option<String> {
+    let line = markdown
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Next page:"))?;
+    inline_links(line).into_iter().next()
+}
+
+/// The entities a settlement's article lists as based there: its section whose heading ends
+/// with "based here" ("Guilds based here").
+pub(crate) fn based_here_urls(markdown: &str) -> Vec<String> {
+    let heading = markdown.lines().find_map(|l| {
+        let heading = l.strip_prefix("## ")?.trim();
+        heading
+            .to_lowercase()
+            .ends_with(" based here")
+            .then_some(heading)
+    });
+    heading.map_or_else(Vec::new, |h| section_urls(markdown, h))
+}
+
 /// The text of the section headed `heading` (compared case-insensitively): from its `## ` line
 /// up to the next heading of that level or above.
 fn section(markdown: &str, heading: &str) -> Option<String> {

@@ -82,6 +82,8 @@ impl Builder<'_> {
                 .collect(),
             Shape::Identify if !self.can_identify() => Vec::new(),
             Shape::Identify => ids(TableRole::Person),
+            Shape::Frontier if !self.can_frontier() => Vec::new(),
+            Shape::Frontier => ids(TableRole::Person),
         }
     }
 
@@ -95,6 +97,7 @@ impl Builder<'_> {
             Shape::Count(f) => self.count(f, x),
             Shape::CountBefore(f) => self.count_before(f),
             Shape::Identify => self.identify(x),
+            Shape::Frontier => self.frontier(x),
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
             Shape::Term(f) => self.term(f, x),

@@ -220,6 +220,8 @@ pub(super) enum Shape {
     Census(Census),
     /// A person described by clues (see `identify.rs`).
     Identify,
+    /// A person described by blurred clues that name no entity (see `frontier.rs`).
+    Frontier,
     Table(Table),
 }
 
@@ -239,10 +241,16 @@ impl Family {
         match self.shape {
             Shape::Count(_) | Shape::CountBefore(_) => 4,
             Shape::Identify => 5,
+            // A frontier question's facts may sit on a few pages; what makes it hard is finding
+            // them among many candidates (see `frontier.rs`).
+            Shape::Frontier => 2,
             _ => 1,
         }
     }
 }
+
+/// The name of the frontier family (kind `identify`): see `frontier.rs`.
+pub(super) const FRONTIER: &str = "person_by_blurred_clues";
 
 /// The family of template `kind.name`, if there is one.
 pub(super) fn family(kind: &str, name: &str) -> Option<&'static Family> {
@@ -536,6 +544,11 @@ pub(super) const FAMILIES: &[Family] = &[
         kind: TaskKind::Identify,
         name: "person_by_clues",
         shape: Shape::Identify,
+    },
+    Family {
+        kind: TaskKind::Identify,
+        name: FRONTIER,
+        shape: Shape::Frontier,
     },
     table(
         "settlements_in_region",

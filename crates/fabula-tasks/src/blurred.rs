@@ -1,0 +1,288 @@
+//! The blurred clues of a frontier question, as its `{clues}` slot writes them and as a reader
+//! parses them back: "was born in the 2140s or the 2150s; was born in a colony of more than
+//! 20,000 people today; and belonged, as a member or an officer, to a consortium of more than
+//! 40 members".
+//!
+//! A blurred clue names no entity: it states a range instead of a year (decades), a round bound
+//! instead of a count, a set of categories or occupations instead of one, or a relation to
+//! another unnamed entity (a birthplace that is home to an organisation of some category). The
+//! task builder writes clues only through [`Hint::text`] and [`join`], and keeps a question only
+//! when [`parse`] reads its clues back unchanged; the baseline agent reads them with [`parse`].
+//! Clauses are joined by `; `, since a clause's own lists use `, ` and ` or `.
+
+/// One blurred clue about a person, as the question states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hint {
+    /// Born in one of these decades (their first years, consecutive).
+    BornIn(Vec<i64>),
+    /// Worked as one of these occupations.
+    WorkedAs(Vec<String>),
+    /// Born in a settlement whose present population is above this bound.
+    BirthplaceOver(i64),
+    /// Born in a settlement whose present population is below this bound.
+    BirthplaceUnder(i64),
+    /// Born in a settlement founded before this decade (its first year).
+    BirthplaceBefore(i64),
+    /// Born in a settlement founded in this decade (its first year) or later.
+    BirthplaceSince(i64),
+    /// Born in a settlement that is home to an organisation listed under one of these
+    /// categories.
+    BirthplaceHosts(Vec<String>),
+    /// Founded an organisation listed under one of these categories.
+    Founded(Vec<String>),
+    /// Belonged, as a member or as an office holder, to an organisation of more members than
+    /// this bound.
+    BelongedOver(i64),
+    /// Belonged, as a member or as an office holder, to an organisation listed under one of
+    /// these categories.
+    BelongedTo(Vec<String>),
+    /// Held an office (any seat) of some organisation.
+    HeldOffice,
+    /// Died in one of these decades (their first years, consecutive).
+    DiedIn(Vec<i64>),
+    /// Joined an organisation as a member before this decade (its first year).
+    JoinedBefore(i64),
+    /// Joined an organisation as a member in this decade (its first year) or later.
+    JoinedSince(i64),
+}
+
+const BORN_IN_THE: &str = "was born in the ";
+const WORKED_AS: &str = "worked as ";
+const BORN_IN: &str = "was born in ";
+const FOUNDED: &str = "founded ";
+const BELONGED: &str = "belonged, as a member or an officer, to ";
+const HELD_OFFICE: &str = "held an office in ";
+const DIED_IN: &str = "died in ";
+const DIED_IN_THE: &str = "died in the ";
+const JOINED: &str = "joined ";
+const AS_MEMBER_BEFORE: &str = " as a member before the ";
+const AS_MEMBER_IN: &str = " as a member in the ";
+const PEOPLE_TODAY: &str = " people today";
+const MORE_THAN: &str = " of more than ";
+const FEWER_THAN: &str = " of fewer than ";
+const FOUNDED_BEFORE: &str = " founded before the ";
+const FOUNDED_IN: &str = " founded in the ";
+const OR_LATER: &str = "s or later";
+const HOME_TO: &str = " that is home to ";
+const LISTED_UNDER: &str = " listed under ";
+const MEMBERS: &str = " members";
+
+/// The theme nouns a clue uses: the singular of a settlement and of an organisation.
+#[derive(Debug, Clone, Copy)]
+pub struct Nouns<'a> {
+    pub settlement: &'a str,
+    pub organisation: &'a str,
+}
+
+impl Hint {
+    /// The clause after "the person who".
+    pub fn text(&self, nouns: Nouns<'_>) -> String {
+        let a = fabula_pages::with_article;
+        let (place, org) = (a(nouns.settlement), a(nouns.organisation));
+        match self {
+            Hint::BornIn(decades) => format!("{BORN_IN}{}", decade_list(decades)),
+            Hint::WorkedAs(jobs) => {
+                let named: Vec<String> = jobs.iter().map(|j| a(j)).collect();
+                format!("{WORKED_AS}{}", or_list(&named))
+            }
+            Hint::BirthplaceOver(n) => {
+                format!("{BORN_IN}{place}{MORE_THAN}{}{PEOPLE_TODAY}", count(*n))
+            }
+            Hint::BirthplaceUnder(n) => {
+                format!("{BORN_IN}{place}{FEWER_THAN}{}{PEOPLE_TODAY}", count(*n))
+            }
+            Hint::BirthplaceBefore(d) => format!("{BORN_IN}{place}{FOUNDED_BEFORE}{d}s"),
+            Hint::BirthplaceSince(d) => format!("{BORN_IN}{place}{FOUNDED_IN}{d}{OR_LATER}"),
+            Hint::BirthplaceHosts(categories) => {
+                format!(
+                    "{BORN_IN}{place}{HOME_TO}{org}{LISTED_UNDER}{}",
+                    or_list(categories)
+                )
+            }
+            Hint::Founded(categories) => {
+                format!("{FOUNDED}{org}{LISTED_UNDER}{}", or_list(categories))
+            }
+            Hint::BelongedOver(n) => format!("{BELONGED}{org}{MORE_THAN}{}{MEMBERS}", count(*n)),
+            Hint::BelongedTo(categories) => {
+                format!("{BELONGED}{org}{LISTED_UNDER}{}", or_list(categories))
+            }
+            Hint::HeldOffice => format!("{HELD_OFFICE}{org}"),
+            Hint::DiedIn(decades) => format!("{DIED_IN}{}", decade_list(decades)),
+            Hint::JoinedBefore(d) => format!("{JOINED}{org}{AS_MEMBER_BEFORE}{d}s"),
+            Hint::JoinedSince(d) => format!("{JOINED}{org}{AS_MEMBER_IN}{d}{OR_LATER}"),
+        }
+    }
+
+    /// Reads one clause back; `None` when it is no clue.
+    fn parse(clause: &str) -> Option<Hint> {
+        if let Some(rest) = clause.strip_prefix(BORN_IN_THE) {
+            return decades(rest).map(Hint::BornIn);
+        }
+        if let Some(rest) = clause.strip_prefix(DIED_IN_THE) {
+            return decades(rest).map(Hint::DiedIn);
+        }
+        if let Some(rest) = clause.strip_prefix(JOINED) {
+            if let Some((_, d)) = rest.split_once(AS_MEMBER_BEFORE) {
+                return number(d.strip_suffix('s')?).map(Hint::JoinedBefore);
+            }
+            let (_, d) = rest.split_once(AS_MEMBER_IN)?;
+            return number(d.strip_suffix(OR_LATER)?).map(Hint::JoinedSince);
+        }
+        if let Some(rest) = clause.strip_prefix(WORKED_AS) {
+            let jobs = split_or(rest)
+                .iter()
+                .map(|j| fabula_pages::without_article(j).to_owned())
+                .collect();
+            return Some(Hint::WorkedAs(jobs));
+        }
+        if let Some(rest) = clause.strip_prefix(BORN_IN) {
+            return birthplace(rest);
+        }
+        if let Some(rest) = clause.strip_prefix(FOUNDED) {
+            let (_, categories) = rest.split_once(LISTED_UNDER)?;
+            return Some(Hint::Founded(split_or(categories)));
+        }
+        if let Some(rest) = clause.strip_prefix(BELONGED) {
+            if let Some((_, categories)) = rest.split_once(LISTED_UNDER) {
+                return Some(Hint::BelongedTo(split_or(categories)));
+            }
+            let (_, n) = rest.split_once(MORE_THAN)?;
+            return number(n.strip_suffix(MEMBERS)?).map(Hint::BelongedOver);
+        }
+        clause.strip_prefix(HELD_OFFICE).map(|_| Hint::HeldOffice)
+    }
+}
+
+/// A clause about the birthplace, after "was born in ".
+fn birthplace(rest: &str) -> Option<Hint> {
+    if let Some((_, categories)) = rest.split_once(HOME_TO) {
+        let (_, categories) = categories.split_once(LISTED_UNDER)?;
+        return Some(Hint::BirthplaceHosts(split_or(categories)));
+    }
+    if let Some((_, n)) = rest.split_once(MORE_THAN) {
+        return number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceOver);
+    }
+    if let Some((_, n)) = rest.split_once(FEWER_THAN) {
+        return number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceUnder);
+    }
+    if let Some((_, d)) = rest.split_once(FOUNDED_BEFORE) {
+        return number(d.strip_suffix('s')?).map(Hint::BirthplaceBefore);
+    }
+    let (_, d) = rest.split_once(FOUNDED_IN)?;
+    number(d.strip_suffix(OR_LATER)?).map(Hint::BirthplaceSince)
+}
+
+/// "the 2140s or the 2150s".
+fn decade_list(decades: &[i64]) -> String {
+    let named: Vec<String> = decades.iter().map(|d| format!("the {d}s")).collect();
+    or_list(&named)
+}
+
+/// Reads a [`decade_list`] back, after its first "the ".
+fn decades(rest: &str) -> Option<Vec<i64>> {
+    let decades: Option<Vec<i64>> = split_or(&format!("the {rest}"))
+        .iter()
+        .map(|d| d.strip_prefix("the ")?.strip_suffix('s')?.parse().ok())
+        .collect();
+    decades.filter(|d| !d.is_empty())
+}
+
+/// "a", "a or b", "a, b or c".
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// Reads an [`or_list`] back.
+fn split_or(text: &str) -> Vec<String> {
+    match text.rsplit_once(" or ") {
+        None => vec![text.to_owned()],
+        Some((rest, last)) => rest.split(", ").chain([last]).map(str::to_owned).collect(),
+    }
+}
+
+/// A bound as the question writes it: digits grouped by commas.
+fn count(n: i64) -> String {
+    fabula_pages::fmt_count(n)
+}
+
+fn number(text: &str) -> Option<i64> {
+    text.replace(',', "").parse().ok()
+}
+
+/// "a; b; and c": clauses of a frontier question.
+pub fn join(texts: &[String]) -> String {
+    match texts.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{}; and {last}", rest.join("; ")),
+    }
+}
+
+/// Reads the clues of a `{clues}` slot back; `None` when a clause is not a clue.
+pub fn parse(text: &str) -> Option<Vec<Hint>> {
+    text.split("; ")
+        .map(|clause| Hint::parse(clause.strip_prefix("and ").unwrap_or(clause)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks that `hints` join into `expect` and parse back unchanged.
+    fn check(hints: &[Hint], expect: &str) {
+        let nouns = Nouns {
+            settlement: "campus town",
+            organisation: "institute",
+        };
+        let texts: Vec<String> = hints.iter().map(|h| h.text(nouns)).collect();
+        let joined = join(&texts);
+        assert_eq!(joined, expect);
+        assert_eq!(parse(&joined).as_deref(), Some(hints), "{joined}");
+    }
+
+    #[test]
+    fn hints_join_and_parse_back() {
+        check(&[Hint::HeldOffice], "held an office in an institute");
+        check(
+            &[Hint::BornIn(vec![2140, 2150]), Hint::BirthplaceOver(20_000)],
+            "was born in the 2140s or the 2150s; and was born in a campus town of more than \
+             20,000 people today",
+        );
+        check(
+            &[
+                Hint::WorkedAs(vec!["archivist".into(), "reactor engineer".into()]),
+                Hint::BirthplaceUnder(900),
+                Hint::BirthplaceBefore(2100),
+                Hint::BirthplaceSince(1850),
+                Hint::BirthplaceHosts(vec!["arts and letters".into(), "law".into()]),
+                Hint::Founded(vec!["law".into()]),
+                Hint::BelongedOver(1_200),
+                Hint::BelongedTo(vec!["a".into(), "b".into(), "c".into()]),
+                Hint::DiedIn(vec![2190, 2200, 2210]),
+                Hint::JoinedBefore(2100),
+                Hint::JoinedSince(2120),
+            ],
+            "worked as an archivist or a reactor engineer; was born in a campus town of fewer \
+             than 900 people today; was born in a campus town founded before the 2100s; was \
+             born in a campus town founded in the 1850s or later; was born in a campus town \
+             that is home to an institute listed under arts and letters or law; founded an \
+             institute listed under law; belonged, as a member or an officer, to an institute \
+             of more than 1,200 members; belonged, as a member or an officer, to an \
+             institute listed under a, b or c; died in the 2190s, the 2200s or the 2210s; \
+             joined an institute as a member before the 2100s; and joined an institute as a \
+             member in the 2120s or later",
+        );
+    }
+
+    #[test]
+    fn text_that_is_no_clue_does_not_parse() {
+        assert_eq!(parse("sailed away"), None);
+        assert_eq!(parse("was born in the spring"), None);
+        assert_eq!(parse("was born in Kest"), None);
+    }
+}

@@ -1,0 +1,834 @@
+//! Frontier tasks: a person singled out by blurred clues, in the manner of BrowseComp (hard to
+//! find, easy to verify, one answer).
+//!
+//! No clue names an entity. Each states a range of decades, a round bound on a count, a set of
+//! occupations or categories, or a relation to an unnamed entity (a birthplace that is home to
+//! an organisation of some category), so a search for the question's words finds nothing
+//! specific. The constraints, checked for every question the builder keeps:
+//!
+//! - every clue alone holds for at least [`MIN_HOLDERS`] people (the smallest candidate set a
+//!   single clue reaches), and no clue holds for everyone;
+//! - all clues together hold for exactly one person, and at least [`MIN_NEAR_MISSES`] others
+//!   fail exactly one clue (near misses: an agent that stops early answers wrong);
+//! - the cheapest plan of an agent that knows every page layout ([`plan_calls`]: lists name
+//!   their rows and nothing else) needs at least [`MIN_PLAN_CALLS`] calls;
+//! - thresholds equal no value of their column in the world, so "more than" never hinges on
+//!   strictness.
+//!
+//! The query is one `SELECT` of the person's name with one condition per clue; `fabula check`
+//! re-runs it and asks for exactly that one answer.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand::RngExt;
+use rand::seq::{IndexedRandom, SliceRandom};
+
+use fabula_file::ColumnRole as C;
+use fabula_file::TableRole::{self, Membership, Organisation, Person, Settlement, Tenure};
+use fabula_world::seed::WorldRng;
+
+use crate::blurred::{self, Hint, Nouns};
+
+use super::db::{Cell, Db, lit};
+use super::draft::Body;
+use super::{Answer, Builder};
+
+/// The fewest people any one clue holds for.
+pub(crate) const MIN_HOLDERS: usize = 20;
+/// The fewest people who fail exactly one clue.
+pub(crate) const MIN_NEAR_MISSES: usize = 2;
+/// The fewest calls the cheapest plan needs.
+pub(crate) const MIN_PLAN_CALLS: usize = 25;
+/// The fewest and most clues a question gives.
+const CLUES: (usize, usize) = (4, 7);
+/// The largest share of people (in percent) one clue may hold for: a clue must narrow.
+const MAX_SHARE: usize = 75;
+
+/// What blurred clues can test about one person.
+struct Profile {
+    birth_year: Option<i64>,
+    died: Option<i64>,
+    occupation: Option<String>,
+    birthplace: Option<i64>,
+    /// (membership row, year joined) of each membership.
+    joined: Vec<(i64, i64)>,
+    /// The organisations the person founded.
+    founded: Vec<i64>,
+    /// (link table, link row, organisation) of each organisation the person belonged to, as a
+    /// member or as an office holder.
+    belonged: Vec<(TableRole, i64, i64)>,
+    /// The tenure rows of the offices the person held.
+    offices: Vec<i64>,
+}
+
+/// What blurred clues can test about settlements and organisations, read once per world.
+pub(super) struct People {
+    profiles: Vec<Profile>,
+    population: BTreeMap<i64, i64>,
+    founded: BTreeMap<i64, i64>,
+    /// Organisation -> (category, member count, home).
+    orgs: BTreeMap<i64, (Option<String>, Option<i64>, Option<i64>)>,
+}
+
+impl People {
+    fn read(db: &Db) -> People {
+        let p = Person;
+        let mut profiles: Vec<Profile> = db
+            .ids(p)
+            .into_iter()
+            .map(|id| Profile {
+                birth_year: db.int(p, id, C::BirthYear),
+                died: db
+                    .has(p, C::DeathYear)
+                    .then(|| db.int(p, id, C::DeathYear))
+                    .flatten(),
+                occupation: db.text(p, id, C::Occupation),
+                birthplace: db.int(p, id, C::Birthplace),
+                joined: Vec::new(),
+                founded: Vec::new(),
+                belonged: Vec::new(),
+                offices: Vec::new(),
+            })
+            .collect();
+        let slot = |id: i64| usize::try_from(id - 1).ok();
+        let mut orgs = BTreeMap::new();
+        for org in db.ids(Organisation) {
+            let members = db
+                .has(Organisation, C::MemberCount)
+                .then(|| db.int(Organisation, org, C::MemberCount))
+                .flatten();
+            let home = db.int(Organisation, org, C::Home);
+            orgs.insert(
+                org,
+                (db.text(Organisation, org, C::Category), members, home),
+            );
+            if let Some(i) = db.int(Organisation, org, C::Founder).and_then(slot) {
+                profiles[i].founded.push(org);
+            }
+        }
+        for link in [Membership, Tenure] {
+            if !(db.has(link, C::Person) && db.has(link, C::Organisation)) {
+                continue;
+            }
+            for row in db.ids(link) {
+                let person = db.int(link, row, C::Person).and_then(slot);
+                let org = db.int(link, row, C::Organisation);
+                if let (Some(i), Some(org)) = (person, org) {
+                    profiles[i].belonged.push((link, row, org));
+                    if link == Tenure {
+                        profiles[i].offices.push(row);
+                    }
+                    let joined = (link == Membership && db.has(link, C::Joined))
+                        .then(|| db.int(link, row, C::Joined))
+                        .flatten();
+                    profiles[i].joined.extend(joined.map(|y| (row, y)));
+                }
+            }
+        }
+        let by_settlement = |column| {
+            db.ids(Settlement)
+                .into_iter()
+                .filter_map(|s| Some((s, db.int(Settlement, s, column)?)))
+                .collect()
+        };
+        People {
+            profiles,
+            population: by_settlement(C::Population),
+            founded: by_settlement(C::Founded),
+            orgs,
+        }
+    }
+
+    fn category(&self, org: i64) -> Option<&String> {
+        self.orgs.get(&org).and_then(|o| o.0.as_ref())
+    }
+
+    fn members(&self, org: i64) -> Option<i64> {
+        self.orgs.get(&org).and_then(|o| o.1)
+    }
+
+    /// The categories of the organisations based in a settlement.
+    fn hosted(&self, settlement: i64) -> BTreeSet<&String> {
+        self.orgs
+            .values()
+            .filter(|o| o.2 == Some(settlement))
+            .filter_map(|o| o.0.as_ref())
+            .collect()
+    }
+
+    fn holds(&self, person: &Profile, hint: &Hint) -> bool {
+        let place = person.birthplace;
+        let pop = place.and_then(|s| self.population.get(&s).copied());
+        let founded = place.and_then(|s| self.founded.get(&s).copied());
+        let any_category = |orgs: &[i64], set: &[String]| {
+            orgs.iter()
+                .any(|o| self.category(*o).is_some_and(|c| set.contains(c)))
+        };
+        match hint {
+            Hint::BornIn(decades) => person.birth_year.is_some_and(|y| in_decades(y, decades)),
+            Hint::WorkedAs(jobs) => person.occupation.as_ref().is_some_and(|o| jobs.contains(o)),
+            Hint::BirthplaceOver(n) => pop.is_some_and(|p| p > *n),
+            Hint::BirthplaceUnder(n) => pop.is_some_and(|p| p < *n),
+            Hint::BirthplaceBefore(d) => founded.is_some_and(|f| f < *d),
+            Hint::BirthplaceSince(d) => founded.is_some_and(|f| f >= *d),
+            Hint::BirthplaceHosts(set) => {
+                place.is_some_and(|s| self.hosted(s).iter().any(|c| set.contains(c)))
+            }
+            Hint::Founded(set) => any_category(&person.founded, set),
+            Hint::BelongedOver(n) => person
+                .belonged
+                .iter()
+                .any(|b| self.members(b.2).is_some_and(|m| m > *n)),
+            Hint::BelongedTo(set) => {
+                let orgs: Vec<i64> = person.belonged.iter().map(|b| b.2).collect();
+                any_category(&orgs, set)
+            }
+            Hint::HeldOffice => !person.offices.is_empty(),
+            Hint::DiedIn(decades) => person.died.is_some_and(|y| in_decades(y, decades)),
+            Hint::JoinedBefore(d) => person.joined.iter().any(|j| j.1 < *d),
+            Hint::JoinedSince(d) => person.joined.iter().any(|j| j.1 >= *d),
+        }
+    }
+
+    /// The people (indices) a clue holds for.
+    fn holders(&self, hint: &Hint) -> BTreeSet<usize> {
+        (0..self.profiles.len())
+            .filter(|&i| self.holds(&self.profiles[i], hint))
+            .collect()
+    }
+}
+
+impl Builder<'_> {
+    /// Whether the world has every table and column the clues read.
+    pub(super) fn can_frontier(&self) -> bool {
+        let db = &self.db;
+        [
+            (Person, C::Occupation),
+            (Person, C::Birthplace),
+            (Person, C::BirthYear),
+            (Organisation, C::Category),
+            (Organisation, C::Home),
+            (Organisation, C::Founder),
+            (Settlement, C::Population),
+            (Settlement, C::Founded),
+        ]
+        .iter()
+        .all(|&(role, column)| db.has(role, column))
+    }
+
+    /// Describes person `x` by blurred clues meeting every constraint of the module docs;
+    /// `None` when the clues the person allows do not.
+    pub(super) fn frontier(&mut self, x: i64) -> Option<Body> {
+        let people = self.frontier.get_or_init(|| People::read(&self.db));
+        let me_at = usize::try_from(x - 1).ok()?;
+        let me = people.profiles.get(me_at)?;
+        let theme = &self.world.theme;
+        let n = people.profiles.len();
+        let pool: Vec<(Hint, BTreeSet<usize>)> = hints_of(people, me, theme, &mut self.rng)
+            .into_iter()
+            .map(|h| {
+                let holders = people.holders(&h);
+                (h, holders)
+            })
+            .filter(|(_, holders)| {
+                holders.len() >= MIN_HOLDERS && holders.len() * 100 <= n * MAX_SHARE
+            })
+            .collect();
+        let chosen = choose(pool, n, me_at, &mut self.rng)?;
+        let hints: Vec<Hint> = chosen.iter().map(|(h, _)| h.clone()).collect();
+        let sets: Vec<&BTreeSet<usize>> = chosen.iter().map(|(_, s)| s).collect();
+        if near_misses(&sets, n) < MIN_NEAR_MISSES
+            || plan_calls(people, &self.db, &hints, &sets) < MIN_PLAN_CALLS
+        {
+            return None;
+        }
+        self.frontier_body(x, me, &hints)
+    }
+
+    fn frontier_body(&self, x: i64, me: &Profile, hints: &[Hint]) -> Option<Body> {
+        let db = &self.db;
+        let people = self.frontier.get()?;
+        let mut cells = vec![db.cell(Person, x, C::Name)];
+        for hint in hints {
+            cells.extend(hint_cells(db, people, x, me, hint)?);
+        }
+        let conditions: Vec<String> = hints.iter().map(|h| hint_sql(db, h)).collect();
+        // Each condition in parentheses, so a reader can test the clues one by one.
+        let sql = format!(
+            "SELECT p.{} FROM {} p WHERE ({})",
+            db.column(Person, C::Name).name,
+            db.table(Person).name,
+            conditions.join(") AND (")
+        );
+        let theme = &self.world.theme;
+        let nouns = Nouns {
+            settlement: &theme.settlement.singular,
+            organisation: &theme.organisation.singular,
+        };
+        let texts: Vec<String> = hints.iter().map(|h| h.text(nouns)).collect();
+        let text = blurred::join(&texts);
+        (blurred::parse(&text).as_deref() == Some(hints)).then(|| Body {
+            slots: vec![("clues", text)],
+            answer: Answer::Text(db.name(Person, x)),
+            cells,
+            sql,
+        })
+    }
+}
+
+/// Chooses clues until only `me` is left: at each step one of the two clues (of kinds not yet
+/// used) that leave the fewest people, drawn, then further clues up to [`CLUES`]'s least;
+/// `None` when the pool cannot single `me` out within [`CLUES`].
+fn choose(
+    mut pool: Vec<(Hint, BTreeSet<usize>)>,
+    n: usize,
+    me: usize,
+    rng: &mut WorldRng,
+) -> Option<Vec<(Hint, BTreeSet<usize>)>> {
+    let mut left: BTreeSet<usize> = (0..n).collect();
+    let mut chosen: Vec<(Hint, BTreeSet<usize>)> = Vec::new();
+    while chosen.len() < CLUES.1 && (left.len() > 1 || chosen.len() < CLUES.0) {
+        let mut ranked: Vec<(usize, usize)> = pool
+            .iter()
+            .enumerate()
+            .map(|(i, (_, holders))| (left.intersection(holders).count(), i))
+            .filter(|&(size, _)| size < left.len() || left.len() == 1)
+            .collect();
+        if ranked.is_empty() {
+            return None;
+        }
+        ranked.sort_unstable();
+        let pick = ranked[rng.random_range(0..ranked.len().min(2))].1;
+        let (hint, holders) = pool.swap_remove(pick);
+        pool.retain(|(h, _)| kind(h) != kind(&hint));
+        left = left.intersection(&holders).copied().collect();
+        chosen.push((hint, holders));
+    }
+    (left.len() == 1 && left.contains(&me)).then_some(chosen)
+}
+
+/// A clue's kind: a question gives at most one clue of each.
+fn kind(hint: &Hint) -> u8 {
+    match hint {
+        Hint::BornIn(_) => 0,
+        Hint::WorkedAs(_) => 1,
+        Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_) => 2,
+        Hint::BirthplaceBefore(_) | Hint::BirthplaceSince(_) => 3,
+        Hint::BirthplaceHosts(_) => 4,
+        Hint::Founded(_) => 5,
+        Hint::BelongedOver(_) => 6,
+        Hint::BelongedTo(_) => 7,
+        Hint::HeldOffice => 8,
+        Hint::DiedIn(_) => 9,
+        Hint::JoinedBefore(_) | Hint::JoinedSince(_) => 10,
+    }
+}
+
+/// Whether a year lies in one of the decades (their first years).
+fn in_decades(year: i64, decades: &[i64]) -> bool {
+    decades.iter().any(|d| (*d..=d + 9).contains(&year))
+}
+
+/// The people who fail exactly one clue.
+fn near_misses(sets: &[&BTreeSet<usize>], n: usize) -> usize {
+    (0..n)
+        .filter(|i| sets.iter().filter(|s| !s.contains(i)).count() == 1)
+        .count()
+}
+
+/// The clues true of a person, several blurrings of each kind, drawn with the world's RNG.
+fn hints_of(
+    people: &People,
+    me: &Profile,
+    theme: &fabula_world::theme::Theme,
+    rng: &mut WorldRng,
+) -> Vec<Hint> {
+    let mut out = Vec::new();
+    for span in 2..=4_i64 {
+        out.extend(
+            me.birth_year
+                .map(|y| Hint::BornIn(decades_around(y, span, rng))),
+        );
+        out.extend(me.died.map(|y| Hint::DiedIn(decades_around(y, span, rng))));
+    }
+    if let Some(job) = &me.occupation {
+        let others: Vec<&String> = theme
+            .person
+            .occupations
+            .iter()
+            .filter(|o| *o != job)
+            .collect();
+        for extra in 1..=2_usize {
+            let mut jobs: Vec<String> = others
+                .sample(rng, extra.min(others.len()))
+                .map(|o| (*o).clone())
+                .collect();
+            jobs.push(job.clone());
+            jobs.shuffle(rng);
+            out.push(Hint::WorkedAs(jobs));
+        }
+    }
+    if let Some(place) = me.birthplace {
+        birthplace_hints(people, place, theme, rng, &mut out);
+    }
+    let categories = &theme.organisation.categories;
+    let mine = |orgs: &[i64]| -> Vec<String> {
+        let set: BTreeSet<String> = orgs
+            .iter()
+            .filter_map(|o| people.category(*o).cloned())
+            .collect();
+        set.into_iter().collect()
+    };
+    let belonged: Vec<i64> = me.belonged.iter().map(|b| b.2).collect();
+    for _ in 0..2 {
+        out.extend(widen(&mine(&me.founded), categories, rng).map(Hint::Founded));
+        out.extend(widen(&mine(&belonged), categories, rng).map(Hint::BelongedTo));
+    }
+    let most = me.belonged.iter().filter_map(|b| people.members(b.2)).max();
+    let counts: BTreeSet<i64> = people.orgs.values().filter_map(|o| o.1).collect();
+    for _ in 0..2 {
+        let bound = most.and_then(|m| round_bound(m, true, &counts, rng));
+        out.extend(bound.map(Hint::BelongedOver));
+    }
+    if !me.offices.is_empty() {
+        out.push(Hint::HeldOffice);
+    }
+    let years: BTreeSet<i64> = people
+        .profiles
+        .iter()
+        .flat_map(|p| p.joined.iter().map(|j| j.1))
+        .collect();
+    if let Some(&(_, joined)) = me.joined.choose(rng) {
+        let bounds = decade_bounds(joined, &years, rng).into_iter();
+        out.extend(bounds.map(|(before, d)| {
+            if before {
+                Hint::JoinedBefore(d)
+            } else {
+                Hint::JoinedSince(d)
+            }
+        }));
+    }
+    out
+}
+
+/// `span` consecutive decades, one of which holds `year`, drawn.
+fn decades_around(year: i64, span: i64, rng: &mut WorldRng) -> Vec<i64> {
+    let first = year.div_euclid(10) * 10 - 10 * rng.random_range(0..span);
+    (0..span).map(|i| first + 10 * i).collect()
+}
+
+/// Up to three decade bounds a year lies before (`true`) or at or after (`false`), drawn, none
+/// equal to a value of `taken`.
+fn decade_bounds(year: i64, taken: &BTreeSet<i64>, rng: &mut WorldRng) -> Vec<(bool, i64)> {
+    let decade = year.div_euclid(10) * 10;
+    let mut bounds = Vec::new();
+    for _ in 0..3 {
+        let before = rng.random_bool(0.5);
+        let bound = if before {
+            decade + 10 * rng.random_range(1..=8_i64)
+        } else {
+            decade - 10 * rng.random_range(0..=6_i64)
+        };
+        if !taken.contains(&bound) {
+            bounds.push((before, bound));
+        }
+    }
+    bounds
+}
+
+/// The clues about a person's birthplace: its present population, its founding and the
+/// categories of the organisations based there.
+fn birthplace_hints(
+    people: &People,
+    place: i64,
+    theme: &fabula_world::theme::Theme,
+    rng: &mut WorldRng,
+    out: &mut Vec<Hint>,
+) {
+    let populations: BTreeSet<i64> = people.population.values().copied().collect();
+    if let Some(&pop) = people.population.get(&place) {
+        for over in [true, false, true, false] {
+            let bound = round_bound(pop, over, &populations, rng);
+            out.extend(bound.map(|b| {
+                if over {
+                    Hint::BirthplaceOver(b)
+                } else {
+                    Hint::BirthplaceUnder(b)
+                }
+            }));
+        }
+    }
+    if let Some(&founded) = people.founded.get(&place) {
+        let years: BTreeSet<i64> = people.founded.values().copied().collect();
+        let bounds = decade_bounds(founded, &years, rng).into_iter();
+        out.extend(bounds.map(|(before, d)| {
+            if before {
+                Hint::BirthplaceBefore(d)
+            } else {
+                Hint::BirthplaceSince(d)
+            }
+        }));
+    }
+    let hosted: Vec<String> = people.hosted(place).into_iter().cloned().collect();
+    for _ in 0..2 {
+        let set = widen(&hosted, &theme.organisation.categories, rng);
+        out.extend(set.map(Hint::BirthplaceHosts));
+    }
+}
+
+/// One of `mine` (drawn) with 0 to 2 other categories of `all`, in the theme's order; `None`
+/// when `mine` is empty.
+fn widen(mine: &[String], all: &[String], rng: &mut WorldRng) -> Option<Vec<String>> {
+    let pick = mine.choose(rng)?.clone();
+    let others: Vec<&String> = all.iter().filter(|c| **c != pick).collect();
+    let extra = rng.random_range(0..=2_usize).min(others.len());
+    let mut set: BTreeSet<String> = others.sample(rng, extra).map(|c| (*c).clone()).collect();
+    set.insert(pick);
+    Some(all.iter().filter(|c| set.contains(*c)).cloned().collect())
+}
+
+/// A round bound below (`over`) or above a value, within a factor of 4 of it, that equals no
+/// value of `taken`; `None` when there is none.
+fn round_bound(value: i64, over: bool, taken: &BTreeSet<i64>, rng: &mut WorldRng) -> Option<i64> {
+    const MANTISSAS: [i64; 9] = [10, 15, 20, 25, 30, 40, 50, 60, 75];
+    let mut bounds = Vec::new();
+    let mut scale = 1_i64;
+    while scale <= 10_000_000 {
+        for m in MANTISSAS {
+            let bound = m * scale / 10;
+            let near = if over {
+                bound < value && bound * 4 >= value
+            } else {
+                bound > value && bound <= value * 4
+            };
+            if bound > 0 && near && !taken.contains(&bound) {
+                bounds.push(bound);
+            }
+        }
+        scale *= 10;
+    }
+    bounds.dedup();
+    bounds.choose(rng).copied()
+}
+
+/// The cells that state a clue of person `x`; `None` when one is missing.
+fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Option<Vec<Cell>> {
+    let (p, o, s) = (Person, Organisation, Settlement);
+    let place = me.birthplace;
+    let birthplace =
+        |column| place.map(|id| vec![db.cell(p, x, C::Birthplace), db.cell(s, id, column)]);
+    let org_in = |orgs: &[i64], set: &[String]| {
+        orgs.iter()
+            .copied()
+            .find(|&org| people.category(org).is_some_and(|c| set.contains(c)))
+    };
+    let link_cells = |(link, row, org): (TableRole, i64, i64), column| {
+        vec![
+            db.cell(link, row, C::Person),
+            db.cell(link, row, C::Organisation),
+            db.cell(o, org, column),
+        ]
+    };
+    match hint {
+        Hint::BornIn(_) => Some(vec![db.cell(p, x, C::BirthYear)]),
+        Hint::DiedIn(_) => Some(vec![db.cell(p, x, C::DeathYear)]),
+        Hint::JoinedBefore(d) | Hint::JoinedSince(d) => {
+            let before = matches!(hint, Hint::JoinedBefore(_));
+            let &(row, _) = me.joined.iter().find(|j| (j.1 < *d) == before)?;
+            Some(vec![
+                db.cell(Membership, row, C::Person),
+                db.cell(Membership, row, C::Organisation),
+                db.cell(Membership, row, C::Joined),
+            ])
+        }
+        Hint::WorkedAs(_) => Some(vec![db.cell(p, x, C::Occupation)]),
+        Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_) => birthplace(C::Population),
+        Hint::BirthplaceBefore(_) | Hint::BirthplaceSince(_) => birthplace(C::Founded),
+        Hint::BirthplaceHosts(set) => {
+            let based: Vec<i64> = people
+                .orgs
+                .iter()
+                .filter(|o| o.1.2 == place)
+                .map(|o| *o.0)
+                .collect();
+            let org = org_in(&based, set)?;
+            Some(vec![
+                db.cell(p, x, C::Birthplace),
+                db.cell(o, org, C::Home),
+                db.cell(o, org, C::Category),
+            ])
+        }
+        Hint::Founded(set) => {
+            let org = org_in(&me.founded, set)?;
+            Some(vec![
+                db.cell(o, org, C::Founder),
+                db.cell(o, org, C::Category),
+            ])
+        }
+        Hint::BelongedOver(n) => {
+            let b = me
+                .belonged
+                .iter()
+                .find(|b| people.members(b.2).is_some_and(|m| m > *n))?;
+            Some(link_cells(*b, C::MemberCount))
+        }
+        Hint::BelongedTo(set) => {
+            let b = me
+                .belonged
+                .iter()
+                .find(|b| people.category(b.2).is_some_and(|c| set.contains(c)))?;
+            Some(link_cells(*b, C::Category))
+        }
+        Hint::HeldOffice => {
+            let row = *me.offices.first()?;
+            Some(vec![
+                db.cell(Tenure, row, C::Person),
+                db.cell(Tenure, row, C::Seat),
+            ])
+        }
+    }
+}
+
+/// The condition of a clue on the person table, aliased `p`.
+fn hint_sql(db: &Db, hint: &Hint) -> String {
+    let table = |role: TableRole| db.table(role).name.clone();
+    let col = |role: TableRole, column: C| db.column(role, column).name.clone();
+    let (p, o, s) = (Person, Organisation, Settlement);
+    let list = |items: &[String]| {
+        let quoted: Vec<String> = items.iter().map(|i| lit(i)).collect();
+        format!("({})", quoted.join(", "))
+    };
+    let birthplace_where = |condition: String| {
+        format!(
+            "p.{} IN (SELECT s.id FROM {} s WHERE s.{condition})",
+            col(p, C::Birthplace),
+            table(s)
+        )
+    };
+    let belonged = |condition: String| {
+        let links = [Membership, Tenure]
+            .into_iter()
+            .filter(|&link| db.has(link, C::Person) && db.has(link, C::Organisation));
+        let exists: Vec<String> = links
+            .map(|link| {
+                format!(
+                    "EXISTS (SELECT 1 FROM {} m JOIN {} o ON o.id = m.{} WHERE m.{} = p.id AND o.{condition})",
+                    table(link),
+                    table(o),
+                    col(link, C::Organisation),
+                    col(link, C::Person),
+                )
+            })
+            .collect();
+        format!("({})", exists.join(" OR "))
+    };
+    match hint {
+        Hint::BornIn(decades) => {
+            let first = decades.first().copied().unwrap_or_default();
+            let last = decades.last().copied().unwrap_or_default() + 9;
+            format!("p.{} BETWEEN {first} AND {last}", col(p, C::BirthYear))
+        }
+        Hint::DiedIn(decades) => {
+            let first = decades.first().copied().unwrap_or_default();
+            let last = decades.last().copied().unwrap_or_default() + 9;
+            format!("p.{} BETWEEN {first} AND {last}", col(p, C::DeathYear))
+        }
+        Hint::JoinedBefore(d) | Hint::JoinedSince(d) => {
+            let op = if matches!(hint, Hint::JoinedBefore(_)) {
+                "<"
+            } else {
+                ">="
+            };
+            format!(
+                "EXISTS (SELECT 1 FROM {} m WHERE m.{} = p.id AND m.{} {op} {d})",
+                table(Membership),
+                col(Membership, C::Person),
+                col(Membership, C::Joined)
+            )
+        }
+        Hint::WorkedAs(jobs) => format!("p.{} IN {}", col(p, C::Occupation), list(jobs)),
+        Hint::BirthplaceOver(n) => birthplace_where(format!("{} > {n}", col(s, C::Population))),
+        Hint::BirthplaceUnder(n) => birthplace_where(format!("{} < {n}", col(s, C::Population))),
+        Hint::BirthplaceBefore(d) => birthplace_where(format!("{} < {d}", col(s, C::Founded))),
+        Hint::BirthplaceSince(d) => birthplace_where(format!("{} >= {d}", col(s, C::Founded))),
+        Hint::BirthplaceHosts(set) => format!(
+            "p.{} IN (SELECT o.{} FROM {} o WHERE o.{} IN {})",
+            col(p, C::Birthplace),
+            col(o, C::Home),
+            table(o),
+            col(o, C::Category),
+            list(set)
+        ),
+        Hint::Founded(set) => format!(
+            "EXISTS (SELECT 1 FROM {} o WHERE o.{} = p.id AND o.{} IN {})",
+            table(o),
+            col(o, C::Founder),
+            col(o, C::Category),
+            list(set)
+        ),
+        Hint::BelongedOver(n) => belonged(format!("{} > {n}", col(o, C::MemberCount))),
+        Hint::BelongedTo(set) => belonged(format!("{} IN {}", col(o, C::Category), list(set))),
+        Hint::HeldOffice => format!(
+            "EXISTS (SELECT 1 FROM {} t WHERE t.{} = p.id)",
+            table(Tenure),
+            col(Tenure, C::Person)
+        ),
+    }
+}
+
+/// The rows a list or category page shows (`fabula_pages`'s lists go on over further pages).
+const PAGE_ROWS: usize = 25;
+
+/// The calls of the cheapest plan that finds the answer with certainty, for an agent that
+/// knows every page layout. Lists and category pages name their rows and nothing else, 25 a
+/// page, so an attribute is read on a row's own article. A plan either pages through the list
+/// of people, or enumerates the holders of some clues from the other side (the category pages
+/// of occupations or of organisations, the articles of every settlement, which list the people
+/// born there and the organisations based there, the articles and people pages of
+/// organisations), then opens the article of every candidate left, and the pages the other
+/// clues need: each distinct birthplace's article, the category pages of a clue's categories
+/// once, each distinct organisation's article for a member count. The cheapest over every
+/// choice of clues to enumerate.
+fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BTreeSet<usize>]) -> usize {
+    let n = people.profiles.len();
+    let side: Vec<usize> = (0..hints.len())
+        .filter(|&i| enumeration_calls(people, db, &hints[i]).is_some())
+        .collect();
+    let mut best = usize::MAX;
+    for mask in 0..(1_u32 << side.len()) {
+        let enumerated: Vec<usize> = side
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| mask & (1 << bit) != 0)
+            .map(|(_, &i)| i)
+            .collect();
+        let mut candidates: BTreeSet<usize> = (0..n).collect();
+        let mut calls = if enumerated.is_empty() { pages(n) } else { 0 };
+        for &i in &enumerated {
+            calls += enumeration_calls(people, db, &hints[i]).unwrap_or(usize::MAX / 4);
+            candidates.retain(|c| sets[i].contains(c));
+        }
+        calls += candidates.len();
+        let rest: Vec<&Hint> = (0..hints.len())
+            .filter(|i| !enumerated.contains(i))
+            .map(|i| &hints[i])
+            .collect();
+        calls += verification_calls(people, &rest, &candidates);
+        best = best.min(calls);
+    }
+    best
+}
+
+/// The pages a list of `rows` rows takes.
+fn pages(rows: usize) -> usize {
+    rows.div_ceil(PAGE_ROWS).max(1)
+}
+
+/// The calls that list every holder of a clue from the side of the settlements, occupations or
+/// organisations it is about; `None` for a clue no page lists its holders by (birth years).
+fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
+    let settlements = people.population.len().max(people.founded.len());
+    let orgs = db.ids(Organisation).len();
+    let in_categories = |set: &[String]| -> (usize, BTreeSet<Option<i64>>) {
+        let members: Vec<&(Option<String>, Option<i64>, Option<i64>)> = people
+            .orgs
+            .values()
+            .filter(|o| o.0.as_ref().is_some_and(|c| set.contains(c)))
+            .collect();
+        let homes = members.iter().map(|o| o.2).collect();
+        (set.len() + members.len(), homes)
+    };
+    Some(match hint {
+        Hint::BornIn(_) | Hint::DiedIn(_) => return None,
+        // Every organisation's people page lists its members with the years they joined.
+        Hint::JoinedBefore(_) | Hint::JoinedSince(_) => pages(orgs) + orgs,
+        Hint::WorkedAs(jobs) => jobs
+            .iter()
+            .map(|j| {
+                let holders = people
+                    .profiles
+                    .iter()
+                    .filter(|p| p.occupation.as_ref() == Some(j))
+                    .count();
+                pages(holders)
+            })
+            .sum(),
+        // Every settlement's article: its population, founding and natives.
+        Hint::BirthplaceOver(_)
+        | Hint::BirthplaceUnder(_)
+        | Hint::BirthplaceBefore(_)
+        | Hint::BirthplaceSince(_) => pages(settlements) + settlements,
+        Hint::BirthplaceHosts(set) => {
+            let (calls, homes) = in_categories(set);
+            calls + homes.len()
+        }
+        Hint::Founded(set) => in_categories(set).0,
+        // Members are listed on each organisation's people page, after its article.
+        Hint::BelongedTo(set) => 2 * in_categories(set).0 - set.len(),
+        Hint::BelongedOver(_) | Hint::HeldOffice => pages(orgs) + orgs,
+    })
+}
+
+/// The calls beyond each candidate's article that test the clues not enumerated.
+fn verification_calls(people: &People, rest: &[&Hint], candidates: &BTreeSet<usize>) -> usize {
+    let profiles = || candidates.iter().map(|&i| &people.profiles[i]);
+    let mut calls = 0;
+    let about_birthplace = rest.iter().any(|h| {
+        matches!(
+            h,
+            Hint::BirthplaceOver(_)
+                | Hint::BirthplaceUnder(_)
+                | Hint::BirthplaceBefore(_)
+                | Hint::BirthplaceSince(_)
+                | Hint::BirthplaceHosts(_)
+        )
+    });
+    if about_birthplace {
+        let places: BTreeSet<i64> = profiles().filter_map(|p| p.birthplace).collect();
+        calls += places.len();
+    }
+    let mut categories: BTreeSet<&String> = BTreeSet::new();
+    for hint in rest {
+        if let Hint::Founded(set) | Hint::BelongedTo(set) | Hint::BirthplaceHosts(set) = hint {
+            categories.extend(set.iter());
+        }
+    }
+    calls += categories.len();
+    if rest.iter().any(|h| matches!(h, Hint::BelongedOver(_))) {
+        let orgs: BTreeSet<i64> = profiles()
+            .flat_map(|p| p.belonged.iter().map(|b| b.2))
+            .collect();
+        calls += orgs.len();
+    }
+    calls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_fail_exactly_one_clue() {
+        let a: BTreeSet<usize> = [0, 1, 2, 3].into();
+        let b: BTreeSet<usize> = [0, 1, 4].into();
+        let c: BTreeSet<usize> = [0, 2, 4, 5].into();
+        // 0 fits all; 1 fails c; 2 fails b; 3 fails b and c; 4 fails a; 5 fails a and b.
+        assert_eq!(near_misses(&[&a, &b, &c], 6), 3);
+    }
+
+    #[test]
+    fn round_bounds_avoid_taken_values_and_stay_near() {
+        let mut rng = fabula_world::seed::rng(1, 1, "test");
+        let taken: BTreeSet<i64> = [20_000].into();
+        for _ in 0..50 {
+            let over = round_bound(23_456, true, &taken, &mut rng).expect("a bound");
+            assert!(
+                over < 23_456 && over * 4 >= 23_456 && over != 20_000,
+                "{over}"
+            );
+            let under = round_bound(23_456, false, &taken, &mut rng).expect("a bound");
+            assert!(under > 23_456 && under <= 4 * 23_456, "{under}");
+        }
+        assert_eq!(round_bound(1, true, &taken, &mut rng), None);
+    }
+}
