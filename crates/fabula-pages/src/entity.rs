@@ -8,7 +8,7 @@ use serde::Serialize;
 use fabula_file::{Page, PageKind, TableRole};
 
 use crate::draft::{Ctx, Draft};
-use crate::filler::Words;
+use crate::filler::{Words, living_person, other_place};
 use crate::prose::{Alias, Prose, and_list};
 use crate::templates;
 
@@ -137,7 +137,8 @@ pub(crate) fn listing(
 /// The asides about an article's subject: two or three after its facts, from the
 /// `aside_{kind}` bank, and a section of three to six more under a heading of the
 /// `heading_{kind}` bank, from the rest of that bank and `aside_any`. Background that states no
-/// fact, no phrasing twice on one page, its filler words from the `fake` crate (see
+/// fact, no phrasing twice on one page: opinions, weather and craft, some naming a person living
+/// now or another settlement, its words drawn as the filler pages draw theirs (see
 /// [`crate::filler`]).
 pub(crate) fn asides(
     ctx: &mut Ctx,
@@ -153,11 +154,11 @@ pub(crate) fn asides(
     let mut pool = phrasings(&format!("aside_{kind}"));
     let n = ctx.rng.random_range(ASIDES);
     let mut lead = Prose::continued(name, alias.clone());
-    say_asides(ctx, &mut lead, &mut pool, n, noun);
+    say_asides(ctx, &mut lead, &mut pool, n, name, noun);
     pool.extend(phrasings("aside_any"));
     let n = ctx.rng.random_range(BACKGROUND);
     let mut background = Prose::continued(name, alias);
-    say_asides(ctx, &mut background, &mut pool, n, noun);
+    say_asides(ctx, &mut background, &mut pool, n, name, noun);
     let heading = crate::phrases::pick(ctx.rng, &format!("heading_{kind}")).to_owned();
     let section = Section {
         heading,
@@ -167,19 +168,34 @@ pub(crate) fn asides(
     (lead.finish(ctx.rng), section)
 }
 
-/// Adds `n` asides to `prose`, each a phrasing taken at random out of `pool`.
-fn say_asides(ctx: &mut Ctx, prose: &mut Prose, pool: &mut Vec<&str>, n: usize, noun: &str) {
-    for _ in 0..n.min(pool.len()) {
+/// Adds `n` asides about the entity named `name` to `prose`, each a phrasing taken at random out
+/// of `pool`; one that names a person or a place is passed over when there is none to name.
+fn say_asides(
+    ctx: &mut Ctx,
+    prose: &mut Prose,
+    pool: &mut Vec<&str>,
+    n: usize,
+    name: &str,
+    noun: &str,
+) {
+    let mut said = 0;
+    while said < n && !pool.is_empty() {
         let phrasing = pool.swap_remove(ctx.rng.random_range(0..pool.len()));
+        let person = living_person(ctx, name);
+        let place = other_place(ctx, name);
+        let lacks = |key: &str, link: &Option<String>| phrasing.contains(key) && link.is_none();
+        if lacks("{person}", &person) || lacks("{place}", &place) {
+            continue;
+        }
         let words = Words::draw(ctx);
-        let values = [
+        let mut values = vec![
             ("kind", noun),
-            ("profession", words.profession.as_str()),
-            ("industry", words.industry.as_str()),
-            ("phrase", words.phrase.as_str()),
-            ("plan", words.plan.as_str()),
+            ("person", person.as_deref().unwrap_or_default()),
+            ("place", place.as_deref().unwrap_or_default()),
         ];
+        values.extend(words.pairs());
         prose.say_phrasing(ctx.rng, phrasing, &values);
+        said += 1;
     }
 }
 

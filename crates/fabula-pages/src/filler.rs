@@ -1,130 +1,370 @@
-//! Pages that state no fact: opinion columns, notices and market reports on the news site, one
-//! page in five of a world. They name a settlement and an organisation as a local paper would, so
-//! a search for a name finds them beside the pages that hold its facts, but they state nothing of
-//! the database: no number, no year but their date, no relation between two entities, and no
-//! provenance. Each is dated after both entities it names were founded.
+//! Pages that state no fact, one page in five of a world: opinion columns, notices, reports of a
+//! week in a settlement, letters to the editor, reviews of works, memories of events and
+//! anecdotes about people, on the news site. Each names real entities of its world (chosen with
+//! the page RNG), so a search for a name finds them beside the pages that hold its facts, and
+//! only reading shows that they answer nothing: they hold opinions, weather, crowds and craft,
+//! but no fact of the database. No number, no year but their date, no relation between two
+//! entities (no birth, home, founding, membership, hosting, taking part or making), no
+//! provenance.
 //!
-//! Their filler vocabulary (professions, industries, catch phrases, verb phrases) comes from the
-//! `fake` crate's English company data, drawn with the world's page RNG, lower-cased and screened:
-//! nothing with a digit (a number no fact backs) and nothing that is not a trade ("human
-//! resources"); its generators of people's names are never used. The asides of encyclopedia
-//! articles (`entity.rs`) draw their filler words here too.
+//! Each is dated when everything it names was there to be named: on or after the news of a
+//! settlement's or an organisation's founding, after the year of a work or an event (so its date
+//! does not give that year away), and while a person it names is an adult and alive.
+//!
+//! Their words come from the `word_*` phrase banks, from the theme (its nouns, its occupations)
+//! and, for trades, from the `fake` crate's English professions, screened for the ones that
+//! would read as out of place in any age ("web developer"). The asides and background sections
+//! of encyclopedia articles (`entity.rs`) draw their words and the people and places they name
+//! here too.
 
-use fake::Fake;
-use fake::faker::company::en::{Bs, CatchPhrase, Industry, Profession};
+use std::collections::BTreeMap;
+
+use fake::locales::{Data, EN};
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
-use fabula_file::{Page, PageKind, TableRole};
-use fabula_world::seed::WorldRng;
+use fabula_file::{ColumnRole, Page, PageKind, TableRole};
+use fabula_world::World;
 
-use crate::draft::{Ctx, Draft};
-use crate::phrases::{say, title};
+use crate::draft::{Ctx, Draft, fmt_date};
+use crate::english::{close_sentence, upper_first};
+use crate::phrases::{fill, pick, title};
+use crate::templates;
 
 /// One page in `SHARE` is filler.
 const SHARE: usize = 5;
 
-/// The three kinds of filler page: the phrase banks of their titles and paragraphs.
-const KINDS: [(&str, &str); 3] = [
-    ("filler_opinion_title", "filler_opinion"),
-    ("filler_notice_title", "filler_notice"),
-    ("filler_report_title", "filler_report"),
+/// How many times a kind of page redraws what it names before giving way to the next kind.
+const TRIES: usize = 12;
+
+/// Professions of the `fake` crate that would be out of place in some of the themes' ages, or
+/// are not trades at all.
+const NOT_TRADES: [&str; 13] = [
+    "human resources",
+    "programmer",
+    "web developer",
+    "software engineer",
+    "barista",
+    "cashier",
+    "model",
+    "police officer",
+    "firefighter",
+    "electrician",
+    "statistician",
+    "analyst",
+    "attorney at law",
 ];
 
-/// Adds filler pages until they are at least one page in [`SHARE`].
-pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
-    let n = pages.len().div_ceil(SHARE - 1);
-    for i in 0..n {
-        pages.push(page(ctx, KINDS[i % KINDS.len()]));
+/// What a filler page names: each a link (and a plain name for titles) to a real row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Named {
+    Place,
+    Place2,
+    Org,
+    Person,
+    Work,
+    Work2,
+    Event,
+}
+
+impl Named {
+    /// The placeholder of its link; its plain name is this with `_name`.
+    fn key(self) -> &'static str {
+        match self {
+            Named::Place => "place",
+            Named::Place2 => "place2",
+            Named::Org => "org",
+            Named::Person => "person",
+            Named::Work => "work",
+            Named::Work2 => "work2",
+            Named::Event => "event",
+        }
+    }
+
+    fn role(self) -> TableRole {
+        match self {
+            Named::Place | Named::Place2 => TableRole::Settlement,
+            Named::Org => TableRole::Organisation,
+            Named::Person => TableRole::Person,
+            Named::Work | Named::Work2 => TableRole::Work,
+            Named::Event => TableRole::Event,
+        }
+    }
+
+    /// The number of rows it is drawn from.
+    fn rows(self, w: &World) -> usize {
+        match self.role() {
+            TableRole::Settlement => w.settlements.len(),
+            TableRole::Organisation => w.organisations.len(),
+            TableRole::Person => w.people.len(),
+            TableRole::Work => w.works.len(),
+            _ => w.events.len(),
+        }
     }
 }
 
-/// The filler words of one page.
+/// A kind of filler page: its banks (`filler_{bank}_title`, `filler_{bank}` and, when there is
+/// one, `filler_{bank}_sign`) and what it names.
+struct Kind {
+    bank: &'static str,
+    names: &'static [Named],
+}
+
+const KINDS: [Kind; 7] = [
+    Kind {
+        bank: "opinion",
+        names: &[Named::Place, Named::Org],
+    },
+    Kind {
+        bank: "review",
+        names: &[Named::Work, Named::Work2],
+    },
+    Kind {
+        bank: "notice",
+        names: &[Named::Place, Named::Org],
+    },
+    Kind {
+        bank: "scene",
+        names: &[Named::Event],
+    },
+    Kind {
+        bank: "report",
+        names: &[Named::Place, Named::Place2],
+    },
+    Kind {
+        bank: "anecdote",
+        names: &[Named::Person, Named::Place],
+    },
+    Kind {
+        bank: "letter",
+        names: &[Named::Place, Named::Person],
+    },
+];
+
+/// Adds filler pages until they are at least one page in [`SHARE`]; `pages` holds every other
+/// page, whose founding news the filler follows.
+pub fn render(ctx: &mut Ctx, pages: &mut Vec<Page>) {
+    let floors = Floors::read(ctx, pages);
+    let kinds: Vec<&Kind> = KINDS
+        .iter()
+        .filter(|k| k.names.iter().all(|n| n.rows(ctx.world) >= 2))
+        .collect();
+    let n = pages.len().div_ceil(SHARE - 1);
+    for i in 0..n {
+        let page = (0..kinds.len())
+            .find_map(|j| page(ctx, &floors, kinds[(i + j) % kinds.len()]))
+            .expect("an opinion column can always be dated");
+        pages.push(page);
+    }
+}
+
+/// The earliest date each settlement and organisation may be named on: the earliest dated page
+/// that states its founding year.
+struct Floors(BTreeMap<(TableRole, i64), String>);
+
+impl Floors {
+    fn read(ctx: &Ctx, pages: &[Page]) -> Floors {
+        let mut floors: BTreeMap<(TableRole, i64), String> = BTreeMap::new();
+        for role in [TableRole::Settlement, TableRole::Organisation] {
+            let (table, column) = (ctx.table(role), ctx.column(role, ColumnRole::Founded));
+            for page in pages {
+                let Some(date) = &page.published else {
+                    continue;
+                };
+                for f in page.facts.iter().filter(|f| f.table == table) {
+                    if f.column == column {
+                        let floor = floors.entry((role, f.row_id)).or_insert(date.clone());
+                        *floor = floor.clone().min(date.clone());
+                    }
+                }
+            }
+        }
+        Floors(floors)
+    }
+
+    /// The dates a page naming row `id` of `role` may carry: from an ISO date to the end of a
+    /// year.
+    fn window(&self, w: &World, role: TableRole, id: i64) -> (String, i64) {
+        let (first_year, last_year) = match role {
+            TableRole::Settlement => (w.settlement(id).founded, w.present_year),
+            TableRole::Organisation => (w.organisation(id).founded, w.present_year),
+            TableRole::Person => {
+                let p = w.person(id);
+                let adult = p.birth_year + w.theme.limits.member_age[0];
+                (adult, p.death_year.map_or(w.present_year, |d| d - 1))
+            }
+            TableRole::Work => (w.work(id).year + 1, w.present_year),
+            _ => (w.event(id).year + 1, w.present_year),
+        };
+        let first = fmt_date(first_year, 1, 1);
+        let floor = self.0.get(&(role, id)).map_or(first.clone(), |news| {
+            if *news > first { news.clone() } else { first }
+        });
+        (floor, last_year)
+    }
+}
+
+/// One filler page of a kind, or none when what it names cannot be dated together.
+fn page(ctx: &mut Ctx, floors: &Floors, kind: &Kind) -> Option<Page> {
+    let (named, date) = (0..TRIES).find_map(|_| draw(ctx, floors, kind))?;
+    let mut values: Vec<(String, String)> = Vec::new();
+    for &(n, id) in &named {
+        let role = n.role();
+        values.push((n.key().to_string(), ctx.link(role, id)));
+        values.push((format!("{}_name", n.key()), ctx.name(role, id).to_string()));
+    }
+    let theme = &ctx.world.theme;
+    values.push(("works".into(), theme.work.plural.clone()));
+    values.push(("people".into(), theme.person.plural.clone()));
+    // The title and the first paragraph share their words; each paragraph after draws its own.
+    let mut words = Words::draw(ctx);
+    let heading = title(
+        ctx.rng,
+        &format!("filler_{}_title", kind.bank),
+        &with(&values, &words),
+    );
+    let url = ctx.sites.news_url(&date, &heading);
+    let draft = Draft::new(url, heading, PageKind::News, Some(date));
+    // Three distinct phrasings of the kind's bank.
+    let bank = &templates::banks()[&format!("filler_{}", kind.bank)].phrases;
+    let mut paragraphs: Vec<String> = Vec::new();
+    for phrasing in bank.sample(ctx.rng, 3) {
+        paragraphs.push(close_sentence(&upper_first(&fill(
+            phrasing,
+            &with(&values, &words),
+        ))));
+        words = Words::draw(ctx);
+    }
+    let sign_key = format!("filler_{}_sign", kind.bank);
+    if templates::banks().contains_key(&sign_key) {
+        paragraphs.push(title(ctx.rng, &sign_key, &with(&values, &words)));
+    }
+    Some(crate::news::page(ctx, draft, paragraphs))
+}
+
+/// The values of a page's placeholders: what it names and its nouns, then its words.
+fn with<'a>(values: &'a [(String, String)], words: &'a Words) -> Vec<(&'a str, &'a str)> {
+    let named = values.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    named.chain(words.pairs()).collect()
+}
+
+/// Draws the rows a page of `kind` names, each named once, and a date when all of them may be
+/// named; none when their windows do not meet.
+fn draw(ctx: &mut Ctx, floors: &Floors, kind: &Kind) -> Option<(Vec<(Named, i64)>, String)> {
+    let w = ctx.world;
+    let mut named: Vec<(Named, i64)> = Vec::new();
+    let (mut floor, mut last_year) = (String::new(), w.present_year);
+    for &n in kind.names {
+        let n_rows = i64::try_from(n.rows(w)).expect("row counts are small");
+        let id = ctx.rng.random_range(1..=n_rows);
+        if named
+            .iter()
+            .any(|&(m, other)| m.role() == n.role() && other == id)
+        {
+            return None;
+        }
+        let (from, to) = floors.window(w, n.role(), id);
+        floor = floor.max(from);
+        last_year = last_year.min(to);
+        named.push((n, id));
+    }
+    let first_year: i64 = floor[..4].parse().expect("dates start with a year");
+    if first_year > last_year {
+        return None;
+    }
+    let year = ctx.rng.random_range(first_year..=last_year);
+    let date = if year == first_year {
+        ctx.date_from(&floor)
+    } else {
+        ctx.date_in(year)
+    };
+    Some((named, date))
+}
+
+/// The words of one page or aside, from the `word_*` banks and the trades.
 pub(crate) struct Words {
-    pub profession: String,
-    pub industry: String,
-    pub phrase: String,
-    pub plan: String,
+    profession: String,
+    topic: &'static str,
+    weather: &'static str,
+    mood: &'static str,
+    craft: &'static str,
+    detail: &'static str,
 }
 
 impl Words {
     pub(crate) fn draw(ctx: &mut Ctx) -> Words {
         Words {
-            profession: screened(ctx, |rng| Profession().fake_with_rng(rng)),
-            industry: screened(ctx, |rng| Industry().fake_with_rng(rng)),
-            phrase: screened(ctx, |rng| CatchPhrase().fake_with_rng(rng)),
-            plan: screened(ctx, |rng| Bs().fake_with_rng(rng)),
+            profession: profession(ctx),
+            topic: pick(ctx.rng, "word_topic"),
+            weather: pick(ctx.rng, "word_weather"),
+            mood: pick(ctx.rng, "word_mood"),
+            craft: pick(ctx.rng, "word_craft"),
+            detail: pick(ctx.rng, "word_detail"),
         }
+    }
+
+    /// The placeholders they fill.
+    pub(crate) fn pairs(&self) -> [(&'static str, &str); 6] {
+        [
+            ("profession", self.profession.as_str()),
+            ("topic", self.topic),
+            ("weather", self.weather),
+            ("mood", self.mood),
+            ("craft", self.craft),
+            ("detail", self.detail),
+        ]
     }
 }
 
-/// Words drawn until they read as plain English filler: lower case, no digit, no `&` or `/`,
-/// no word twice in a row ("local local area network"), not a field passing for a trade. Falls back to "trade" after ten tries.
-fn screened(ctx: &mut Ctx, mut draw: impl FnMut(&mut WorldRng) -> String) -> String {
-    for _ in 0..10 {
-        let words = draw(ctx.rng).to_lowercase();
-        let plain = !words.contains(|c: char| c.is_ascii_digit() || c == '&' || c == '/')
-            && !doubled(&words);
-        if plain && words != "human resources" && !words.contains("transportationg") {
-            return words;
-        }
+/// A trade: one of the theme's occupations or, as often, one of the `fake` crate's professions
+/// that is a trade in any age.
+fn profession(ctx: &mut Ctx) -> String {
+    let theme = &ctx.world.theme.person.occupations;
+    if ctx.rng.random_bool(0.5)
+        && let Some(occupation) = theme.choose(ctx.rng)
+    {
+        return occupation.clone();
     }
-    "trade".to_string()
+    let trades: Vec<&str> = EN::COMPANY_PROFESSION
+        .iter()
+        .copied()
+        .filter(|p| !NOT_TRADES.contains(p))
+        .collect();
+    trades.choose(ctx.rng).expect("fake has trades").to_string()
 }
 
-/// Whether a word follows itself.
-fn doubled(words: &str) -> bool {
-    let words: Vec<&str> = words.split_whitespace().collect();
-    words.windows(2).any(|pair| pair[0] == pair[1])
-}
-
-/// One filler page of a kind: a title, then three distinct paragraphs of its bank.
-fn page(ctx: &mut Ctx, (title_key, body_key): (&str, &str)) -> Page {
+/// A link to someone alive and adult in the present year, other than the person named `not`,
+/// for an undated page; none after a few tries.
+pub(crate) fn living_person(ctx: &mut Ctx, not: &str) -> Option<String> {
     let w = ctx.world;
-    let place = w
-        .settlements
-        .choose(ctx.rng)
-        .expect("worlds have settlements");
-    let org = w
-        .organisations
-        .choose(ctx.rng)
-        .expect("worlds have organisations");
-    let founded = place.founded.max(org.founded);
-    let year = ctx
-        .rng
-        .random_range(founded.min(w.present_year)..=w.present_year);
-    let words = Words::draw(ctx);
-    let (place_link, org_link) = (
-        ctx.link(TableRole::Settlement, place.id),
-        ctx.link(TableRole::Organisation, org.id),
-    );
-    let values = [
-        ("place", place_link.as_str()),
-        ("org", org_link.as_str()),
-        ("place_name", place.name.as_str()),
-        ("org_name", org.name.as_str()),
-        ("profession", words.profession.as_str()),
-        ("industry", words.industry.as_str()),
-        ("phrase", words.phrase.as_str()),
-        ("plan", words.plan.as_str()),
-    ];
-    let heading = title(ctx.rng, title_key, &values);
-    let date = ctx.date_in(year);
-    let url = ctx.sites.news_url(&date, &heading);
-    let draft = Draft::new(url, heading, PageKind::News, Some(date));
-    let mut paragraphs: Vec<String> = Vec::new();
-    while paragraphs.len() < 3 {
-        let paragraph = say(ctx.rng, body_key, &values);
-        if !paragraphs.contains(&paragraph) {
-            paragraphs.push(paragraph);
-        }
-    }
-    crate::news::page(ctx, draft, paragraphs)
+    let adult = w.theme.limits.member_age[0];
+    (0..TRIES).find_map(|_| {
+        let p = w.people.choose(ctx.rng)?;
+        let fits = p.death_year.is_none() && p.birth_year + adult <= w.present_year;
+        (fits && p.name != not).then(|| ctx.link(TableRole::Person, p.id))
+    })
+}
+
+/// A link to a settlement other than the one named `not`, for an undated page.
+pub(crate) fn other_place(ctx: &mut Ctx, not: &str) -> Option<String> {
+    let w = ctx.world;
+    (0..TRIES).find_map(|_| {
+        let s = w.settlements.choose(ctx.rng)?;
+        (s.name != not).then(|| ctx.link(TableRole::Settlement, s.id))
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use fabula_file::Page;
     use fabula_world::{generate_world, theme};
+    use fake::locales::{Data, EN};
+
+    use super::KINDS;
+    use crate::phrases::fill;
+    use crate::templates;
 
     /// A line without the `(url)` parts of its Markdown links.
     fn without_link_targets(line: &str) -> String {
@@ -138,35 +378,96 @@ mod tests {
         out
     }
 
+    /// The lower-case words of a text.
+    fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+        text.split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+    }
+
+    /// The lower-case words of every file under `templates/pages` and `templates/themes`, and of
+    /// `sites.rs`, which names the sites ("archive").
+    fn template_words() -> BTreeSet<String> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../templates");
+        let mut out: BTreeSet<String> = words(include_str!("sites.rs")).collect();
+        for dir in ["pages", "themes"] {
+            for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+                let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+                out.extend(words(&text));
+            }
+        }
+        out
+    }
+
+    /// Corporate jargon: the words of the `fake` crate's catch phrases and "bs" generators,
+    /// less every word the project's own templates, themes and site names use.
+    fn jargon() -> BTreeSet<String> {
+        let fake = [
+            EN::COMPANY_BUZZWORD_HEAD,
+            EN::COMPANY_BUZZWORD_MIDDLE,
+            EN::COMPANY_BUZZWORD_TAIL,
+            EN::COMPANY_BS_VERBS,
+            EN::COMPANY_BS_ADJ,
+            EN::COMPANY_BS_NOUNS,
+        ];
+        let ours = template_words();
+        fake.iter()
+            .flat_map(|list| list.iter().flat_map(|w| words(w)))
+            .filter(|w| !ours.contains(w) && w.len() > 1)
+            .collect()
+    }
+
+    fn worlds() -> impl Iterator<Item = Vec<Page>> {
+        (0..8).map(|world_id| {
+            let world = generate_world(9, world_id, &theme::all().unwrap());
+            crate::render_pages(&world)
+        })
+    }
+
     #[test]
-    fn doubled_words_are_caught() {
+    fn link_targets_are_left_out() {
         assert_eq!(
             without_link_targets("In [A](u/1) and [B](u/2)."),
             "In [A] and [B]."
         );
-        assert!(super::doubled("total local local area network"));
-        assert!(!super::doubled("total local area network"));
     }
 
-    /// Filler is one page in five, dated after what it names, and states no fact.
+    /// Every placeholder of a kind's banks is one its pages fill, and every bank has ten
+    /// phrasings.
+    #[test]
+    fn every_kind_fills_its_banks() {
+        let word_keys = ["profession", "topic", "weather", "mood", "craft", "detail"];
+        for kind in &KINDS {
+            let mut values: Vec<(String, &str)> = Vec::new();
+            for n in kind.names {
+                values.push((n.key().to_string(), "x"));
+                values.push((format!("{}_name", n.key()), "x"));
+            }
+            for key in word_keys.iter().chain(&["works", "people"]) {
+                values.push((key.to_string(), "x"));
+            }
+            let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            for suffix in ["_title", "", "_sign"] {
+                let key = format!("filler_{}{suffix}", kind.bank);
+                let Some(bank) = templates::banks().get(&key) else {
+                    assert_eq!(suffix, "_sign", "no bank {key}");
+                    continue;
+                };
+                assert!(bank.phrases.len() >= 10, "{key}");
+                for phrasing in &bank.phrases {
+                    assert!(!fill(phrasing, &values).contains('{'), "{key}: {phrasing}");
+                }
+            }
+        }
+    }
+
+    /// Filler is one page in five, dated, and states no fact: no digit in its prose.
     #[test]
     fn filler_is_a_fifth_of_the_pages_and_states_nothing() {
-        for world_id in 0..4 {
-            let world = generate_world(9, world_id, &theme::all().unwrap());
-            let pages = crate::render_pages(&world);
+        for pages in worlds() {
             let filler: Vec<_> = pages.iter().filter(|p| p.facts.is_empty()).collect();
-            assert!(
-                filler.len() * 5 >= pages.len(),
-                "{} of {}",
-                filler.len(),
-                pages.len()
-            );
-            assert!(
-                filler.len() * 5 < pages.len() + 5,
-                "{} of {}",
-                filler.len(),
-                pages.len()
-            );
+            let (n, all) = (filler.len(), pages.len());
+            assert!(n * 5 >= all && n * 5 < all + 5, "{n} of {all}");
             for page in filler {
                 // The prose after the dateline, without the link targets.
                 let prose: String = page
@@ -181,6 +482,26 @@ mod tests {
                     page.body
                 );
                 assert!(page.published.is_some());
+            }
+        }
+    }
+
+    /// No page of any kind carries corporate jargon, but for the words of the world's own names.
+    #[test]
+    fn no_page_has_buzzwords() {
+        let jargon = jargon();
+        assert!(jargon.len() > 200, "{} jargon words", jargon.len());
+        for pages in worlds() {
+            let names: BTreeSet<String> = pages
+                .iter()
+                .flat_map(|p| p.facts.iter().flat_map(|f| words(&f.shown)))
+                .collect();
+            for page in pages {
+                let text = without_link_targets(&page.body);
+                let found: Vec<String> = words(&text)
+                    .filter(|w| jargon.contains(w) && !names.contains(w))
+                    .collect();
+                assert!(found.is_empty(), "{}: {found:?}", page.url);
             }
         }
     }

@@ -4,8 +4,9 @@
 //! site (dated articles about foundings, launches, appointments, events and alliances that mention
 //! several entities), one site per organisation (an about page and a people page) and an archive of
 //! yearbooks (dated pages stating who held which seat and which alliance each organisation belonged
-//! to at that date), with census reports; and a fifth of its pages are opinion columns, notices
-//! and market reports that state no fact at all. What each kind of page states, and in which
+//! to at that date), with census reports; and a fifth of its pages are opinion columns, notices,
+//! letters, reviews, memories of events and anecdotes that name real entities of the world but
+//! state no fact at all. What each kind of page states, and in which
 //! phrasings and order, is a plan in `templates/pages/*.toml` (`articles.toml`, `lists.toml`,
 //! `news.toml`, `yearbook.toml`; see `plan.rs`), and page layouts are minijinja templates there;
 //! prose comes from the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per
