@@ -17,6 +17,7 @@ mod family;
 mod identify;
 #[cfg(test)]
 mod tests;
+mod threshold;
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
