@@ -62,7 +62,7 @@ impl Values {
 
     /// The domain tables among `named` that have `column`, or every domain table that has it
     /// when none of them does.
-    fn owners(&self, named: &BTreeSet<String>, column: &str) -> Vec<&str> {
+    fn owners<'a>(&'a self, named: &'a BTreeSet<String>, column: &str) -> Vec<&'a str> {
         let has = |t: &&String| self.tables.get(*t).is_some_and(|c| c.contains(column));
         let among: Vec<&str> = named.iter().filter(has).map(String::as_str).collect();
         if !among.is_empty() {
