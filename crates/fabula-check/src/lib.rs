@@ -5,11 +5,13 @@
 //! are SQL over the domain tables, and nothing calls the generator. Each violation names its world,
 //! table, row and rule, so a corrupt copy says exactly what is wrong. The domain rules live here,
 //! the time rules in `time`, the plausibility rules (the theme's limits on people, ratios) in
-//! `plausible`, the page rules in `pages` and the task rules in `tasks`.
+//! `plausible`, the page rules in `pages` and the task rules in `tasks` (with the threshold
+//! rule in `threshold`).
 
 mod pages;
 mod plausible;
 mod tasks;
+mod threshold;
 mod time;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -4,7 +4,9 @@
 //! must be pages of the world and each gold value must be stated on at least one of them (by a
 //! recorded fact or in the page text); and each world must hold enough tasks. Rules:
 //! `tasks.count`, `tasks.id`, `tasks.kind`, `tasks.question`, `tasks.sql`, `tasks.answer`,
-//! `tasks.evidence` and `tasks.stated`. What an answer means comes from
+//! `tasks.evidence`, `tasks.stated` and `tasks.threshold` (no number a query compares a column
+//! with is a value of that column in the world, [`crate::threshold`]). What an answer means
+//! comes from
 //! [`fabula_tasks::answer`], which the answerability check shares.
 
 use fabula_file::{Task, TaskKind, WorldFile};
@@ -14,6 +16,7 @@ use fabula_tasks::answer::{
 use fabula_tasks::{MIN_TABLE_TASKS, MIN_TASKS};
 use serde_json::Value;
 
+use crate::threshold::Values;
 use crate::{Violation, violation};
 
 const TASKS_TABLE: &str = "fabula_tasks";
@@ -63,8 +66,32 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
         );
         out.push(violation(world, TASKS_TABLE, None, "tasks.count", &detail));
     }
+    let values = match Values::read(file) {
+        Ok(values) => Some(values),
+        Err(e) => {
+            let detail = format!("cannot read the domain rows: {e}");
+            out.push(violation(
+                world,
+                TASKS_TABLE,
+                None,
+                "tasks.threshold",
+                &detail,
+            ));
+            None
+        }
+    };
     for task in &tasks {
         check_task(file, world, world_id, task, out);
+        for detail in values.iter().flat_map(|v| v.on_values(&task.sql)) {
+            let detail = format!("task {}: threshold on a value, {detail}", task.id);
+            out.push(violation(
+                world,
+                TASKS_TABLE,
+                None,
+                "tasks.threshold",
+                &detail,
+            ));
+        }
     }
 }
 

@@ -594,3 +594,64 @@ fn a_directory_is_checked_against_its_manifest() {
         .collect();
     assert_eq!(missing, ["world-00001.sqlite", "world-00002.sqlite"]);
 }
+
+/// Writes the works fixture's world with one task whose query is `sql` (with `{role}` and
+/// `{role.column}` names, `{held}` for the birth year of person 1 and `{free}` for a year no
+/// person was born in) and compares the number of `tasks.threshold` violations.
+fn check_threshold(sql: &str, expect: usize) {
+    let world = fixture_world(Fixture::Works);
+    let layout = schema::layout(&world);
+    let table = layout.table(TableRole::Person);
+    let at = table
+        .columns
+        .iter()
+        .position(|c| c.role == ColumnRole::BirthYear)
+        .unwrap();
+    let born: BTreeSet<i64> = schema::table_rows(&world, TableRole::Person)
+        .iter()
+        .filter_map(|row| match row[at] {
+            Value::Int(year) => Some(year),
+            _ => None,
+        })
+        .collect();
+    let held = match schema::table_rows(&world, TableRole::Person)[0][at] {
+        Value::Int(year) => year,
+        _ => panic!("person 1 has a birth year"),
+    };
+    let free = (held..).find(|y| !born.contains(y)).unwrap();
+    let sql = resolve(sql, &layout)
+        .replace("[held]", &held.to_string())
+        .replace("[free]", &free.to_string());
+    let task = fabula_file::Task {
+        id: "w00000-t000".into(),
+        kind: fabula_file::TaskKind::Aggregate,
+        question: "How many?".into(),
+        answer: "\"1\"".into(),
+        evidence: "[]".into(),
+        hops: 1,
+        sql: sql.clone(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("world-00000.sqlite");
+    write_world(&path, &world, &pages_of(&world, &layout), &[task]).unwrap();
+    let mut out = Vec::new();
+    tasks::check_tasks(&WorldFile::open(&path).unwrap(), "w", &mut out);
+    let found: Vec<&Violation> = out.iter().filter(|v| v.rule == "tasks.threshold").collect();
+    assert_eq!(found.len(), expect, "{sql}\n{found:?}");
+}
+
+#[test]
+fn thresholds_lie_on_no_value_of_their_column() {
+    let qualified = "SELECT p.{person.name} FROM {person} p WHERE p.{person.birth_year} < ";
+    check_threshold(&format!("{qualified}[held]"), 1);
+    check_threshold(&format!("{qualified}[free]"), 0);
+    let bare = "SELECT COUNT(*) FROM {person} WHERE {person.birth_year} > ";
+    check_threshold(&format!("{bare}[held]"), 1);
+    check_threshold(&format!("{bare}[free]"), 0);
+    // An equality asks for the value itself, and a number in a string is no threshold.
+    check_threshold(
+        "SELECT p.{person.name} FROM {person} p WHERE p.{person.birth_year} = [held] \
+         AND p.{person.name} <> 'born < [held]'",
+        0,
+    );
+}

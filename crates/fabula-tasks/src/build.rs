@@ -18,6 +18,7 @@ mod frontier;
 mod identify;
 #[cfg(test)]
 mod tests;
+mod threshold;
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};

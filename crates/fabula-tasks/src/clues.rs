@@ -19,7 +19,8 @@ pub enum Said {
     FoundedIn(String),
     /// Held the seat of this title.
     Seat(String),
-    /// Belonged to an organisation based in this region.
+    /// Was a member of, or held a seat in, an organisation based in this region; founding one
+    /// does not count, and the clause says so.
     MemberIn(String),
 }
 
@@ -29,7 +30,9 @@ const BORN_BEFORE: &str = "came into the world before ";
 const BORN_AFTER: &str = "came into the world after ";
 const FOUNDED: &str = "founded ";
 const SEAT: &str = "once held the seat of ";
-const BELONGED: &str = "belonged to ";
+const BELONGED: &str = "was a member of, or held a seat in, ";
+/// What a [`Said::MemberIn`] clause ends with, so no reader counts a founder as belonging.
+const NOT_FOUNDING: &str = " (founding one does not count)";
 /// How each clause starts; a clause boundary is a `, ` or ` and ` before one of these.
 const STARTS: [&str; 7] = [
     BORN_IN,
@@ -54,7 +57,12 @@ impl Said {
             Said::FoundedCategory(c) => format!("{FOUNDED}{} listed under {c}", a(organisation)),
             Said::FoundedIn(region) => format!("{FOUNDED}{} based in {region}", a(organisation)),
             Said::Seat(seat) => format!("{SEAT}{seat}"),
-            Said::MemberIn(region) => format!("{BELONGED}{} based in {region}", a(organisation)),
+            Said::MemberIn(region) => {
+                format!(
+                    "{BELONGED}{} based in {region}{NOT_FOUNDING}",
+                    a(organisation)
+                )
+            }
         }
     }
 
@@ -85,7 +93,7 @@ impl Said {
             let (_, region) = rest.split_once(" based in ")?;
             return Some(Said::FoundedIn(region.to_owned()));
         }
-        let rest = clause.strip_prefix(BELONGED)?;
+        let rest = clause.strip_prefix(BELONGED)?.strip_suffix(NOT_FOUNDING)?;
         let (_, region) = rest.split_once(" based in ")?;
         Some(Said::MemberIn(region.to_owned()))
     }
@@ -162,8 +170,8 @@ mod tests {
                 Said::FoundedIn("Oma".into()),
             ],
             "founded an institute listed under arts and letters, worked as an archivist, \
-             belonged to an institute based in Kest, came into the world before 2301 and \
-             founded an institute based in Oma",
+             was a member of, or held a seat in, an institute based in Kest (founding one does \
+             not count), came into the world before 2301 and founded an institute based in Oma",
         );
     }
 
@@ -172,5 +180,9 @@ mod tests {
         assert_eq!(parse("sailed away"), None);
         assert_eq!(parse("came into the world before dawn"), None);
         assert_eq!(parse("was born in Kest"), None);
+        assert_eq!(
+            parse("was a member of, or held a seat in, a guild based in Kest"),
+            None
+        );
     }
 }

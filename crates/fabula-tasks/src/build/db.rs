@@ -4,7 +4,7 @@
 //! Reading answers through the same layout the world file is written with keeps each gold
 //! answer and the query that recomputes it in step.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use fabula_file::{Column, ColumnRole, Table, TableRole, Value};
 use fabula_world::World;
@@ -76,6 +76,14 @@ impl Db {
             Value::Int(i) => Some(*i),
             _ => None,
         }
+    }
+
+    /// Every value a column holds in the world: the values a stated threshold must avoid.
+    pub(super) fn values(&self, role: TableRole, column: ColumnRole) -> BTreeSet<i64> {
+        self.ids(role)
+            .into_iter()
+            .filter_map(|id| self.int(role, id, column))
+            .collect()
     }
 
     /// A cell as answer text (integers as plain digits); `None` when it is NULL.

@@ -7,6 +7,7 @@
 //! always gets the same tasks.
 
 use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -18,6 +19,7 @@ use super::family::{
     Census, Compare, Count, CountBefore, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows,
     Shape, SumBefore, Table, Tally, Term, Winner,
 };
+use super::threshold;
 use super::{Answer, Builder, Draft};
 
 /// What a candidate is about: one id, or up to four for comparisons (unused places are 0).
@@ -317,13 +319,13 @@ impl Builder<'_> {
             let db = &self.db;
             let year_of = |id: i64| db.int(f.role, id, column).unwrap_or_default();
             members.sort_by_key(|(id, _)| year_of(*id));
-            let n = members.len();
-            let ks: Vec<usize> = (MIN_COUNT..n)
-                .filter(|&k| year_of(members[k - 1].0) < year_of(members[k].0))
-                .collect();
-            let k = *ks.get(self.rng.random_range(0..ks.len().max(1)))?;
-            cut = Some((column, year_of(members[k - 1].0) + 1));
+            let years: Vec<i64> = members.iter().map(|(id, _)| year_of(*id)).collect();
+            let taken = db.values(f.role, column);
+            let range = (MIN_COUNT, members.len().saturating_sub(1));
+            let (k, year) = self.cut(&years, range, &taken, false)?;
+            cut = Some((column, year));
             members.truncate(k);
+            let db = &self.db;
             for (id, cells) in &mut members {
                 cells.push(db.cell(f.role, *id, column));
             }
@@ -403,8 +405,8 @@ impl Builder<'_> {
             years.sort_unstable();
             years
         };
-        let k = self.cut(&years, (4, years.len().saturating_sub(1)))?;
-        let year = years[k - 1] + 1;
+        let taken = self.db.values(end, f.column);
+        let (_, year) = self.cut(&years, (4, years.len().saturating_sub(1)), &taken, false)?;
         let db = &self.db;
         let year_of = |id: i64| db.int(end, id, f.column).unwrap_or_default();
         let mut cells = Vec::new();
@@ -509,13 +511,11 @@ impl Builder<'_> {
         let year_of = |id: i64| db.int(f.role, id, f.year).unwrap_or_default();
         members.sort_by_key(|&id| year_of(id));
         // Keep the k oldest, k >= 2, where a year separates them from the rest.
-        let n = members.len();
-        let ks: Vec<usize> = (2..=n)
-            .filter(|&k| k == n || year_of(members[k - 1]) < year_of(members[k]))
-            .collect();
-        let k = *ks.get(self.rng.random_range(0..ks.len().max(1)))?;
-        let year = year_of(members[k - 1]) + 1;
+        let years: Vec<i64> = members.iter().map(|&id| year_of(id)).collect();
+        let taken = db.values(f.role, f.year);
+        let (k, year) = self.cut(&years, (2, members.len()), &taken, false)?;
         members.truncate(k);
+        let db = &self.db;
         let total: i64 = members
             .iter()
             .map(|&id| db.int(f.role, id, f.column).unwrap_or_default())
@@ -551,10 +551,18 @@ impl Builder<'_> {
         })
     }
 
-    /// A year strictly inside a term (never its first or last year, never after the present).
-    fn inside_year(&mut self, start: i64, end: Option<i64>) -> Option<i64> {
+    /// A year strictly inside a term (never its first or last year, never after the present)
+    /// in which no term of the `link` table starts or ends: the query compares both columns
+    /// with it, and a threshold lies on no value of its column.
+    fn inside_year(&mut self, link: TableRole, start: i64, end: Option<i64>) -> Option<i64> {
         let last = end.map_or(self.world.present_year, |e| e - 1);
-        (start < last).then(|| self.rng.random_range(start + 1..=last))
+        let mut taken = self.db.values(link, ColumnRole::StartYear);
+        taken.extend(self.db.values(link, ColumnRole::EndYear));
+        let free: Vec<i64> = (start + 1..=last).filter(|y| !taken.contains(y)).collect();
+        if free.is_empty() {
+            return None;
+        }
+        Some(free[self.rng.random_range(0..free.len())])
     }
 
     /// Names what term `x` points at in a random year inside it; `None` when a twin term
@@ -562,7 +570,7 @@ impl Builder<'_> {
     fn term(&mut self, f: &Term, x: i64) -> Option<Body> {
         let start = self.db.int(f.link, x, ColumnRole::StartYear)?;
         let end = self.db.int(f.link, x, ColumnRole::EndYear);
-        let year = self.inside_year(start, end)?;
+        let year = self.inside_year(f.link, start, end)?;
         if self.has_twin(f, x, year) {
             return None;
         }
@@ -691,16 +699,27 @@ impl Builder<'_> {
         )
     }
 
-    /// Picks how many of `years` (sorted) to keep so that a year separates the kept ones from
-    /// the rest: a count in the table row range, or `None`.
-    fn cut(&mut self, years: &[i64], (lo, hi): (usize, usize)) -> Option<usize> {
-        let ks: Vec<usize> = (lo..=hi.min(years.len()))
-            .filter(|&k| k == years.len() || years[k - 1] != years[k])
+    /// Picks how many of `years` (sorted, latest first for a cut `after`) to keep, in
+    /// `lo..=hi`, so that a year no row of the compared column holds (`taken`: every value it
+    /// has in the world) separates the kept ones from the rest; returns that count and the
+    /// year, the free one nearest the kept rows ([`threshold::between`]), or `None`.
+    fn cut(
+        &mut self,
+        years: &[i64],
+        (lo, hi): (usize, usize),
+        taken: &BTreeSet<i64>,
+        after: bool,
+    ) -> Option<(usize, i64)> {
+        let cuts: Vec<(usize, i64)> = (lo.max(1)..=hi.min(years.len()))
+            .filter_map(|k| {
+                let year = threshold::between(taken, years[k - 1], years.get(k).copied(), after)?;
+                Some((k, year))
+            })
             .collect();
-        if ks.is_empty() {
+        if cuts.is_empty() {
             return None;
         }
-        Some(ks[self.rng.random_range(0..ks.len())])
+        Some(cuts[self.rng.random_range(0..cuts.len())])
     }
 
     /// The rows a table lists, in id order, and the slot its rows turn on: the group, or the
@@ -726,12 +745,8 @@ impl Builder<'_> {
             members.sort_by_key(|&id| year_of(id));
         }
         let years: Vec<i64> = members.iter().map(|&id| year_of(id)).collect();
-        let k = self.cut(&years, f.size)?;
-        let year = match (after, years.get(k)) {
-            (false, _) => years[k - 1] + 1,
-            (true, Some(&next)) => next,
-            (true, None) => years[k - 1] - 1,
-        };
+        let taken = db.values(f.role, column);
+        let (k, year) = self.cut(&years, f.size, &taken, after)?;
         members.truncate(k);
         Some((members, ("year", year.to_string())))
     }

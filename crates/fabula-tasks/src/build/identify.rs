@@ -21,6 +21,7 @@ use crate::clues::{self, Said};
 
 use super::db::{Cell, Db, lit};
 use super::draft::Body;
+use super::threshold;
 use super::{Answer, Builder};
 
 /// The fewest and most clues a question gives.
@@ -45,7 +46,7 @@ enum Clue {
     /// Held a seat with this title.
     Seat(String),
     /// Belonged to an organisation based in a settlement of this region (its id): as a
-    /// member or as the holder of one of its seats, as a reader of "belonged to" takes it.
+    /// member or as the holder of one of its seats, not as its founder, as the clause says.
     MemberInRegion(i64),
 }
 
@@ -167,7 +168,8 @@ impl Builder<'_> {
         let profiles = self.people.get_or_init(|| profiles(&self.db));
         let rng = &mut self.rng;
         let me = profiles.get(usize::try_from(x - 1).ok()?)?;
-        let mut pool = clues_of(me, rng);
+        let born: BTreeSet<i64> = profiles.iter().filter_map(|p| p.birth_year).collect();
+        let mut pool = clues_of(me, &born, rng);
         // A clue must leave several people on its own.
         pool.retain(|c| profiles.iter().filter(|p| p.holds(c)).count() >= 2);
         let wanted = rng.random_range(CLUES.0..=CLUES.1);
@@ -369,20 +371,23 @@ impl Builder<'_> {
 
 /// The clues true of a person, in the order they are tried: the clues off their article
 /// shuffled (each sends a reader to another page), then one year clue (drawn before or after
-/// their birth), then their occupation.
-fn clues_of(me: &Profile, rng: &mut WorldRng) -> Vec<Clue> {
+/// their birth, on a year in which nobody of the world was born: `born` holds every birth
+/// year), then their occupation.
+fn clues_of(me: &Profile, born: &BTreeSet<i64>, rng: &mut WorldRng) -> Vec<Clue> {
     let mut pool = Vec::new();
     pool.extend(me.birth_region.map(Clue::BornInRegion));
     // The occupation is the one clue whose word a search of the question matches on the
     // person's own article, handing over the answer; it is offered only as a last resort.
     let occupation = me.occupation.clone().map(Clue::Occupation);
-    let year = me.birth_year.map(|born| {
-        let d = rng.random_range(1..=YEAR_SPREAD);
-        if rng.random_bool(0.5) {
-            Clue::BornBefore(born + d)
+    let year = me.birth_year.and_then(|year| {
+        let before = rng.random_bool(0.5);
+        let offsets = threshold::free_offsets(born, year, YEAR_SPREAD, !before);
+        let d = *offsets.get(rng.random_range(0..offsets.len().max(1)))?;
+        Some(if before {
+            Clue::BornBefore(year + d)
         } else {
-            Clue::BornAfter(born - d)
-        }
+            Clue::BornAfter(year - d)
+        })
     });
     let categories: BTreeSet<&String> = me.founded.iter().filter_map(|f| f.1.as_ref()).collect();
     pool.extend(

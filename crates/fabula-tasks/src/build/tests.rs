@@ -10,13 +10,14 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 use serde_json::Value;
 
-use fabula_file::{Page, Task, TaskKind};
+use fabula_file::{ColumnRole, Page, TableRole, Task, TaskKind};
 use fabula_world::schema;
 use fabula_world::{World, generate_world, theme};
 
 use super::db::Cell;
-use super::family::{FAMILIES, Family, Order, Shape, Tally};
+use super::family::{FAMILIES, Family, Order, Rows, Shape, Tally};
 use super::{Builder, build_tasks};
+use crate::clues::{self, Said};
 use crate::phrasings;
 
 /// The worlds every family is built in: (master seed, world id).
@@ -132,6 +133,70 @@ fn problems(
     ));
     out.extend(answer_problems(family, &gold, rows));
     out.extend(question_problems(family, task, &gold, support.slots));
+    out.extend(threshold_problems(fixture, conn, family, task));
+    out
+}
+
+/// The columns a family's threshold is compared with: a year before or after which rows
+/// count, the years a term starts and ends, or the birth years of identify clues.
+fn compared_columns(family: &Family) -> Vec<(TableRole, ColumnRole)> {
+    match family.shape {
+        Shape::Count(f) => f.before.map(|c| (f.role, c)).into_iter().collect(),
+        Shape::CountBefore(f) => vec![(f.hops.last().map_or(f.role, |h| h.target), f.column)],
+        Shape::SumBefore(f) => vec![(f.role, f.year)],
+        Shape::Table(f) => match f.rows {
+            Rows::Before(c) | Rows::After(c) => vec![(f.role, c)],
+            Rows::Group(_) => Vec::new(),
+        },
+        Shape::Term(f) => vec![
+            (f.link, ColumnRole::StartYear),
+            (f.link, ColumnRole::EndYear),
+        ],
+        Shape::Identify => vec![(TableRole::Person, ColumnRole::BirthYear)],
+        _ => Vec::new(),
+    }
+}
+
+/// Each year the question states as a threshold that a row of the compared column holds.
+fn threshold_problems(
+    fixture: &Fixture,
+    conn: &Connection,
+    family: &Family,
+    task: &Task,
+) -> Vec<String> {
+    let columns = compared_columns(family);
+    let Some(m) = phrasings::match_question(&task.question).filter(|_| !columns.is_empty()) else {
+        return Vec::new();
+    };
+    let years: Vec<i64> = match family.shape {
+        Shape::Identify => {
+            let said = m.slot("clues").and_then(clues::parse).unwrap_or_default();
+            said.iter()
+                .filter_map(|c| match c {
+                    Said::BornBefore(y) | Said::BornAfter(y) => Some(*y),
+                    _ => None,
+                })
+                .collect()
+        }
+        _ => match m.slot("year").and_then(|y| y.parse().ok()) {
+            Some(year) => vec![year],
+            None => return vec!["no year in the question".into()],
+        },
+    };
+    let layout = schema::layout(&fixture.world);
+    let mut out = Vec::new();
+    for (role, column) in columns {
+        let (table, column) = (layout.table(role), &layout.table(role).column(column).name);
+        for &year in &years {
+            let sql = format!("SELECT 1 FROM {} WHERE {column} = {year}", table.name);
+            if !run(conn, &sql).unwrap().is_empty() {
+                out.push(format!(
+                    "threshold {year} is a value of {}.{column}",
+                    table.name
+                ));
+            }
+        }
+    }
     out
 }
 
