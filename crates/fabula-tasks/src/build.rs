@@ -57,17 +57,6 @@ const MIN_GUESS_ROWS: usize = 20;
 /// The fewest tasks a world must have; identify questions, aggregates, tables, multi-hop
 /// questions and then lookups fill any gap.
 const MIN_TASKS: usize = crate::MIN_TASKS;
-/// The singular theme nouns that questions may also use with an indefinite article, as
-/// `{a_org_noun}` ("an institute").
-const ARTICLE_NOUNS: &[(&str, &str)] = &[
-    ("person_noun", "a_person_noun"),
-    ("org_noun", "a_org_noun"),
-    ("settlement_noun", "a_settlement_noun"),
-    ("region_noun", "a_region_noun"),
-    ("work_noun", "a_work_noun"),
-    ("event_noun", "a_event_noun"),
-    ("alliance_noun", "a_alliance_noun"),
-];
 
 /// A gold answer before it becomes JSON.
 #[derive(Debug, Clone)]
@@ -137,30 +126,7 @@ impl<'a> Builder<'a> {
                     .push(i);
             }
         }
-        let t = &world.theme;
-        let mut nouns = vec![
-            ("person_noun", t.person.singular.clone()),
-            ("people_noun", t.person.plural.clone()),
-            ("org_noun", t.organisation.singular.clone()),
-            ("orgs_noun", t.organisation.plural.clone()),
-            ("settlement_noun", t.settlement.singular.clone()),
-            ("settlements_noun", t.settlement.plural.clone()),
-            ("region_noun", t.region.singular.clone()),
-            ("regions_noun", t.region.plural.clone()),
-            ("work_noun", t.work.singular.clone()),
-            ("works_noun", t.work.plural.clone()),
-            ("event_noun", t.event.singular.clone()),
-            ("alliance_noun", t.alliance.singular.clone()),
-            ("verb", t.work.verb.clone().unwrap_or_default()),
-        ];
-        let with_article: Vec<(&'static str, String)> = ARTICLE_NOUNS
-            .iter()
-            .filter_map(|&(noun, slot)| {
-                let (_, value) = nouns.iter().find(|(n, _)| *n == noun)?;
-                Some((slot, fabula_pages::with_article(value)))
-            })
-            .collect();
-        nouns.extend(with_article);
+        let nouns = phrasings::theme_nouns(&world.theme);
         Builder {
             world,
             db: Db::new(world),
