@@ -478,7 +478,7 @@ impl Run<'_> {
             self.open_url(&url)?;
             let mut values = Vec::new();
             for (via, label) in labels {
-                values.push(self.read_via(via.as_ref(), label)?.unwrap_or_default());
+                values.push(self.read_via(via, label)?.unwrap_or_default());
             }
             self.reads.push(Read {
                 subject: self.subject(),
@@ -488,19 +488,31 @@ impl Run<'_> {
         Ok(!self.reads.is_empty())
     }
 
-    /// The value of `label` on the open page or, with `via`, on the page its `via` row links
-    /// to (opened without leaving the open page).
-    fn read_via(&self, via: Option<&Label>, label: &Label) -> Result<Option<String>> {
-        let Some(via) = via else {
+    /// The value of `label` on the open page or, with `via`, on the page reached by following
+    /// the links of the `via` rows in turn from the open page (opened without leaving it).
+    fn read_via(&self, via: &[Label], label: &Label) -> Result<Option<String>> {
+        let Some((first, rest)) = via.split_first() else {
             return Ok(self.infobox_cell(label).map(|c| read::cell_value(&c)));
         };
-        let Some(url) = self.infobox_cell(via).and_then(|c| read::link_url(&c)) else {
+        let Some(mut url) = self.infobox_cell(first).and_then(|c| read::link_url(&c)) else {
             return Ok(None);
         };
-        let (_, linked) = self.extract(&url)?;
-        let text = self.fill_slots(&label.text).to_lowercase();
-        let cell = read::infobox_cell(&linked, &text, label.prefix);
+        for hop in rest {
+            let cell = self.linked_cell(&url, hop)?;
+            match cell.and_then(|c| read::link_url(&c)) {
+                Some(next) => url = next,
+                None => return Ok(None),
+            }
+        }
+        let cell = self.linked_cell(&url, label)?;
         Ok(cell.map(|c| read::cell_value(&c)))
+    }
+
+    /// The infobox cell (or prose statement) for `label` on the page at `url`.
+    fn linked_cell(&self, url: &str, label: &Label) -> Result<Option<String>> {
+        let (_, linked) = self.extract(url)?;
+        let text = self.fill_slots(&label.text).to_lowercase();
+        Ok(read::infobox_cell(&linked, &text, label.prefix))
     }
 
     fn count_before(&mut self, year: &str) -> bool {
@@ -567,9 +579,12 @@ fn other_number(slot: &str, value: &str) -> Option<(String, String)> {
     })
 }
 
-/// The singular of a theme noun's plural: "colonies" becomes "colony", "reaches" "reach".
+/// The singular of a theme noun's plural: "colonies" becomes "colony", "reaches" "reach",
+/// "consortia" "consortium".
 fn singular(noun: &str) -> String {
-    if let Some(stem) = noun.strip_suffix("ies") {
+    if let Some(stem) = noun.strip_suffix("ia") {
+        format!("{stem}ium")
+    } else if let Some(stem) = noun.strip_suffix("ies") {
         format!("{stem}y")
     } else if ["ches", "shes", "xes", "sses"]
         .iter()
@@ -581,13 +596,16 @@ fn singular(noun: &str) -> String {
     }
 }
 
-/// The English plural of a theme noun: "colony" becomes "colonies", "reach" becomes "reaches".
+/// The English plural of a theme noun: "colony" becomes "colonies", "reach" becomes "reaches",
+/// "consortium" (Latin) becomes "consortia".
 fn plural(noun: &str) -> String {
     let consonant_y = noun.ends_with('y')
         && !noun.ends_with("ay")
         && !noun.ends_with("ey")
         && !noun.ends_with("oy");
-    if consonant_y {
+    if let Some(stem) = noun.strip_suffix("ium") {
+        format!("{stem}ia")
+    } else if consonant_y {
         format!("{}ies", &noun[..noun.len() - 1])
     } else if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) {
         format!("{noun}es")
@@ -611,6 +629,8 @@ mod tests {
         check("campus town", "campus towns");
         check("day", "days");
         check("box", "boxes");
+        check("consortium", "consortia");
+        check("symposium", "symposia");
     }
 
     #[test]
@@ -623,6 +643,7 @@ mod tests {
             "box",
             "marsh",
             "pass",
+            "consortium",
         ] {
             assert_eq!(singular(&plural(noun)), noun);
         }

@@ -43,8 +43,9 @@ impl Label {
     }
 }
 
-/// A label read on a row's page: `B`, or `A>B` (B read on the page row A links to).
-pub(crate) type PathLabel = (Option<Label>, Label);
+/// A label read on a row's page: `B`, `A>B` (B read on the page row A links to) or a longer
+/// chain `A>B>C` (C read on the page that B links to on A's page).
+pub(crate) type PathLabel = (Vec<Label>, Label);
 
 /// One step of a plan. Slot arguments name a value of the question (`person`, `year`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,12 +246,12 @@ fn parse_side(word: &str) -> Result<Side, String> {
     }
 }
 
-/// A label of an `each_row` step: `A>B` reads B on the page row A links to.
+/// A label of an `each_row` step: `A>B` reads B on the page row A links to, `A>B>C` reads C
+/// on the page row B of that page links to.
 fn path_label(text: &str) -> PathLabel {
-    match text.split_once('>') {
-        Some((via, label)) => (Some(Label::parse(via.trim())), Label::parse(label.trim())),
-        None => (None, Label::parse(text)),
-    }
+    let mut labels: Vec<Label> = text.split('>').map(|l| Label::parse(l.trim())).collect();
+    let last = labels.pop().expect("split yields at least one piece");
+    (labels, last)
 }
 
 /// The `NAME|LABEL..` end of an `each_row` or `each_match` step: the column and the labels
@@ -344,7 +345,7 @@ mod tests {
         check("names", "Names { before: None }");
         check(
             "each_match occupation Occupation|Born|Birthplace>{region_noun}",
-            r#"EachMatch { slot: "occupation", column: "Occupation", labels: [(None, Label { text: "Born", prefix: false }), (Some(Label { text: "Birthplace", prefix: false }), Label { text: "{region_noun}", prefix: false })] }"#,
+            r#"EachMatch { slot: "occupation", column: "Occupation", labels: [([], Label { text: "Born", prefix: false }), ([Label { text: "Birthplace", prefix: false }], Label { text: "{region_noun}", prefix: false })] }"#,
         );
         check(
             "count_rows before Founded|Notable people born here",
@@ -353,7 +354,11 @@ mod tests {
         check("names before year", r#"Names { before: Some("year") }"#);
         check(
             "each_row after Founded|Founder|Home*>{region_noun}",
-            r#"EachRow { side: After, column: "Founded", labels: [(None, Label { text: "Founder", prefix: false }), (Some(Label { text: "Home", prefix: true }), Label { text: "{region_noun}", prefix: false })] }"#,
+            r#"EachRow { side: After, column: "Founded", labels: [([], Label { text: "Founder", prefix: false }), ([Label { text: "Home", prefix: true }], Label { text: "{region_noun}", prefix: false })] }"#,
+        );
+        check(
+            "each_row before Born|Birthplace>{region_noun}>Population",
+            r#"EachRow { side: Before, column: "Born", labels: [([Label { text: "Birthplace", prefix: false }, Label { text: "{region_noun}", prefix: false }], Label { text: "Population", prefix: false })] }"#,
         );
         check("count before year", r#"CountBefore { year: "year" }"#);
         check("census year", r#"Census { year: "year" }"#);

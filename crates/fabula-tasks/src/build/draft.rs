@@ -774,10 +774,11 @@ impl Builder<'_> {
             }
             rows.push(row);
         }
-        let (columns, metrics) = f.columns.iter().map(|p| self.header(f.role, p)).unzip();
+        let (columns, metrics) = self.headers(f)?;
         let mut known = vec![slot.clone(), ("world", self.world.name.clone())];
-        if db.has(f.role, ColumnRole::Extra) {
-            known.push(("extra", db.column(f.role, ColumnRole::Extra).label.clone()));
+        if let Some(extra) = f.columns.iter().find(|p| p.column == ColumnRole::Extra) {
+            let end = extra.end(f.role);
+            known.push(("extra", db.column(end, ColumnRole::Extra).label.clone()));
         }
         let slots = f
             .slots
@@ -824,6 +825,25 @@ impl Builder<'_> {
             query.from(),
             query.col(f.role, ColumnRole::Name)
         )
+    }
+
+    /// The headers and metrics of a table's columns. A value read through references whose
+    /// header another column has too is headed by the reference as well ("Province
+    /// population" beside a town's own "Population"); `None` if two headers still agree.
+    fn headers(&self, f: &Table) -> Option<(Vec<String>, Vec<&'static str>)> {
+        let (mut columns, metrics): (Vec<String>, Vec<&'static str>) =
+            f.columns.iter().map(|p| self.header(f.role, p)).unzip();
+        let plain = columns.clone();
+        for (header, path) in columns.iter_mut().zip(f.columns) {
+            let shared = plain.iter().filter(|h| *h == header).count() > 1;
+            if shared && let Some((last, before)) = path.hops.split_last() {
+                let from = before.last().map_or(f.role, |h| h.target);
+                let reference = cap(&self.db.column(from, last.column).label);
+                *header = format!("{reference} {}", header.to_lowercase());
+            }
+        }
+        let distinct: BTreeSet<&String> = columns.iter().collect();
+        (distinct.len() == columns.len()).then_some((columns, metrics))
     }
 
     /// The header and metric of a table column: the row's own name is headed by the table's

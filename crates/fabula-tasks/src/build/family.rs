@@ -371,7 +371,13 @@ const fn table(
 /// The fewest and most rows of a table task.
 const TABLE_ROWS: (usize, usize) = (5, 40);
 /// The fewest and most rows of a WideSearch-scale table task.
-const WIDE_ROWS: (usize, usize) = (25, 90);
+const WIDE_ROWS: (usize, usize) = (30, 95);
+/// The fewest and most rows of a table of organisations, cut by a year (a world has 15 to 25).
+const ORG_ROWS: (usize, usize) = (10, 40);
+/// The fewest and most rows of a table of works, cut by a year (a world has 20 to 45).
+const WORK_ROWS: (usize, usize) = (12, 45);
+/// The fewest and most rows of a wide table of works, with columns read on their makers' pages.
+const WIDE_WORK_ROWS: (usize, usize) = (20, 45);
 
 /// A table task whose size lies in `size`.
 const fn wide_table(
@@ -574,7 +580,7 @@ pub(super) const FAMILIES: &[Family] = &[
         Rows::Before(ColumnRole::Founded),
         &["world", "year"],
     ),
-    table(
+    wide_table(
         "orgs_after",
         Organisation,
         &[
@@ -585,6 +591,7 @@ pub(super) const FAMILIES: &[Family] = &[
         ],
         Rows::After(ColumnRole::Founded),
         &["year"],
+        ORG_ROWS,
     ),
     table(
         "people_by_occupation",
@@ -627,7 +634,7 @@ pub(super) const FAMILIES: &[Family] = &[
         &["world", "year"],
         WIDE_ROWS,
     ),
-    table(
+    wide_table(
         "works_after",
         Work,
         &[
@@ -638,5 +645,96 @@ pub(super) const FAMILIES: &[Family] = &[
         ],
         Rows::After(ColumnRole::Year),
         &["year", "extra"],
+        WORK_ROWS,
+    ),
+    wide_table(
+        "people_born_before_birthplace_region",
+        Person,
+        &[
+            OWN_NAME,
+            own(ColumnRole::BirthYear),
+            name_via(&[BIRTHPLACE]),
+            via(&[BIRTHPLACE], ColumnRole::Founded),
+            name_via(&[BIRTHPLACE, REGION]),
+            via(&[BIRTHPLACE, REGION], ColumnRole::Population),
+        ],
+        Rows::Before(ColumnRole::BirthYear),
+        &["world", "year"],
+        WIDE_ROWS,
+    ),
+    wide_table(
+        "people_born_after_birthplace_founded",
+        Person,
+        &[
+            OWN_NAME,
+            own(ColumnRole::BirthYear),
+            own(ColumnRole::Occupation),
+            name_via(&[BIRTHPLACE]),
+            via(&[BIRTHPLACE], ColumnRole::Founded),
+            via(&[BIRTHPLACE], ColumnRole::Population),
+            name_via(&[BIRTHPLACE, REGION]),
+        ],
+        Rows::After(ColumnRole::BirthYear),
+        &["world", "year"],
+        WIDE_ROWS,
+    ),
+    wide_table(
+        "people_born_before_birthplace_extra",
+        Person,
+        &[
+            OWN_NAME,
+            own(ColumnRole::BirthYear),
+            own(ColumnRole::Occupation),
+            name_via(&[BIRTHPLACE]),
+            via(&[BIRTHPLACE], ColumnRole::Extra),
+            name_via(&[BIRTHPLACE, REGION]),
+            via(&[BIRTHPLACE, REGION], ColumnRole::Population),
+        ],
+        Rows::Before(ColumnRole::BirthYear),
+        &["world", "year", "extra"],
+        WIDE_ROWS,
+    ),
+    wide_table(
+        "orgs_before_founder",
+        Organisation,
+        &[
+            OWN_NAME,
+            own(ColumnRole::Founded),
+            name_via(&[FOUNDER]),
+            via(&[FOUNDER], ColumnRole::BirthYear),
+            name_via(&[FOUNDER, BIRTHPLACE]),
+            own(ColumnRole::MemberCount),
+        ],
+        Rows::Before(ColumnRole::Founded),
+        &["year"],
+        ORG_ROWS,
+    ),
+    wide_table(
+        "works_after_maker",
+        Work,
+        &[
+            OWN_NAME,
+            name_via(&[ORG]),
+            own(ColumnRole::Year),
+            via(&[ORG], ColumnRole::Founded),
+            name_via(&[ORG, HOME]),
+            name_via(&[ORG, HOME, REGION]),
+        ],
+        Rows::After(ColumnRole::Year),
+        &["year"],
+        WIDE_WORK_ROWS,
+    ),
+    table(
+        "settlements_after_region",
+        Settlement,
+        &[
+            OWN_NAME,
+            name_via(&[REGION]),
+            via(&[REGION], ColumnRole::Population),
+            own(ColumnRole::Founded),
+            own(ColumnRole::Population),
+        ],
+        Rows::After(ColumnRole::Founded),
+        &["world", "year"],
     ),
 ];

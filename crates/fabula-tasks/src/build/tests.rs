@@ -524,3 +524,42 @@ fn answers_shown_in_their_questions_are_caught() {
     check("Which town hosted the Vale fair?", "Grithy Vale", true);
     check("Which town hosted the Moor fair?", "Grithy Vale", false);
 }
+
+/// A value read through a reference whose header another column has too is headed by the
+/// reference as well, so that no two headers of a table agree.
+#[test]
+fn repeated_headers_are_qualified_by_their_reference() {
+    let check = |name: &str, expect: &[&str]| {
+        let family = super::family::family("table", name).unwrap();
+        let fixture = &fixtures()[0];
+        let mut builder = Builder::new(&fixture.world, &fixture.pages);
+        let draft = builder
+            .candidates(family)
+            .into_iter()
+            .find_map(|cand| builder.draft(family, cand))
+            .unwrap_or_else(|| panic!("{name} built no draft"));
+        let super::Answer::Table { columns, .. } = &draft.body.answer else {
+            panic!("{name} is not a table");
+        };
+        let region = fixture.world.theme.region.singular.clone();
+        let expect: Vec<String> = expect
+            .iter()
+            .map(|h| {
+                let h = h.replace("REGION", &region);
+                let mut chars = h.chars();
+                chars
+                    .next()
+                    .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+            })
+            .collect();
+        assert_eq!(columns[1..], expect[..], "{name}");
+    };
+    check(
+        "settlements_after_region",
+        &["REGION", "REGION population", "Founded", "Population"],
+    );
+    check(
+        "people_born_before_birthplace_region",
+        &["Born", "Birthplace", "Founded", "REGION", "Population"],
+    );
+}
