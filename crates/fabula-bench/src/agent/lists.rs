@@ -19,14 +19,13 @@ pub(super) fn needed_columns(step: &Step, rest: &[Step]) -> Option<Vec<String>> 
             columns.extend(filter.as_deref().map(upper_first));
             Some(columns)
         }
-        Step::Rows { column, .. } => {
+        Step::Rows { .. } => {
             let header = rest.iter().find_map(|s| match s {
                 Step::Table { header } => Some(header.clone()),
                 _ => None,
             })?;
-            let mut columns = vec![column.clone()];
-            columns.extend(header.into_iter().skip(1).filter(|h| h != column));
-            Some(columns)
+            // The rows' values are tabulated in the header's order, so the list keeps it.
+            Some(header.into_iter().skip(1).collect())
         }
         Step::CountRows { column, .. }
         | Step::EachRow { column, .. }
@@ -128,8 +127,8 @@ mod tests {
         assert_eq!(
             needed_columns(&plan[0], &plan[1..]),
             Some(vec![
-                "Founded".to_owned(),
                 "{region_noun}".to_owned(),
+                "Founded".to_owned(),
                 "Population".to_owned()
             ])
         );
