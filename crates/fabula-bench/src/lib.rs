@@ -23,7 +23,6 @@ mod error;
 pub mod export;
 pub mod http;
 pub mod keyword;
-pub mod search_space;
 pub mod verl;
 
 pub use agent::{AgentConfig, run_baseline, run_baseline_counted};

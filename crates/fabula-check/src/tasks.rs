@@ -4,8 +4,10 @@
 //! must be pages of the world and each gold value must be stated on at least one of them (by a
 //! recorded fact or in the page text); and each world must hold enough tasks. Rules:
 //! `tasks.count`, `tasks.id`, `tasks.kind`, `tasks.question`, `tasks.sql`, `tasks.answer`,
-//! `tasks.evidence`, `tasks.stated` and `tasks.threshold` (no number a query compares a column
-//! with is a value of that column in the world, [`crate::threshold`]). What an answer means
+//! `tasks.evidence`, `tasks.stated`, `tasks.threshold` (no number a query compares a column
+//! with is a value of that column in the world, [`crate::threshold`]) and `tasks.frontier` (a
+//! frontier question's clues each hold for at least 20 people, together for exactly one, and at
+//! least 2 people fail exactly one, counted by SQL on the world file). What an answer means
 //! comes from
 //! [`fabula_tasks::answer`], which the answerability check shares.
 
@@ -13,6 +15,8 @@ use fabula_file::{Task, TaskKind, WorldFile};
 use fabula_tasks::answer::{
     answer_from_rows, fact_states, required_values, same_answer, text_states,
 };
+use fabula_tasks::difficulty::{FRONTIER_MIN_CANDIDATES, FRONTIER_MIN_NEAR_MISSES, is_frontier};
+use fabula_tasks::search_space;
 use fabula_tasks::{MIN_TABLE_TASKS, MIN_TASKS};
 use serde_json::Value;
 
@@ -82,6 +86,16 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
     };
     for task in &tasks {
         check_task(file, world, world_id, task, out);
+        if let Some(detail) = frontier_problem(file, task) {
+            let detail = format!("task {}: {detail}", task.id);
+            out.push(violation(
+                world,
+                TASKS_TABLE,
+                None,
+                "tasks.frontier",
+                &detail,
+            ));
+        }
         for detail in values.iter().flat_map(|v| v.on_values(&task.sql)) {
             let detail = format!("task {}: threshold on a value, {detail}", task.id);
             out.push(violation(
@@ -93,6 +107,30 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
             ));
         }
     }
+}
+
+/// What keeps a frontier question from its constraints, measured on the world file: every clue
+/// holds for at least [`FRONTIER_MIN_CANDIDATES`] people, all of them for exactly one, and at
+/// least [`FRONTIER_MIN_NEAR_MISSES`] people fail exactly one. `None` for any other question.
+fn frontier_problem(file: &WorldFile, task: &Task) -> Option<String> {
+    if !is_frontier(&task.question) {
+        return None;
+    }
+    let space = match search_space::measure(file, &task.sql) {
+        Ok(Some(space)) => space,
+        Ok(None) => return Some("the query is not one condition per clue".into()),
+        Err(e) => return Some(format!("the clues cannot be counted: {e}")),
+    };
+    let fits = space.smallest_candidates >= FRONTIER_MIN_CANDIDATES
+        && space.near_misses >= FRONTIER_MIN_NEAR_MISSES
+        && space.answers == 1;
+    (!fits).then(|| {
+        format!(
+            "a clue holds for {} rows (want {FRONTIER_MIN_CANDIDATES}+), {} near misses (want \
+             {FRONTIER_MIN_NEAR_MISSES}+), {} rows fit every clue (want 1)",
+            space.smallest_candidates, space.near_misses, space.answers
+        )
+    })
 }
 
 /// One evidence page as the rules read it: its body and the texts its facts show.

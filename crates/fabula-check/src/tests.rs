@@ -655,3 +655,41 @@ fn thresholds_lie_on_no_value_of_their_column() {
         0,
     );
 }
+
+/// Writes the works fixture's world with one frontier question whose query is `sql` (with
+/// `{role}` and `{role.column}` names) and compares the number of `tasks.frontier` violations.
+fn check_frontier(sql: &str, expect: usize) {
+    let world = fixture_world(Fixture::Works);
+    let layout = schema::layout(&world);
+    let sql = resolve(sql, &layout);
+    let task = fabula_file::Task {
+        id: "w00000-t000".into(),
+        kind: fabula_file::TaskKind::Identify,
+        question: "Find the colonist who was born in the 2140s; and held an office in a guild."
+            .into(),
+        answer: "\"x\"".into(),
+        evidence: "[]".into(),
+        hops: 4,
+        sql: sql.clone(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("world-00000.sqlite");
+    write_world(&path, &world, &pages_of(&world, &layout), &[task]).unwrap();
+    let mut out = Vec::new();
+    tasks::check_tasks(&WorldFile::open(&path).unwrap(), "w", &mut out);
+    let found: Vec<&Violation> = out.iter().filter(|v| v.rule == "tasks.frontier").collect();
+    assert_eq!(found.len(), expect, "{sql}\n{found:?}");
+}
+
+#[test]
+fn frontier_questions_keep_their_search_space() {
+    let base = "SELECT p.{person.name} FROM {person} p WHERE ";
+    // 21 and at least 20 people hold the clues, one holds both, everyone else fails one.
+    check_frontier(&format!("{base}(p.id <= 21) AND (p.id >= 21)"), 0);
+    // Two people fit every clue.
+    check_frontier(&format!("{base}(p.id <= 22) AND (p.id >= 21)"), 1);
+    // A clue that holds for one person alone names the answer.
+    check_frontier(&format!("{base}(p.id = 21) AND (p.id >= 1)"), 1);
+    // A query that is not one condition per clue.
+    check_frontier(&format!("{base}p.id = 21"), 1);
+}

@@ -181,8 +181,10 @@ fn say_asides(
     let mut said = 0;
     while said < n && !pool.is_empty() {
         let phrasing = pool.swap_remove(ctx.rng.random_range(0..pool.len()));
-        let person = living_person(ctx, name);
-        let place = other_place(ctx, name);
+        // An aside names people and places in plain text, not as links: not every mention is
+        // a link, and a section's links stay the entities it lists.
+        let person = living_person(ctx, name).map(|link| plain(&link));
+        let place = other_place(ctx, name).map(|link| plain(&link));
         let lacks = |key: &str, link: &Option<String>| phrasing.contains(key) && link.is_none();
         if lacks("{person}", &person) || lacks("{place}", &place) {
             continue;
@@ -199,6 +201,15 @@ fn say_asides(
     }
 }
 
+/// The text of a Markdown link `[text](url)`; anything else as it is.
+fn plain(link: &str) -> String {
+    let text = link
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("]("))
+        .map(|(text, _)| text);
+    text.unwrap_or(link).to_owned()
+}
+
 /// Whether the next listing section is a sentence rather than a table.
 pub(crate) fn as_prose(ctx: &mut Ctx) -> bool {
     ctx.rng.random_bool(LIST_AS_PROSE_SHARE)
@@ -208,4 +219,16 @@ pub(crate) fn as_prose(ctx: &mut Ctx) -> bool {
 pub(crate) fn entity_draft(ctx: &Ctx, role: TableRole, id: i64, name: &str) -> Draft {
     let url = ctx.sites.entity(role, id).to_string();
     Draft::new(url, name, PageKind::Entity, None).about(role, id)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn asides_name_without_linking() {
+        assert_eq!(
+            super::plain("[Kest Hall](https://w/Kest_Hall)"),
+            "Kest Hall"
+        );
+        assert_eq!(super::plain("Kest Hall"), "Kest Hall");
+    }
 }

@@ -87,6 +87,14 @@ impl Features {
     }
 }
 
+/// The fewest people any one clue of a frontier question holds for: the smallest candidate set
+/// a single clue reaches.
+pub const FRONTIER_MIN_CANDIDATES: usize = 20;
+/// The fewest near misses (people who fail exactly one clue) of a frontier question.
+pub const FRONTIER_MIN_NEAR_MISSES: usize = 2;
+/// The fewest calls the cheapest plan of a frontier question needs.
+pub const FRONTIER_MIN_PLAN_CALLS: usize = 25;
+
 /// The phrasing ids of the frontier families start so.
 const FRONTIER_PREFIX: &str = "identify.person_by_blurred_clues.";
 

@@ -24,6 +24,7 @@ mod build;
 pub mod clues;
 pub mod difficulty;
 pub mod phrasings;
+pub mod search_space;
 
 use fabula_file::{Page, Task};
 use fabula_world::World;

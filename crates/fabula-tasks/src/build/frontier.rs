@@ -33,12 +33,10 @@ use super::db::{Cell, Db, lit};
 use super::draft::Body;
 use super::{Answer, Builder};
 
-/// The fewest people any one clue holds for.
-pub(crate) const MIN_HOLDERS: usize = 20;
-/// The fewest people who fail exactly one clue.
-pub(crate) const MIN_NEAR_MISSES: usize = 2;
-/// The fewest calls the cheapest plan needs.
-pub(crate) const MIN_PLAN_CALLS: usize = 25;
+use crate::difficulty::{
+    FRONTIER_MIN_CANDIDATES as MIN_HOLDERS, FRONTIER_MIN_NEAR_MISSES as MIN_NEAR_MISSES,
+    FRONTIER_MIN_PLAN_CALLS as MIN_PLAN_CALLS,
+};
 /// The fewest and most clues a question gives.
 const CLUES: (usize, usize) = (4, 7);
 /// The largest share of people (in percent) one clue may hold for: a clue must narrow.

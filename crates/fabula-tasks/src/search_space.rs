@@ -3,12 +3,11 @@
 //! reaches) and how many rows fail exactly one clue (near misses).
 //!
 //! A frontier task's query is `SELECT ... FROM ... WHERE (c1) AND (c2) ...`, one parenthesised
-//! condition per clue (`fabula_tasks`'s SQL convention for frontier questions); each condition
-//! is counted on its own with the world file's read-only query.
+//! condition per clue (the SQL convention of frontier questions, `build/frontier.rs`); each
+//! condition is counted on its own with the world file's read-only query. `fabula audit` reports
+//! these figures and `fabula check` holds frontier questions to them.
 
 use fabula_file::WorldFile;
-
-use crate::error::{Error, Result};
 
 /// The measured search space of one question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,17 +21,17 @@ pub struct SearchSpace {
 }
 
 /// Measures a task's query; `None` when it is not one `SELECT ... WHERE (c1) AND ...` of at
-/// least two clues.
-pub fn measure(file: &WorldFile, sql: &str) -> Result<Option<SearchSpace>> {
+/// least two clues. A query the world file refuses is an error, with the reason.
+pub fn measure(file: &WorldFile, sql: &str) -> Result<Option<SearchSpace>, String> {
     let Some((from, clues)) = split(sql) else {
         return Ok(None);
     };
     if clues.len() < 2 {
         return Ok(None);
     }
-    let count = |condition: &str| -> Result<usize> {
+    let count = |condition: &str| -> Result<usize, String> {
         let sql = format!("SELECT COUNT(*) FROM {from} WHERE {condition}");
-        let rows = file.query_text(&sql).map_err(Error::Audit)?;
+        let rows = file.query_text(&sql)?;
         let cell = rows.first().and_then(|r| r.first());
         Ok(cell.and_then(|c| c.parse().ok()).unwrap_or(0))
     };
