@@ -68,7 +68,10 @@ fn eval_blind_reports_the_guessers_per_kind_and_tier() {
     );
     for row in rows {
         let tier = row["tier"].as_str().unwrap();
-        assert!(["easy", "medium", "hard", "all"].contains(&tier), "{row}");
+        assert!(
+            ["easy", "medium", "hard", "frontier", "all"].contains(&tier),
+            "{row}"
+        );
         for guesser in ["most_common", "random_entity", "first_option"] {
             let share = &row[guesser];
             assert!(

@@ -207,13 +207,16 @@ pub(crate) fn session(record: &SessionRecord) -> Json {
     })
 }
 
+/// The number of tiers.
+const TIERS: usize = Tier::ALL.len();
+
 /// Tiers and pages needed over the whole dataset, computed once per admin listener.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Summary {
     /// Per world id: tasks per tier.
-    pub per_world: BTreeMap<u32, [usize; 3]>,
+    pub per_world: BTreeMap<u32, [usize; TIERS]>,
     /// Tasks per (kind, tier).
-    pub by_kind: BTreeMap<String, [usize; 3]>,
+    pub by_kind: BTreeMap<String, [usize; TIERS]>,
     /// Tasks per number of pages needed (the last bucket holds the rest).
     pub pages_needed: [usize; MAX_PAGES_BUCKET + 1],
     /// Worlds whose tasks could not be read.
@@ -232,7 +235,7 @@ impl Summary {
 
     /// The dataset view's extra context: totals, a kind × tier table and the two charts.
     pub(crate) fn context(&self) -> Json {
-        let mut totals = [0usize; 3];
+        let mut totals = [0usize; TIERS];
         for counts in self.per_world.values() {
             for (total, n) in totals.iter_mut().zip(counts) {
                 *total += n;

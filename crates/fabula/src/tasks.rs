@@ -32,8 +32,8 @@ pub struct TasksExportArgs {
     /// The output file (`.parquet` for verl, and for searchr1 as parquet).
     #[arg(long)]
     pub out: PathBuf,
-    /// Only tasks of this difficulty tier (easy, medium or hard, measured as `fabula audit`
-    /// measures it); every record carries its tier either way.
+    /// Only tasks of this difficulty tier (easy, medium, hard or frontier, measured as
+    /// `fabula audit` measures it); every record carries its tier either way.
     #[arg(long)]
     pub tier: Option<String>,
 }
