@@ -222,7 +222,10 @@ pub(crate) fn next_page_url(markdown: &str) -> Option<String> {
     let line = markdown
         .lines()
         .find_map(|l| l.trim().strip_prefix("Next page:"))?;
-    inline_links(line).into_iter().next()
+    // The line holds one link, and a wiki url may hold parentheses: "..._(page_2)".
+    let (_, rest) = line.split_once("](")?;
+    let url = &rest[..rest.rfind(')')?];
+    (!url.is_empty()).then(|| url.to_owned())
 }
 
 /// The entities a settlement's article lists as based there: its section whose heading ends
@@ -675,5 +678,24 @@ and [Kel Orr](https://w/wiki/Kel_Orr).\n\n## See also\n\n- [Vess](https://w/wiki
             answer_table(&["Town".into(), "Founded".into()], &read[..2]),
             r#""| Town | Founded |\n|---|---|\n| Kest | 1650 | 12000 |\n| Orrwick | 1702 | 800 |\n""#,
         );
+    }
+}
+
+#[cfg(test)]
+mod next_page_tests {
+    #[test]
+    fn next_pages_keep_parentheses_in_urls() {
+        let check = |page: &str, expect: Option<&str>| {
+            assert_eq!(super::next_page_url(page).as_deref(), expect, "{page}");
+        };
+        check(
+            "| a |\n\nNext page: [List of players (page 2)](https://w/wiki/List_of_players_(page_2))\n",
+            Some("https://w/wiki/List_of_players_(page_2)"),
+        );
+        check(
+            "Next page: [List of guilds (page 3)](https://w/article/list-of-guilds-page-3)",
+            Some("https://w/article/list-of-guilds-page-3"),
+        );
+        check("| a |\n| b |\n", None);
     }
 }
