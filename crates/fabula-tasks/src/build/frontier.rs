@@ -59,13 +59,21 @@ struct Profile {
     offices: Vec<i64>,
 }
 
+/// What blurred clues can test about one organisation.
+struct Org {
+    category: Option<String>,
+    members: Option<i64>,
+    /// The settlement it is based in.
+    home: Option<i64>,
+}
+
 /// What blurred clues can test about settlements and organisations, read once per world.
 pub(super) struct People {
     profiles: Vec<Profile>,
     population: BTreeMap<i64, i64>,
     founded: BTreeMap<i64, i64>,
     /// Organisation -> (category, member count, home).
-    orgs: BTreeMap<i64, (Option<String>, Option<i64>, Option<i64>)>,
+    orgs: BTreeMap<i64, Org>,
 }
 
 impl People {
@@ -96,9 +104,14 @@ impl People {
                 .then(|| db.int(Organisation, org, C::MemberCount))
                 .flatten();
             let home = db.int(Organisation, org, C::Home);
+            let category = db.text(Organisation, org, C::Category);
             orgs.insert(
                 org,
-                (db.text(Organisation, org, C::Category), members, home),
+                Org {
+                    category,
+                    members,
+                    home,
+                },
             );
             if let Some(i) = db.int(Organisation, org, C::Founder).and_then(slot) {
                 profiles[i].founded.push(org);
@@ -138,19 +151,19 @@ impl People {
     }
 
     fn category(&self, org: i64) -> Option<&String> {
-        self.orgs.get(&org).and_then(|o| o.0.as_ref())
+        self.orgs.get(&org).and_then(|o| o.category.as_ref())
     }
 
     fn members(&self, org: i64) -> Option<i64> {
-        self.orgs.get(&org).and_then(|o| o.1)
+        self.orgs.get(&org).and_then(|o| o.members)
     }
 
     /// The categories of the organisations based in a settlement.
     fn hosted(&self, settlement: i64) -> BTreeSet<&String> {
         self.orgs
             .values()
-            .filter(|o| o.2 == Some(settlement))
-            .filter_map(|o| o.0.as_ref())
+            .filter(|o| o.home == Some(settlement))
+            .filter_map(|o| o.category.as_ref())
             .collect()
     }
 
@@ -383,7 +396,7 @@ fn hints_of(
         out.extend(widen(&mine(&belonged), categories, rng).map(Hint::BelongedTo));
     }
     let most = me.belonged.iter().filter_map(|b| people.members(b.2)).max();
-    let counts: BTreeSet<i64> = people.orgs.values().filter_map(|o| o.1).collect();
+    let counts: BTreeSet<i64> = people.orgs.values().filter_map(|o| o.members).collect();
     for _ in 0..2 {
         let bound = most.and_then(|m| round_bound(m, true, &counts, rng));
         out.extend(bound.map(Hint::BelongedOver));
@@ -546,8 +559,8 @@ fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Op
             let based: Vec<i64> = people
                 .orgs
                 .iter()
-                .filter(|o| o.1.2 == place)
-                .map(|o| *o.0)
+                .filter(|(_, o)| o.home == place)
+                .map(|(id, _)| *id)
                 .collect();
             let org = org_in(&based, set)?;
             Some(vec![
@@ -728,12 +741,12 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
     let settlements = people.population.len().max(people.founded.len());
     let orgs = db.ids(Organisation).len();
     let in_categories = |set: &[String]| -> (usize, BTreeSet<Option<i64>>) {
-        let members: Vec<&(Option<String>, Option<i64>, Option<i64>)> = people
+        let members: Vec<&Org> = people
             .orgs
             .values()
-            .filter(|o| o.0.as_ref().is_some_and(|c| set.contains(c)))
+            .filter(|o| o.category.as_ref().is_some_and(|c| set.contains(c)))
             .collect();
-        let homes = members.iter().map(|o| o.2).collect();
+        let homes = members.iter().map(|o| o.home).collect();
         (set.len() + members.len(), homes)
     };
     Some(match hint {
