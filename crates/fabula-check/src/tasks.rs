@@ -70,41 +70,25 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
         );
         out.push(violation(world, TASKS_TABLE, None, "tasks.count", &detail));
     }
+    let report = |out: &mut Vec<Violation>, rule: &str, detail: String| {
+        out.push(violation(world, TASKS_TABLE, None, rule, &detail));
+    };
     let values = match Values::read(file) {
         Ok(values) => Some(values),
         Err(e) => {
             let detail = format!("cannot read the domain rows: {e}");
-            out.push(violation(
-                world,
-                TASKS_TABLE,
-                None,
-                "tasks.threshold",
-                &detail,
-            ));
+            report(out, "tasks.threshold", detail);
             None
         }
     };
     for task in &tasks {
         check_task(file, world, world_id, task, out);
         if let Some(detail) = frontier_problem(file, task) {
-            let detail = format!("task {}: {detail}", task.id);
-            out.push(violation(
-                world,
-                TASKS_TABLE,
-                None,
-                "tasks.frontier",
-                &detail,
-            ));
+            report(out, "tasks.frontier", format!("task {}: {detail}", task.id));
         }
         for detail in values.iter().flat_map(|v| v.on_values(&task.sql)) {
             let detail = format!("task {}: threshold on a value, {detail}", task.id);
-            out.push(violation(
-                world,
-                TASKS_TABLE,
-                None,
-                "tasks.threshold",
-                &detail,
-            ));
+            report(out, "tasks.threshold", detail);
         }
     }
 }

@@ -622,22 +622,30 @@ fn check_threshold(sql: &str, expect: usize) {
     let sql = resolve(sql, &layout)
         .replace("[held]", &held.to_string())
         .replace("[free]", &free.to_string());
+    let found = task_violations(&world, "How many?", &sql, "tasks.threshold");
+    assert_eq!(found.len(), expect, "{sql}\n{found:?}");
+}
+
+/// Writes `world` with one task of `question` and `sql` and lists the task rules' violations
+/// of `rule`.
+fn task_violations(world: &World, question: &str, sql: &str, rule: &str) -> Vec<Violation> {
+    let layout = schema::layout(world);
     let task = fabula_file::Task {
         id: "w00000-t000".into(),
-        kind: fabula_file::TaskKind::Aggregate,
-        question: "How many?".into(),
+        kind: fabula_file::TaskKind::Identify,
+        question: question.into(),
         answer: "\"1\"".into(),
         evidence: "[]".into(),
         hops: 1,
-        sql: sql.clone(),
+        sql: sql.into(),
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("world-00000.sqlite");
-    write_world(&path, &world, &pages_of(&world, &layout), &[task]).unwrap();
+    write_world(&path, world, &pages_of(world, &layout), &[task]).unwrap();
     let mut out = Vec::new();
     tasks::check_tasks(&WorldFile::open(&path).unwrap(), "w", &mut out);
-    let found: Vec<&Violation> = out.iter().filter(|v| v.rule == "tasks.threshold").collect();
-    assert_eq!(found.len(), expect, "{sql}\n{found:?}");
+    out.retain(|v| v.rule == rule);
+    out
 }
 
 #[test]
@@ -660,24 +668,10 @@ fn thresholds_lie_on_no_value_of_their_column() {
 /// `{role}` and `{role.column}` names) and compares the number of `tasks.frontier` violations.
 fn check_frontier(sql: &str, expect: usize) {
     let world = fixture_world(Fixture::Works);
-    let layout = schema::layout(&world);
-    let sql = resolve(sql, &layout);
-    let task = fabula_file::Task {
-        id: "w00000-t000".into(),
-        kind: fabula_file::TaskKind::Identify,
-        question: "Find the colonist who was born in the 2140s; and held an office in a guild."
-            .into(),
-        answer: "\"x\"".into(),
-        evidence: "[]".into(),
-        hops: 4,
-        sql: sql.clone(),
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("world-00000.sqlite");
-    write_world(&path, &world, &pages_of(&world, &layout), &[task]).unwrap();
-    let mut out = Vec::new();
-    tasks::check_tasks(&WorldFile::open(&path).unwrap(), "w", &mut out);
-    let found: Vec<&Violation> = out.iter().filter(|v| v.rule == "tasks.frontier").collect();
+    let sql = resolve(sql, &schema::layout(&world));
+    let question =
+        "Track down the colonist who was born in the 2140s; and held an office in a guild.";
+    let found = task_violations(&world, question, &sql, "tasks.frontier");
     assert_eq!(found.len(), expect, "{sql}\n{found:?}");
 }
 

@@ -180,12 +180,7 @@ fn is_office(role: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn row(cells: &[(&str, &str)]) -> Vec<(String, String)> {
-        cells
-            .iter()
-            .map(|(h, c)| ((*h).to_owned(), (*c).to_owned()))
-            .collect()
-    }
+    use crate::agent::read::test_row as row;
 
     #[test]
     fn list_rows_rule_out_by_decades_and_occupations() {

@@ -169,12 +169,7 @@ pub(super) fn same(a: &str, b: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn row(cells: &[(&str, &str)]) -> Vec<(String, String)> {
-        cells
-            .iter()
-            .map(|(h, c)| ((*h).to_owned(), (*c).to_owned()))
-            .collect()
-    }
+    use crate::agent::read::test_row as row;
 
     #[test]
     fn list_rows_rule_out_by_year_and_occupation() {

@@ -187,6 +187,15 @@ fn once_each(urls: impl Iterator<Item = String>) -> Vec<String> {
     urls.filter(|url| seen.insert(url.clone())).collect()
 }
 
+/// A table row as [`records`] gives it, from (header, cell) pairs: for tests.
+#[cfg(test)]
+pub(crate) fn test_row(cells: &[(&str, &str)]) -> Vec<(String, String)> {
+    cells
+        .iter()
+        .map(|(h, c)| ((*h).to_owned(), (*c).to_owned()))
+        .collect()
+}
+
 /// The rows of a page's tables (not its infobox), each as its (header, cell) pairs.
 pub(crate) fn records(markdown: &str) -> Vec<Vec<(String, String)>> {
     let tables = pipe_tables(markdown).into_iter().filter(|t| !is_infobox(t));
