@@ -5,9 +5,9 @@
 //! `draft.rs` turns a family's candidates (the ids a question is about) into [`Draft`]s, and a
 //! candidate becomes a draft only when its answer is unique in the database: no ties in
 //! comparisons and extremes, a year strictly inside one term for temporal questions, a row count
-//! of 5 to 40 for tables. The draft names the cells its answer rests on; the evidence is a small
-//! set of pages whose recorded facts state all of them, chosen greedily and then pruned. Each
-//! task carries a SQL query over the world's own tables that recomputes its answer (see
+//! within the family's size for tables (12 to 40 rows, 30 to 95 for the wide ones). The draft
+//! names the cells its answer rests on; the evidence is a small set of pages whose recorded
+//! facts state all of them, chosen greedily and then pruned. Each task carries a SQL query over the world's own tables that recomputes its answer (see
 //! [`crate::check`] for the convention). A question is kept only when it maps back to its
 //! phrasing and slot values, so the blind baseline and the baseline agent read it exactly.
 
@@ -266,11 +266,14 @@ impl<'a> Builder<'a> {
         tasks: &mut Vec<Task>,
         seen: &mut BTreeSet<String>,
     ) -> usize {
-        let families: Vec<&'static Family> = phrasings::templates()[kind.as_str()]
+        let mut families: Vec<&'static Family> = phrasings::templates()[kind.as_str()]
             .keys()
             .filter(|name| *name != family::FRONTIER)
             .filter_map(|name| family::family(kind.as_str(), name))
             .collect();
+        // WideSearch-scale tables get two turns a round, so they are most of a world's tables.
+        let wide: Vec<&'static Family> = families.iter().copied().filter(|f| f.is_wide()).collect();
+        families.extend(wide);
         self.draw_families(families, target, tasks, seen)
     }
 

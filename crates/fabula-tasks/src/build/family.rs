@@ -69,11 +69,11 @@ pub(super) enum Group {
 /// Which rows a table task lists.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Rows {
-    /// The rows of one group, when there are 5 to 40 of them.
+    /// The rows of one group, when their number is within the family's size.
     Group(Group),
-    /// The rows with a year column before a year chosen so that 5 to 40 rows qualify.
+    /// The rows with a year column before a year chosen so that the family's size qualifies.
     Before(ColumnRole),
-    /// The rows with a year column after a year chosen so that 5 to 40 rows qualify.
+    /// The rows with a year column after a year chosen so that the family's size qualifies.
     After(ColumnRole),
 }
 
@@ -234,6 +234,11 @@ pub(super) struct Family {
 }
 
 impl Family {
+    /// Whether the family asks for a WideSearch-scale table (at least 30 rows).
+    pub(super) fn is_wide(&self) -> bool {
+        matches!(self.shape, Shape::Table(t) if t.size.0 >= WIDE_ROWS.0)
+    }
+
     /// The fewest evidence pages a task of the family must need: a count is asked over many
     /// pages, and an identify question's clues come from several pages (the person's article,
     /// their birthplace's, an organisation's, its home's, ...).
@@ -368,8 +373,12 @@ const fn table(
     wide_table(name, role, columns, rows, slots, TABLE_ROWS)
 }
 
-/// The fewest and most rows of a table task.
-const TABLE_ROWS: (usize, usize) = (5, 40);
+/// The fewest and most rows of a table task. A list of fewer than 12 rows is left to the
+/// wide families: with lists that name their rows only, a table of a few rows already needs
+/// many pages, and the hard tier's tables are meant to be WideSearch's size.
+const TABLE_ROWS: (usize, usize) = (12, 40);
+/// The rows of a region's settlements: a region holds a few of them.
+const REGION_ROWS: (usize, usize) = (5, 40);
 /// The fewest and most rows of a WideSearch-scale table task.
 const WIDE_ROWS: (usize, usize) = (30, 95);
 /// The fewest and most rows of a table of organisations, cut by a year (a world has 15 to 25).
@@ -556,7 +565,7 @@ pub(super) const FAMILIES: &[Family] = &[
         name: FRONTIER,
         shape: Shape::Frontier,
     },
-    table(
+    wide_table(
         "settlements_in_region",
         Settlement,
         &[
@@ -567,6 +576,7 @@ pub(super) const FAMILIES: &[Family] = &[
         ],
         Rows::Group(IN_REGION),
         &["region", "extra"],
+        REGION_ROWS,
     ),
     table(
         "settlements_before",
