@@ -95,7 +95,7 @@ fn table_answers_have_a_key_and_three_to_six_attributes() {
                 t.answer
             );
             assert!(
-                (5..=90).contains(&rows.len()),
+                (5..=95).contains(&rows.len()),
                 "world {} {}",
                 world.id,
                 t.id
