@@ -828,6 +828,32 @@ mod tests {
     }
 
     #[test]
+    fn clues_single_out_one_person_one_of_each_kind() {
+        let set = |ids: &[usize]| ids.iter().copied().collect::<BTreeSet<usize>>();
+        let pool = vec![
+            (Hint::BornIn(vec![2140]), set(&[0, 1, 2, 3])),
+            (Hint::WorkedAs(vec!["pilot".into()]), set(&[0, 1, 4, 5])),
+            (Hint::HeldOffice, set(&[0, 2, 4])),
+            (Hint::BirthplaceOver(100), set(&[0, 3, 5])),
+            (Hint::BirthplaceUnder(900), set(&[0, 1, 2, 3, 4])),
+        ];
+        let mut rng = fabula_world::seed::rng(1, 1, "test");
+        for _ in 0..20 {
+            let chosen = choose(pool.clone(), 6, 0, &mut rng).expect("clues that single 0 out");
+            let mut left: BTreeSet<usize> = (0..6).collect();
+            for (_, holders) in &chosen {
+                left = left.intersection(holders).copied().collect();
+            }
+            assert_eq!(left, set(&[0]));
+            assert!(chosen.len() >= CLUES.0, "{chosen:?}");
+            let kinds: BTreeSet<u8> = chosen.iter().map(|(h, _)| kind(h)).collect();
+            assert_eq!(kinds.len(), chosen.len(), "one clue of each kind: {chosen:?}");
+        }
+        // Nothing singles out a person whom no clue narrows to.
+        assert!(choose(pool[..2].to_vec(), 6, 0, &mut rng).is_none());
+    }
+
+    #[test]
     fn round_bounds_avoid_taken_values_and_stay_near() {
         let mut rng = fabula_world::seed::rng(1, 1, "test");
         let taken: BTreeSet<i64> = [20_000].into();
