@@ -847,7 +847,11 @@ mod tests {
             assert_eq!(left, set(&[0]));
             assert!(chosen.len() >= CLUES.0, "{chosen:?}");
             let kinds: BTreeSet<u8> = chosen.iter().map(|(h, _)| kind(h)).collect();
-            assert_eq!(kinds.len(), chosen.len(), "one clue of each kind: {chosen:?}");
+            assert_eq!(
+                kinds.len(),
+                chosen.len(),
+                "one clue of each kind: {chosen:?}"
+            );
         }
         // Nothing singles out a person whom no clue narrows to.
         assert!(choose(pool[..2].to_vec(), 6, 0, &mut rng).is_none());
