@@ -34,7 +34,10 @@ def search_r1_like_utils():
 def test_a_batch_over_all_worlds_finds_each_questions_world(search_r1_like_utils, server, tasks):
     from fabula_env import FabulaClient, FabulaError
 
-    picked = [t for i, t in enumerate(tasks) if i % 5 == 0]
+    # A frontier question names no entity of its world, so a search over every world's pages
+    # need not lead back to its own; the others name one.
+    named = [t for t in tasks if t["tier"] != "frontier"]
+    picked = [t for i, t in enumerate(named) if i % 5 == 0]
     assert len({t["world"] for t in picked}) >= 3
     text, metadata = search_r1_like_utils.perform_single_search_batch(
         retrieval_service_url=f"{server['url']}/retrieve",
@@ -49,8 +52,10 @@ def test_a_batch_over_all_worlds_finds_each_questions_world(search_r1_like_utils
         assert block.startswith("Doc 1 (Title: "), block[:200]
         assert "Doc 3 (Title: " in block
     # The hits' urls (the document ids, `URL#pN` for passage N) lead back to the question's
-    # own world: some top-3 page of each question opens there.
+    # own world: some top-3 page of most questions opens there. A question that names no row
+    # ("how many citizens come from cities founded before 1592?") may find another world's.
     client = FabulaClient(server["url"])
+    home = 0
     for task, hits in zip(picked, metadata["api_response"]["result"]):
         own = 0
         for hit in hits:
@@ -60,7 +65,8 @@ def test_a_batch_over_all_worlds_finds_each_questions_world(search_r1_like_utils
                 own += 1
             except FabulaError as error:
                 assert error.code == "url_not_found", error
-        assert own > 0, (task["id"], [h["document"]["id"] for h in hits])
+        home += own > 0
+    assert home >= 0.8 * len(picked), (home, len(picked))
 
 
 def test_a_blank_query_does_not_fail_the_batch(search_r1_like_utils, server, tasks):
