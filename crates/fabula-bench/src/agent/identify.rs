@@ -1,13 +1,12 @@
 //! The `identify` step: find the one person every clue of the question fits.
 //!
-//! The open page is the list of every person (name, birth year, occupation). The clues those
-//! columns can test rule people out from the list itself; each person left is then opened in
+//! The open page is the list of every person, read to its last page. Where it has birth year
+//! and occupation columns, the clues they can test rule people out from the list itself (lists
+//! now name their rows only, so every person is opened); each person left is then opened in
 //! list order and tested on the remaining clues: the birthplace's article for a region, the
 //! career table for a seat, each organisation founded or belonged to (and its home's article)
 //! for a category or a region. The first person who fits every clue is the answer. Pages are
-//! fetched once per step.
-
-use std::collections::BTreeMap;
+//! read once per task (`Run::extract`).
 
 use fabula_tasks::clues::{self, Said};
 
@@ -17,9 +16,6 @@ use crate::Result;
 /// The role a person's career table gives the organisations they founded.
 const FOUNDER: &str = "Founder";
 
-/// The pages one step has opened, by url: (title, Markdown).
-pub(super) type Opened = BTreeMap<String, (String, String)>;
-
 impl Run<'_> {
     pub(super) fn identify(&mut self) -> Result<bool> {
         let Some(said) = self.question.slot("clues").and_then(clues::parse) else {
@@ -28,43 +24,30 @@ impl Run<'_> {
         let Some(list) = self.content().map(str::to_owned) else {
             return Ok(false);
         };
-        let mut opened = Opened::new();
         for row in read::records(&list) {
             let url = row.first().and_then(|(_, cell)| read::link_url(cell));
             let Some(url) = url.filter(|_| said.iter().all(|c| row_allows(&row, c))) else {
                 continue;
             };
-            let (title, person) = self.fetch(&mut opened, &url)?;
-            if self.fits(&mut opened, &person, &said)? {
+            let (title, person) = self.extract(&url)?;
+            if self.fits(&person, &said)? {
                 return Ok(self.answer_with(Some(title)));
             }
         }
         Ok(false)
     }
 
-    /// Opens a page, or reads it from the pages this step opened.
-    pub(super) fn fetch(&self, opened: &mut Opened, url: &str) -> Result<(String, String)> {
-        if let Some(page) = opened.get(url) {
-            return Ok(page.clone());
-        }
-        let page = self
-            .client
-            .extract_all(self.world, url, self.config.max_chars)?;
-        opened.insert(url.to_owned(), page.clone());
-        Ok(page)
-    }
-
     /// Whether the person's article (and the pages it links) bears out every clue.
-    fn fits(&self, opened: &mut Opened, person: &str, said: &[Said]) -> Result<bool> {
+    fn fits(&self, person: &str, said: &[Said]) -> Result<bool> {
         for clue in said {
-            if !self.holds(opened, person, clue)? {
+            if !self.holds(person, clue)? {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    fn holds(&self, opened: &mut Opened, person: &str, clue: &Said) -> Result<bool> {
+    fn holds(&self, person: &str, clue: &Said) -> Result<bool> {
         let career = read::records(person);
         let infobox_number =
             |label: &str| read::infobox_cell(person, label, false).and_then(|c| read::number(&c));
@@ -77,14 +60,14 @@ impl Run<'_> {
             }
             Said::BornIn(region) => {
                 let place = read::infobox_cell(person, "birthplace", false);
-                self.in_region(opened, place.and_then(|c| read::link_url(&c)), region)
+                self.in_region(place.and_then(|c| read::link_url(&c)), region)
             }
             Said::Seat(seat) => Ok(career
                 .iter()
                 .any(|row| role(row).is_some_and(|r| same(r, seat)))),
             Said::FoundedCategory(category) => {
                 for org in organisations(&career, true) {
-                    let (_, page) = self.fetch(opened, &org)?;
+                    let (_, page) = self.extract(&org)?;
                     let cell = read::infobox_cell(&page, "category", false);
                     if cell.is_some_and(|c| same(&read::cell_value(&c), category)) {
                         return Ok(true);
@@ -92,21 +75,17 @@ impl Run<'_> {
                 }
                 Ok(false)
             }
-            Said::FoundedIn(region) => {
-                self.any_based_in(opened, organisations(&career, true), region)
-            }
-            Said::MemberIn(region) => {
-                self.any_based_in(opened, organisations(&career, false), region)
-            }
+            Said::FoundedIn(region) => self.any_based_in(organisations(&career, true), region),
+            Said::MemberIn(region) => self.any_based_in(organisations(&career, false), region),
         }
     }
 
     /// Whether one of the organisations has its home in the region.
-    fn any_based_in(&self, opened: &mut Opened, orgs: Vec<String>, region: &str) -> Result<bool> {
+    fn any_based_in(&self, orgs: Vec<String>, region: &str) -> Result<bool> {
         for org in orgs {
-            let (_, page) = self.fetch(opened, &org)?;
+            let (_, page) = self.extract(&org)?;
             let home = read::infobox_cell(&page, "home", true).and_then(|c| read::link_url(&c));
-            if self.in_region(opened, home, region)? {
+            if self.in_region(home, region)? {
                 return Ok(true);
             }
         }
@@ -114,9 +93,9 @@ impl Run<'_> {
     }
 
     /// Whether the settlement at `url` names the region in its infobox.
-    fn in_region(&self, opened: &mut Opened, url: Option<String>, region: &str) -> Result<bool> {
+    fn in_region(&self, url: Option<String>, region: &str) -> Result<bool> {
         let Some(url) = url else { return Ok(false) };
-        let (_, page) = self.fetch(opened, &url)?;
+        let (_, page) = self.extract(&url)?;
         let cells = read::infobox(&page);
         Ok(cells
             .iter()
