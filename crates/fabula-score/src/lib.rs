@@ -9,9 +9,8 @@
 //! records.
 //! The crate depends only on serde, serde_json and thiserror.
 //!
-//! `python/fabula-env/src/fabula_env/score/` is a pure-Python port of this crate, the reward
-//! trainers import; its differential test (`tests/test_reward.py`) requires every figure to
-//! equal `fabula eval`'s, so a change to a rule here needs the same change there.
+//! Python trainers call this crate itself: `crates/fabula-py` compiles it into fabula-env's
+//! wheel (PyO3), so the reward verl calls and `fabula eval` are one code.
 //!
 //! # Short answers
 //!

@@ -8,6 +8,7 @@ end of the session.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -85,3 +86,17 @@ def tasks(dataset, tmp_path_factory) -> list[dict]:
     out = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
     run_fabula("tasks", "export", "--worlds", str(dataset), "--format", "jsonl", "--out", str(out))
     return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+@pytest.fixture(scope="session")
+def search_r1_like_utils():
+    """verl 0.7.1's `search_r1_like_utils` module, loaded from its file (see
+    test_search_r1_utils.py)."""
+    default = REPO / "target" / "verl-venv" / "verl071" / "search_r1_like_utils.py"
+    path = Path(os.environ.get("VERL071_SEARCH_R1_UTILS", default))
+    if not path.is_file():
+        pytest.fail(f"verl 0.7.1's search_r1_like_utils.py is not at {path} (see README.md)")
+    spec = importlib.util.spec_from_file_location("verl071_search_r1_like_utils", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

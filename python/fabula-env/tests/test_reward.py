@@ -1,11 +1,13 @@
-"""The reward: the pure-Python port scores exactly as `fabula eval` does, and `compute_score`
-reads verl's ground truth.
+"""The reward: the compiled bindings (`fabula_env.score`, fabula-score through PyO3) score
+exactly as the `fabula` binary's `fabula eval` does, and `compute_score` reads verl's ground truth.
 
-The differential test exports the tasks of the small generated dataset (see conftest.py),
-builds for every task the gold as written, reformatted variants and perturbed ones, scores
-them all with one `fabula eval --json` run and with `fabula_env.score`, and requires every
-figure to agree to 1e-9. The same table answers are
-scored again through the WideSearch export and WideSearch-shaped response files.
+The agreement test exports the tasks of the small generated dataset (see conftest.py), builds
+for every task the gold as written, reformatted variants and perturbed ones, scores them all
+with one `fabula eval --json` run and through the bindings, one by one and as whole files
+(`fabula_env.score.evaluate`), and requires every figure to agree. The same table answers are
+scored again through the WideSearch export and WideSearch-shaped response files. Both sides run
+the same Rust code, so a disagreement means the bindings pass values wrongly (JSON numbers, list
+predictions, reward names), which is what these tests guard.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from conftest import run_fabula
 
 from fabula_env.reward import compute_score
-from fabula_env.score import FIGURES, Gold, Prediction, score
+from fabula_env.score import FIGURES, Gold, InvalidGold, Prediction, evaluate, score
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +160,7 @@ def variants(answer: object, rng: random.Random) -> list[tuple[str, object]]:
     return table_variants(answer, rng)
 
 
-def port_figures(answer: object, prediction: object) -> dict:
+def bindings_figures(answer: object, prediction: object) -> dict:
     return score(Gold.from_json(answer), Prediction.from_json(prediction)).figures()
 
 
@@ -171,7 +173,7 @@ def assert_same(rust: dict, python: dict, what: str) -> None:
             assert abs(expected - got) <= 1e-9, f"{what}: {name} rust={expected} python={got}"
 
 
-def test_port_equals_fabula_eval(exports: Path, tmp_path: Path) -> None:
+def test_bindings_equal_fabula_eval(exports: Path, tmp_path: Path) -> None:
     rng = random.Random(7)
     tasks, predictions, expected = [], [], {}
     for task in read_jsonl(exports / "tasks.jsonl"):
@@ -184,12 +186,13 @@ def test_port_equals_fabula_eval(exports: Path, tmp_path: Path) -> None:
     (tmp_path / "pred.jsonl").write_text("".join(json.dumps(p) + "\n" for p in predictions))
     report = json.loads(run_fabula("eval", "--tasks", str(tmp_path / "tasks.jsonl"),
                                "--predictions", str(tmp_path / "pred.jsonl"), "--json"))
+    assert evaluate(tmp_path / "tasks.jsonl", tmp_path / "pred.jsonl") == report
     assert len(report["per_task"]) == len(tasks) > 1000
     kinds = {row["kind"] for row in report["per_task"]}
     assert {"lookup", "table"} <= kinds
     for row in report["per_task"]:
         answer, prediction = expected[row["task_id"]]
-        assert_same(row, port_figures(answer, prediction), row["task_id"])
+        assert_same(row, bindings_figures(answer, prediction), row["task_id"])
     # The variants must exercise both outcomes, or the comparison proves little.
     rewards = {row["item_f1"] if row["kind"] == "table" else row["em"]
                for row in report["per_task"]}
@@ -198,7 +201,7 @@ def test_port_equals_fabula_eval(exports: Path, tmp_path: Path) -> None:
 
 def test_widesearch_export_and_responses(exports: Path, tmp_path: Path) -> None:
     """`fabula eval` on the WideSearch export and a WideSearch response root (one
-    `{model}_{instance_id}_{trial}_response.jsonl` per attempt) equals the port on the gold."""
+    `{model}_{instance_id}_{trial}_response.jsonl` per attempt) equals the bindings on the gold."""
     rng = random.Random(11)
     gold = {t["id"]: t["answer"] for t in read_jsonl(exports / "tasks.jsonl")}
     records = read_jsonl(exports / "ws" / "tasks.jsonl")
@@ -215,9 +218,10 @@ def test_widesearch_export_and_responses(exports: Path, tmp_path: Path) -> None:
             (responses / f"m_{iid}_{trial}_response.jsonl").write_text(json.dumps(line) + "\n")
     report = json.loads(run_fabula("eval", "--tasks", str(exports / "ws" / "tasks.jsonl"),
                                "--predictions", str(responses), "--json"))
+    assert evaluate(exports / "ws" / "tasks.jsonl", responses) == report
     assert report["attempts"] == 2 and len(report["per_task"]) == len(records)
     for row in report["per_task"]:
-        attempts = [port_figures(gold[row["task_id"]], t) for t in trials[row["task_id"]]]
+        attempts = [bindings_figures(gold[row["task_id"]], t) for t in trials[row["task_id"]]]
         mean = {name: (attempts[0][name] + attempts[1][name]) / 2 for name in FIGURES
                 if attempts[0][name] is not None}
         assert_same({**dict.fromkeys(FIGURES), **{k: row[k] for k in mean}},
@@ -307,3 +311,14 @@ def test_ground_truth_shapes() -> None:
 def test_unknown_data_source_is_named() -> None:
     with pytest.raises(ValueError, match="'nq'"):
         compute_score("nq", "Vess", {"answer": "\"Vess\""})
+
+
+def test_bindings_refuse_what_they_cannot_read(tmp_path: Path) -> None:
+    with pytest.raises(InvalidGold, match="columns"):
+        Gold.from_json({"rows": [["Vess"]]})
+    with pytest.raises(ValueError, match="short_reward"):
+        score(Gold.from_json("Vess"), Prediction.from_text("Vess")).reward(short="bleu")
+    with pytest.raises(ValueError, match="cannot read"):
+        evaluate(tmp_path / "missing.jsonl", tmp_path / "pred.jsonl")
+    scored = score(Gold.from_json(TOWNS), Prediction.from_text("no table here"))
+    assert scored.issues == [{"issue": "no_table"}] and scored.reward() == 0.0

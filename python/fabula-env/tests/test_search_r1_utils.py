@@ -9,26 +9,12 @@ only the standard library and `requests`); its path is `$VERL071_SEARCH_R1_UTILS
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
-
-
-@pytest.fixture(scope="module")
-def search_r1_like_utils():
-    default = REPO / "target" / "verl-venv" / "verl071" / "search_r1_like_utils.py"
-    path = Path(os.environ.get("VERL071_SEARCH_R1_UTILS", default))
-    if not path.is_file():
-        pytest.fail(f"verl 0.7.1's search_r1_like_utils.py is not at {path} (see README.md)")
-    spec = importlib.util.spec_from_file_location("verl071_search_r1_like_utils", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_batch_over_all_worlds_finds_each_questions_world(search_r1_like_utils, server, tasks):

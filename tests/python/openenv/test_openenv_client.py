@@ -128,3 +128,21 @@ def test_a_wrong_token_is_refused(server):
     wrong = GenericEnvClient(base_url=server.replace("http://", "http://fabula:wrong@")).sync()
     with pytest.raises(ConnectionError):
         wrong.connect()
+
+
+def test_readme_example(tmp_path):
+    """README.md's example, run as written against the README's `fabula up` (free ports and a
+    7-world dataset of seed 0: see tests/python/readme_blocks.py); what its comments say it
+    prints, it prints."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    import readme_blocks as readme
+
+    binary = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
+    up, process = readme.start_server(binary, tmp_path)
+    try:
+        text = up.rewrite(readme.block("TRL and OpenEnv").text)
+        readme.assert_prints(readme.run_python(text, tmp_path), text)
+    finally:
+        readme.stop(process)

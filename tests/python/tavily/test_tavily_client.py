@@ -130,3 +130,21 @@ def test_unsupported_options_and_endpoints_are_readable_errors(base):
         tavily.crawl("https://example.org/")
     with pytest.raises(BadRequestError, match="map is not supported"):
         tavily.map("https://example.org/")
+
+
+def test_readme_example(tmp_path):
+    """README.md's example, run as written against the README's `fabula up` (free ports and a
+    7-world dataset of seed 0: see tests/python/readme_blocks.py); what its comments say it
+    prints, it prints."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests" / "python"))
+    import readme_blocks as readme
+
+    binary = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
+    up, process = readme.start_server(binary, tmp_path)
+    try:
+        text = up.rewrite(readme.block("Tavily").text)
+        readme.assert_prints(readme.run_python(text, tmp_path), text)
+    finally:
+        readme.stop(process)

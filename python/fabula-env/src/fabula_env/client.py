@@ -105,7 +105,10 @@ class FabulaClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, method: str, path: str, body: Any = None, *, admin: bool = False, **kw: Any) -> Any:
+    def _call(
+        self, method: str, path: str, body: Any = None, *, admin: bool = False, **kw: Any
+    ) -> dict[str, Any]:
+        """One request; the server's JSON object (`{}` for an empty body), or `FabulaError`."""
         http = self._http
         if admin:
             if self._admin is None:
@@ -115,8 +118,12 @@ class FabulaClient:
         if response.status_code >= 400:
             raise _error_of(response)
         if not response.content:
-            return None
-        return response.json()
+            return {}
+        answer = response.json()
+        if not isinstance(answer, dict):
+            message = f"not a JSON object: {answer!r}"
+            raise FabulaError(response.status_code, "unexpected_answer", message)
+        return answer
 
     # The agent-facing API.
 
@@ -126,7 +133,7 @@ class FabulaClient:
 
     def worlds(self) -> list[dict[str, Any]]:
         """The worlds served: `[{"id", "name", "theme", "pages"}]`."""
-        return self._call("GET", "/v1/worlds")["worlds"]
+        return list(self._call("GET", "/v1/worlds")["worlds"])
 
     def search(
         self,
@@ -168,7 +175,7 @@ class FabulaClient:
             {"queries": queries, "topk": topk, "return_scores": return_scores, "hiding": hiding}
         )
         path = "/retrieve" if world is None else f"/v1/worlds/{world}/retrieve"
-        return self._call("POST", path, body)["result"]
+        return list(self._call("POST", path, body)["result"])
 
     # Sessions.
 
@@ -180,7 +187,9 @@ class FabulaClient:
         body = _drop_none({"world": world, "seed": seed, "controls": controls})
         return Session(self, self._call("POST", "/v1/sessions", body))
 
-    def session_search(self, session_id: str, query: str | None = None, **kw: Any) -> dict[str, Any]:
+    def session_search(
+        self, session_id: str, query: str | None = None, **kw: Any
+    ) -> dict[str, Any]:
         """A search under the session's controls; arguments as `search`."""
         body = _drop_none({"query": query, **kw})
         return self._call("POST", f"/v1/sessions/{session_id}/search", body)
@@ -202,11 +211,12 @@ class FabulaClient:
 
     def tasks(self, world: int) -> list[dict[str, Any]]:
         """A world's tasks with gold answers."""
-        return self._call("GET", f"/admin/worlds/{world}/tasks", admin=True)["tasks"]
+        return list(self._call("GET", f"/admin/worlds/{world}/tasks", admin=True)["tasks"])
 
     def score(self, task_id: str, answer: Any) -> dict[str, Any]:
         """Scores one answer: `{"task_id", "kind", "reward", "score"}`."""
-        return self._call("POST", "/admin/score", {"task_id": task_id, "answer": answer}, admin=True)
+        body = {"task_id": task_id, "answer": answer}
+        return self._call("POST", "/admin/score", body, admin=True)
 
     def reset(
         self,
@@ -275,7 +285,8 @@ def render_search(responses: list[dict[str, Any]]) -> str:
         query = response.get("query", "")
         if "error" in response:
             error = response["error"]
-            parts.append(f'Results for "{query}":\nError {error.get("code")}: {error.get("message")}\n')
+            failure = f'Error {error.get("code")}: {error.get("message")}'
+            parts.append(f'Results for "{query}":\n{failure}\n')
             continue
         text = f'Results for "{query}":\n'
         if not response.get("results"):
@@ -283,7 +294,8 @@ def render_search(responses: list[dict[str, Any]]) -> str:
         for hit in response.get("results", []):
             n += 1
             date = hit.get("date") or "N/A"
-            text += f"\n[{n}] {hit['url']}\nTitle: {hit['title']}\nSnippet: {hit['snippet']}\nDate: {date}\n"
+            text += f"\n[{n}] {hit['url']}\nTitle: {hit['title']}\n"
+            text += f"Snippet: {hit['snippet']}\nDate: {date}\n"
         parts.append(text)
     return "\n".join(parts)
 

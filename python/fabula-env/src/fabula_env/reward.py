@@ -2,9 +2,12 @@
 
 `ground_truth` is what `fabula tasks export --format verl` writes in
 `reward_model.ground_truth`: `{"target": [...], "answer": "<gold answer as JSON text>"}`. The
-gold answer is scored with fabula's exact metrics (the pure-Python port in `fabula_env.score`,
-checked against `fabula eval`). The answer is the last `<answer>...</answer>` of the solution,
-or the whole solution when it has none.
+gold answer is scored with fabula's exact metrics (`fabula_env.score`: fabula-score compiled
+into this package, the code `fabula eval` runs). The answer is the last `<answer>...</answer>` of
+the solution, or the whole solution when it has none.
+
+verl loads this file by its path (`custom_reward_function.path`) as a module of its own, outside
+the package, so every import here is absolute.
 
 Every call returns the same keys, because verl collects each key into one list per batch: the
 reward under `score`, `is_table`, and every figure, with 0.0 for figures that do not apply to
@@ -17,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from .score import FIGURES, Gold, InvalidGold, Prediction, Score, score
+from fabula_env.score import FIGURES, Gold, InvalidGold, Prediction, Score, score
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
@@ -83,7 +86,7 @@ def compute_score(
     data_source: str,
     solution_str: str,
     ground_truth: Any,
-    extra_info: dict | None = None,
+    extra_info: dict[str, Any] | None = None,
     short_reward: str = "em",
     table_reward: str = "item_f1",
     **kwargs: Any,

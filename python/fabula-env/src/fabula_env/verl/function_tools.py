@@ -35,7 +35,7 @@ def _world():
 
 def _passages(queries: list, hits: list) -> str:
     parts = []
-    for query, docs in zip(queries, hits):
+    for query, docs in zip(queries, hits, strict=True):
         lines = [f'Results for "{query}":']
         for n, doc in enumerate(docs, 1):
             doc = doc.get("document", doc)

@@ -23,7 +23,7 @@ import asyncio
 import threading
 import zlib
 from collections import OrderedDict
-from typing import Any
+from typing import Any, ClassVar
 from uuid import uuid4
 
 from verl.tools.base_tool import BaseTool
@@ -128,7 +128,7 @@ class _Route:
 class FabulaTool(BaseTool):
     """What `web_search` and `web_extractor` share: config, routing and the session registry."""
 
-    default_schema: dict[str, Any] = {}
+    default_schema: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, config: dict, tool_schema: OpenAIFunctionToolSchema | None = None):
         config = dict(config or {})
