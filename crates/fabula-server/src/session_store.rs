@@ -24,7 +24,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use parking_lot::Mutex;
 use rand::RngExt;
@@ -210,7 +212,9 @@ impl Drop for Session {
     }
 }
 
-/// Where the store reads the time: a monotonic clock, or (in tests) a hand-set one.
+/// Where the store reads the time: a monotonic clock, or (in tests) a hand-set one. The
+/// monotonic clock is tokio's, which is the system's except under `tokio::time::pause`, so
+/// integration tests move it forward instead of sleeping.
 #[derive(Debug, Clone)]
 pub(crate) enum Clock {
     /// Milliseconds since this instant.

@@ -130,11 +130,14 @@ async fn the_cap_refuses_with_retry_after_while_every_session_is_fresh() {
 async fn expired_sessions_make_room_and_answer_not_found() {
     let app = TestApp::with_config(|config| {
         config.max_sessions = 2;
-        config.session_ttl = Duration::from_millis(100);
+        config.session_ttl = Duration::from_secs(60);
     });
     let expired = session(&app, json!({}), "").await;
     let also_expired = session(&app, json!({}), "").await;
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // Virtual time: the store's clock is tokio's, moved past the TTL without waiting.
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_secs(61)).await;
+    tokio::time::resume();
     assert_error(&log(&app, &expired).await, 404, "session_not_found");
     let fresh = session(&app, json!({}), "").await;
     assert_eq!(app.get("/health").await.json["sessions"], 1);
