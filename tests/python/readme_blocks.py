@@ -209,3 +209,14 @@ def assert_prints(stdout: str, text: str) -> None:
             position += 1
         assert position < len(lines), f"README promises {expected!r}; printed:\n{stdout}"
         position += 1
+
+
+def run_example(heading: str, fabula: str, root: Path) -> None:
+    """Runs the Python example under `heading` against the README's `fabula up` and checks
+    what its comments say it prints: the OpenEnv and Tavily suites' README tests."""
+    up, process = start_server(fabula, root)
+    try:
+        text = up.rewrite(block(heading).text)
+        assert_prints(run_python(text, root), text)
+    finally:
+        stop(process)

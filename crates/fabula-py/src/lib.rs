@@ -6,7 +6,7 @@
 //! prediction, an evaluation report), which `fabula_env.score` parses and types on the Python
 //! side. Scoring itself holds no Python object, so it runs with the interpreter's lock released.
 
-use fabula_score::{RewardConfig, ShortReward, TableReward};
+use fabula_score::{FIGURES, RewardConfig, ShortReward, TableReward};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -17,19 +17,6 @@ create_exception!(
     PyValueError,
     "A gold answer that is not a string, a list of strings or a table."
 );
-
-/// The figures of a [`Score`], in the order reports list them.
-const FIGURES: [&str; 9] = [
-    "em",
-    "f1",
-    "success",
-    "row_precision",
-    "row_recall",
-    "row_f1",
-    "item_precision",
-    "item_recall",
-    "item_f1",
-];
 
 /// A task's gold answer.
 #[pyclass(frozen, module = "fabula_env._native")]
@@ -82,19 +69,7 @@ struct Score(fabula_score::Score);
 impl Score {
     /// The figures by name (`FIGURES`' order), `None` where one does not apply.
     fn figures(&self) -> Vec<(&'static str, Option<f64>)> {
-        let score = &self.0;
-        let values = [
-            score.em,
-            score.f1,
-            score.success,
-            score.row_precision,
-            score.row_recall,
-            score.row_f1,
-            score.item_precision,
-            score.item_recall,
-            score.item_f1,
-        ];
-        FIGURES.into_iter().zip(values).collect()
+        FIGURES.into_iter().zip(self.0.figures()).collect()
     }
 
     /// The reward: `short` is `"em"` or `"f1"`, `table` is `"item_f1"`, `"row_f1"` or

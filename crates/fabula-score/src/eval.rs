@@ -192,23 +192,8 @@ pub struct EvalReport {
     pub max_at_n: Option<Summary>,
 }
 
-/// The nine figures of a score, in [`TaskScore`] field order.
+/// The nine figures of a score, in [`TaskScore`] field order ([`crate::FIGURES`]).
 type Figures = [Option<f64>; 9];
-
-/// The figures of one score.
-fn figures(score: &Score) -> Figures {
-    [
-        score.em,
-        score.f1,
-        score.success,
-        score.row_precision,
-        score.row_recall,
-        score.row_f1,
-        score.item_precision,
-        score.item_recall,
-        score.item_f1,
-    ]
-}
 
 /// Builds a task's row from its figures.
 fn task_score(task: &TaskRecord, figures: Figures) -> TaskScore {
@@ -326,7 +311,7 @@ pub fn evaluate(tasks: &[TaskRecord], predictions: &[PredictionRecord]) -> EvalR
             }
         }
         scores.resize_with(n_attempts, || Score::zero(&gold));
-        let attempt_figures: Vec<Figures> = scores.iter().map(figures).collect();
+        let attempt_figures: Vec<Figures> = scores.iter().map(Score::figures).collect();
         per_task.push(task_score(task, combine(&attempt_figures, mean)));
         best_per_task.push(task_score(
             task,

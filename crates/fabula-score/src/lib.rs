@@ -89,4 +89,4 @@ pub use eval::{
 pub use gold::{Gold, GoldTable};
 pub use metrics::Metric;
 pub use prediction::{PredictedTable, Prediction};
-pub use score::{RewardConfig, Score, ScoreIssue, ShortReward, TableReward, score};
+pub use score::{FIGURES, RewardConfig, Score, ScoreIssue, ShortReward, TableReward, score};

@@ -113,7 +113,36 @@ pub struct RewardConfig {
     pub table: TableReward,
 }
 
+/// The names of a score's figures, in the order [`Score::figures`] gives them (and `fabula eval`
+/// reports them).
+pub const FIGURES: [&str; 9] = [
+    "em",
+    "f1",
+    "success",
+    "row_precision",
+    "row_recall",
+    "row_f1",
+    "item_precision",
+    "item_recall",
+    "item_f1",
+];
+
 impl Score {
+    /// Every figure, in [`FIGURES`] order; `None` where one does not apply.
+    pub fn figures(&self) -> [Option<f64>; 9] {
+        [
+            self.em,
+            self.f1,
+            self.success,
+            self.row_precision,
+            self.row_recall,
+            self.row_f1,
+            self.item_precision,
+            self.item_recall,
+            self.item_f1,
+        ]
+    }
+
     /// The reward under the default [`RewardConfig`]: exact match for short answers, item F1
     /// for tables.
     pub fn reward(&self) -> f64 {

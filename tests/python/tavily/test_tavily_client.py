@@ -139,12 +139,7 @@ def test_readme_example(tmp_path):
     import sys
 
     sys.path.insert(0, str(REPO / "tests" / "python"))
-    import readme_blocks as readme
+    import readme_blocks
 
     binary = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
-    up, process = readme.start_server(binary, tmp_path)
-    try:
-        text = up.rewrite(readme.block("Tavily").text)
-        readme.assert_prints(readme.run_python(text, tmp_path), text)
-    finally:
-        readme.stop(process)
+    readme_blocks.run_example("Tavily", binary, tmp_path)
