@@ -259,13 +259,10 @@ pub fn run_up(args: &UpArgs) -> anyhow::Result<()> {
         // `up` owns its directory: worlds of an older version or another seed are replaced.
         force: true,
         themes: Vec::new(),
+        // `generate` writes the indexes too.
+        no_index: false,
     };
     run_generate_with(&generate)?;
-    crate::index::run_index(&crate::index::IndexArgs {
-        dir: args.serve.worlds.clone(),
-        jobs: None,
-        shard: None,
-    })?;
     run_serve(&args.serve)
 }
 
