@@ -273,3 +273,60 @@ fn a_theme_filter_restricts_worlds() {
         "{manifest}"
     );
 }
+
+/// The files under `dir/index/`, as paths relative to it, sorted.
+fn index_files(dir: &std::path::Path) -> Vec<String> {
+    let root = dir.join("index");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let rel = path.strip_prefix(&root).unwrap();
+                files.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn generate_writes_the_indexes_fabula_index_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (indexed, plain) = (tmp.path().join("indexed"), tmp.path().join("plain"));
+    generate(&indexed, 3, 5);
+    let plain_arg = plain.to_str().unwrap();
+    let out = fabula(&[
+        "generate",
+        "--count",
+        "3",
+        "--seed",
+        "5",
+        "--no-index",
+        "--out",
+        plain_arg,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!plain.join("index").exists(), "--no-index writes none");
+    let out = fabula(&["index", plain_arg]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let files = index_files(&indexed);
+    let worlds = files.iter().filter(|f| f.ends_with(".fidx")).count();
+    assert_eq!(worlds, 3, "{files:?}");
+    assert!(files.iter().any(|f| f.starts_with("passages")), "{files:?}");
+    assert_eq!(files, index_files(&plain));
+    for file in &files {
+        let (a, b) = (
+            indexed.join("index").join(file),
+            plain.join("index").join(file),
+        );
+        assert!(
+            fs::read(a).unwrap() == fs::read(b).unwrap(),
+            "{file} differs"
+        );
+    }
+}

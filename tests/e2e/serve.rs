@@ -301,6 +301,12 @@ fn indexes_are_written_once_kept_when_fresh_and_rebuilt_when_damaged() {
     generate(&dir, 3, 3);
     assert_eq!(
         index_summary(&dir),
+        "indexed 3 worlds (0 built, 0 rebuilt, 3 already fresh)",
+        "`generate` writes the indexes"
+    );
+    std::fs::remove_dir_all(dir.join("index")).unwrap();
+    assert_eq!(
+        index_summary(&dir),
         "indexed 3 worlds (3 built, 0 rebuilt, 0 already fresh)"
     );
     assert_eq!(

@@ -1,6 +1,7 @@
 //! Tidy checks over the workspace's own sources, so the structure stays as ARCHITECTURE.md says:
 //! only `fabula-file` runs SQL against the fixed `fabula_*` tables, no library function grows past
-//! 150 lines, and the modules of each crate import each other without a cycle.
+//! 150 lines, the modules of each crate import each other without a cycle, and the crates depend
+//! on each other only as the crate rules allow (read from every `crates/*/Cargo.toml`).
 //!
 //! These read the sources as text. Test code (a file's tail from `#[cfg(test)]`, `tests/`
 //! folders) is left out: fixtures may damage files on purpose and data-driven tests may be long.
@@ -334,6 +335,124 @@ fn modules_of_a_crate_import_each_other_without_a_cycle() {
         }
     }
     assert!(cycles.is_empty(), "{cycles:#?}");
+}
+
+/// The crates that generate worlds, pages and tasks.
+const GENERATORS: [&str; 3] = ["fabula-world", "fabula-pages", "fabula-tasks"];
+/// The crates that serve a dataset.
+const SERVERS: [&str; 4] = [
+    "fabula-server",
+    "fabula-admin",
+    "fabula-browse",
+    "fabula-lwm",
+];
+
+/// The fabula crates a manifest names in any dependency table (normal, dev, build, and each
+/// target's).
+fn fabula_dependencies(manifest: &str) -> BTreeSet<String> {
+    let manifest: toml::Table = manifest.parse().unwrap();
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    let target_sections = targets.into_iter().flat_map(|targets| targets.values());
+    let sections =
+        std::iter::once(&manifest).chain(target_sections.filter_map(toml::Value::as_table));
+    let mut names = BTreeSet::new();
+    for section in sections {
+        for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            let table = section.get(key).and_then(toml::Value::as_table);
+            let crates = table.into_iter().flat_map(|table| table.keys());
+            names.extend(crates.filter(|name| name.starts_with("fabula")).cloned());
+        }
+    }
+    names
+}
+
+/// What crate `name` may not depend on, by ARCHITECTURE.md's crate rules, each with its reason.
+fn forbidden(name: &str) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    let mut forbid = |crates: &[&str], why: &'static str| {
+        out.extend(crates.iter().map(|c| (c.to_string(), why)));
+    };
+    let all: Vec<String> = crate_sources().into_keys().collect();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    match name {
+        "fabula-file" => forbid(&all, "the world file's reader is the ground floor"),
+        "fabula-score" => forbid(&all, "trainers depend on the scorer alone"),
+        "fabula-load" => {
+            forbid(&GENERATORS, "the load tester is a client of the HTTP API");
+            forbid(&SERVERS, "the load tester is a client of the HTTP API");
+        }
+        _ => {}
+    }
+    if name != "fabula" {
+        forbid(
+            &["fabula", "fabula-load"],
+            "libraries never depend on the CLI or the load tester",
+        );
+    }
+    out
+}
+
+/// The broken crate rules of one crate: `crate -> dependency (reason)`.
+fn broken_rules(name: &str, dependencies: &BTreeSet<String>) -> Vec<String> {
+    forbidden(name)
+        .into_iter()
+        .filter(|(dependency, _)| dependency != name && dependencies.contains(dependency))
+        .map(|(dependency, why)| format!("{name} -> {dependency} ({why})"))
+        .collect()
+}
+
+#[test]
+fn crates_depend_on_each_other_only_as_the_crate_rules_allow() {
+    let mut broken = Vec::new();
+    for (name, src) in crate_sources() {
+        let manifest = std::fs::read_to_string(src.join("../Cargo.toml")).unwrap();
+        broken.extend(broken_rules(&name, &fabula_dependencies(&manifest)));
+    }
+    assert!(broken.is_empty(), "{broken:#?}");
+}
+
+#[test]
+fn the_crate_rules_catch_each_kind_of_breach() {
+    fn check(name: &str, manifest: &str, expect: &[&str]) {
+        let broken = broken_rules(name, &fabula_dependencies(manifest));
+        let dependencies: Vec<&str> = broken
+            .iter()
+            .map(|line| {
+                line.split(" -> ")
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(dependencies, expect, "{name}: {broken:?}");
+    }
+    check(
+        "fabula-file",
+        "[dependencies]\nfabula-score.workspace = true\nserde = \"1\"\n",
+        &["fabula-score"],
+    );
+    check(
+        "fabula-file",
+        "[target.'cfg(unix)'.dev-dependencies]\nfabula-world = { path = \"x\" }\n",
+        &["fabula-world"],
+    );
+    check(
+        "fabula-load",
+        "[dependencies]\nfabula-file.workspace = true\nfabula-tasks.workspace = true\n",
+        &["fabula-tasks"],
+    );
+    check(
+        "fabula-server",
+        "[dev-dependencies]\nfabula-load.workspace = true\nfabula-file.workspace = true\n",
+        &["fabula-load"],
+    );
+    check(
+        "fabula",
+        "[dependencies]\nfabula-load.workspace = true\nfabula-world.workspace = true\n",
+        &[],
+    );
 }
 
 #[test]

@@ -26,8 +26,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use fabula_file::{ColumnRole, Task, TaskKind, Value as Cell, WorldFile};
-use fabula_score::{Gold, Prediction, TaskRecord};
+use fabula_file::{ColumnRole, Task, Value as Cell, WorldFile};
+use fabula_score::{Gold, Prediction, TaskKind, TaskRecord};
 use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldIndex, WorldInfo};
 use fabula_tasks::difficulty::{
     Features, Tier, all_shown, answer_rows, answer_values, is_frontier, result_text,
@@ -254,7 +254,7 @@ fn features(task: &Task, record: &TaskRecord, values: &[String], results: &str) 
         rows: answer_rows(&record.answer),
         answer_in_question: all_shown(values, &task.question),
         answer_in_results: Some(all_shown(values, results)),
-        choice: task.kind == TaskKind::Compare,
+        choice: task.kind == fabula_file::TaskKind::Compare,
         frontier: is_frontier(&task.question),
     }
 }

@@ -100,12 +100,28 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(task: &Task, text: &str
     })
 }
 
+/// fabula-score's `TaskKind` for the kind a world file stores: the same spelling (the world file's
+/// crate depends on no other fabula crate, so each has its own enum).
+pub fn score_kind(kind: fabula_file::TaskKind) -> fabula_score::TaskKind {
+    use fabula_file::TaskKind as Stored;
+    use fabula_score::TaskKind as Scored;
+    match kind {
+        Stored::Lookup => Scored::Lookup,
+        Stored::MultiHop => Scored::MultiHop,
+        Stored::Compare => Scored::Compare,
+        Stored::Aggregate => Scored::Aggregate,
+        Stored::Temporal => Scored::Temporal,
+        Stored::Identify => Scored::Identify,
+        Stored::Table => Scored::Table,
+    }
+}
+
 /// A task as fabula-score reads it.
 pub fn score_record(world: u32, task: &Task) -> Result<fabula_score::TaskRecord> {
     Ok(fabula_score::TaskRecord {
         world: world.to_string(),
         id: task.id.clone(),
-        kind: task.kind,
+        kind: score_kind(task.kind),
         question: task.question.clone(),
         answer: parse_json(task, &task.answer)?,
         evidence: parse_json(task, &task.evidence)?,
@@ -130,6 +146,17 @@ pub type Tiered<'a> = (u32, &'a Task, Tier);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stored_and_scored_task_kinds_are_the_same_names() {
+        let stored = fabula_file::TaskKind::ALL;
+        let scored = fabula_score::TaskKind::ALL;
+        assert_eq!(stored.len(), scored.len(), "one enum gained a kind");
+        for (stored, scored) in stored.into_iter().zip(scored) {
+            assert_eq!(score_kind(stored), scored);
+            assert_eq!(stored.as_str(), scored.as_str());
+        }
+    }
 
     #[test]
     fn splits_parse_and_are_stable() {

@@ -13,8 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use fabula_file::TaskKind;
-use fabula_score::{PredictionRecord, TaskRecord};
+use fabula_score::{PredictionRecord, TaskKind, TaskRecord};
 use serde_json::Value;
 
 use crate::agent::AgentConfig;

@@ -1,5 +1,5 @@
-//! The closed sets of names a world file stores as text: page kinds, fact (value) kinds, and the
-//! hiding levels that decide which fact kinds a snippet may show.
+//! The closed sets of names a world file stores as text: page kinds, fact (value) kinds, task
+//! kinds, and the hiding levels that decide which fact kinds a snippet may show.
 //!
 //! Each enum has one spelling per variant (`as_str`) and a `parse` that is its exact inverse, so
 //! every crate reads and writes the same words.
@@ -103,6 +103,52 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// The kind of a task, as `fabula_tasks.kind` stores it. `fabula-score` has its own
+    /// `TaskKind` for task files, with the same spellings, so that this crate depends on no other
+    /// fabula crate; `fabula-bench` converts between the two and tests that they agree.
+    TaskKind {
+        /// One fact about one entity.
+        Lookup = "lookup",
+        /// A fact reached through two or three hops.
+        MultiHop = "multi_hop",
+        /// A comparison between entities.
+        Compare = "compare",
+        /// A count, sum or extreme over many rows.
+        Aggregate = "aggregate",
+        /// A fact as it stood at a date.
+        Temporal = "temporal",
+        /// A person singled out by several clues from different pages.
+        Identify = "identify",
+        /// A WideSearch-style table.
+        Table = "table",
+    }
+}
+
+/// The spellings of every `TaskKind`, for serde's error messages.
+const TASK_KINDS: &[&str] = &[
+    "lookup",
+    "multi_hop",
+    "compare",
+    "aggregate",
+    "temporal",
+    "identify",
+    "table",
+];
+
+impl Serialize for TaskKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TaskKind, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        TaskKind::parse(&text).ok_or_else(|| serde::de::Error::unknown_variant(&text, TASK_KINDS))
+    }
+}
+
 impl Serialize for Hiding {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
@@ -156,6 +202,24 @@ mod tests {
             Hiding::parse,
             "none partial strict",
         );
+        check(
+            TaskKind::ALL,
+            TaskKind::as_str,
+            TaskKind::parse,
+            "lookup multi_hop compare aggregate temporal identify table",
+        );
+        assert_eq!(TASK_KINDS, TaskKind::ALL.map(TaskKind::as_str));
+    }
+
+    #[test]
+    fn task_kind_serde_uses_the_stored_spelling() {
+        assert_eq!(
+            serde_json::to_string(&TaskKind::MultiHop).unwrap(),
+            "\"multi_hop\""
+        );
+        let parsed: TaskKind = serde_json::from_str("\"table\"").unwrap();
+        assert_eq!(parsed, TaskKind::Table);
+        assert!(serde_json::from_str::<TaskKind>("\"MultiHop\"").is_err());
     }
 
     #[test]

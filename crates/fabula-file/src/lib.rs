@@ -28,8 +28,7 @@ mod rows;
 mod write;
 
 pub use error::{Error, Result};
-pub use fabula_score::TaskKind;
-pub use kinds::{Hiding, PageKind, ValueKind};
+pub use kinds::{Hiding, PageKind, TaskKind, ValueKind};
 pub use limits::{AgeRange, Limits};
 pub use manifest::{
     MANIFEST, Manifest, ManifestEntry, parse_shard_manifest_name, read_manifest,

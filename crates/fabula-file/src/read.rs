@@ -8,12 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fabula_score::TaskKind;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 
 use crate::rows::{Column, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value};
-use crate::{ColumnRole, Error, PageKind, Result, SqlType, TableRole, ValueKind};
+use crate::{ColumnRole, Error, PageKind, Result, SqlType, TableRole, TaskKind, ValueKind};
 
 /// One world file opened read-only.
 pub struct WorldFile {

@@ -4,9 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use fabula_score::TaskKind;
-
-use crate::kinds::{PageKind, ValueKind};
+use crate::kinds::{PageKind, TaskKind, ValueKind};
 use crate::limits::Limits;
 use crate::roles::{ColumnRole, SqlType, TableRole};
 

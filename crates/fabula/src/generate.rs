@@ -1,12 +1,14 @@
-//! `fabula generate` and `fabula check`: the dataset commands.
+//! `fabula generate` and `fabula check`: the dataset commands. `generate` writes the search
+//! indexes too (`fabula index`'s, byte for byte), so a server is fast from its first request.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
 use fabula_world::dataset::{self, GenerateConfig, Shard};
+
+use crate::progress::{default_jobs, progress_bar};
 
 /// Arguments of `fabula generate`.
 #[derive(Debug, Args)]
@@ -34,6 +36,10 @@ pub struct GenerateArgs {
     /// Restrict worlds to these themes (repeatable).
     #[arg(long = "theme")]
     pub themes: Vec<String>,
+    /// Do not write the search indexes (DIR/index/); `fabula index` writes them later, or a
+    /// server builds each on first use. A sharded run never writes them.
+    #[arg(long)]
+    pub no_index: bool,
 }
 
 /// Arguments of `fabula check`.
@@ -54,10 +60,6 @@ pub struct CheckArgs {
     /// The server for --answerability, e.g. 127.0.0.1:8080.
     #[arg(long)]
     pub addr: Option<String>,
-}
-
-pub(crate) fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// Builds the generator configuration, rejecting bad input with a one-line message.
@@ -107,27 +109,21 @@ pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
     );
     if let Some(s) = cfg.shard {
         eprintln!(
-            "shard {s}: wrote {}; once all {} shards are done, run `fabula manifest merge {}`",
+            "shard {s}: wrote {}; once all {} shards are done, run `fabula manifest merge {}` \
+             and `fabula index {}`",
             dataset::shard_manifest_name(s.index, s.total),
             s.total,
+            cfg.out.display(),
             cfg.out.display()
         );
+    } else if !args.no_index {
+        crate::index::run_index(&crate::index::IndexArgs {
+            dir: cfg.out.clone(),
+            jobs: Some(cfg.jobs),
+            shard: None,
+        })?;
     }
     Ok(())
-}
-
-pub(crate) fn progress_bar(total: u64) -> indicatif::ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} worlds  {elapsed} (eta {eta})",
-        )
-        .expect("valid template"),
-    );
-    bar
 }
 
 /// Runs `fabula check`.

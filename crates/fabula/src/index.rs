@@ -3,7 +3,8 @@
 //!
 //! An index is a cache keyed by its world file's hash and the index format version: a fresh one
 //! is kept, a missing, stale or corrupt one is built again, and deleting `DIR/index/` loses
-//! nothing. `fabula up` runs this after `generate`; a cluster runs it once per shard.
+//! nothing. `fabula generate` (and so `fabula up`) runs this after generating, unless told
+//! `--no-index`; a cluster runs it once per shard.
 //!
 //! Without `--shard` it then makes sure of the dataset's passage index (`DIR/index/passages/`),
 //! which spans every world and which the root `/retrieve` searches; a sharded run leaves it to a
@@ -19,7 +20,7 @@ use fabula_search::{Corpus, IndexState};
 use fabula_world::dataset::Shard;
 use rayon::prelude::*;
 
-use crate::generate::{default_jobs, progress_bar};
+use crate::progress::{default_jobs, progress_bar};
 
 /// Arguments of `fabula index`.
 #[derive(Debug, Args)]

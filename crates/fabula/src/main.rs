@@ -3,11 +3,10 @@
 mod bench;
 mod generate;
 mod index;
-mod loadgen;
 mod manifest;
 mod mcp;
+mod progress;
 mod serve;
-mod soak;
 mod tasks;
 mod wm;
 
@@ -87,11 +86,11 @@ enum Command {
 enum BenchCommand {
     /// Load a server's search from 32 keep-alive connections: a cold phase, a warm phase and
     /// its /health ceiling.
-    Search(serve::BenchSearchArgs),
+    Search(bench::BenchSearchArgs),
     /// Soak or flood a server it starts (or attaches to) and report errors, latency and RSS.
-    Soak(soak::SoakArgs),
+    Soak(bench::SoakArgs),
     /// Serve a dataset in process and time every world-browser view, one request at a time.
-    Browse(bench::browse::BenchBrowseArgs),
+    Browse(bench::BenchBrowseArgs),
 }
 
 fn main() -> ExitCode {
@@ -113,9 +112,9 @@ fn main() -> ExitCode {
         Command::Wm(wm::WmCommand::Tiny(args)) => wm::run_tiny(&args),
         Command::Wm(wm::WmCommand::Bench(args)) => wm::run_bench(&args),
         Command::Export(wm::ExportCommand::LwmData(args)) => wm::run_export_lwm_data(&args),
-        Command::Bench(BenchCommand::Search(args)) => serve::run_bench_search(&args),
-        Command::Bench(BenchCommand::Soak(args)) => soak::run_soak(&args),
-        Command::Bench(BenchCommand::Browse(args)) => bench::browse::run_bench_browse(&args),
+        Command::Bench(BenchCommand::Search(args)) => bench::run_bench_search(&args),
+        Command::Bench(BenchCommand::Soak(args)) => bench::run_soak(&args),
+        Command::Bench(BenchCommand::Browse(args)) => bench::run_bench_browse(&args),
         Command::Inspect { file, samples } => fabula_world::inspect::inspect(&file, samples)
             .map(|text| print!("{text}"))
             .map_err(anyhow::Error::from),

@@ -1,4 +1,4 @@
-//! `fabula serve`, `fabula up` and `fabula bench search`: the search service and its load test.
+//! `fabula serve` and `fabula up`: the search service.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,7 +8,6 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::generate::{GenerateArgs, run_generate_with};
-use crate::{bench, loadgen};
 
 /// Arguments of `fabula serve`.
 #[derive(Debug, Args)]
@@ -134,54 +133,6 @@ pub struct UpArgs {
     pub seed: u64,
 }
 
-/// Arguments of `fabula bench search`.
-#[derive(Debug, Args)]
-pub struct BenchSearchArgs {
-    /// A running server to load, e.g. 127.0.0.1:8080 or http://127.0.0.1:8080.
-    #[arg(long, default_value = "127.0.0.1:8080", conflicts_with = "worlds")]
-    pub addr: String,
-    /// Start a fresh `fabula serve` of this dataset on a free port instead, report how soon it
-    /// answers /health ("ready"), and stop it with SIGTERM at the end.
-    #[arg(long)]
-    pub worlds: Option<PathBuf>,
-    /// One more argument for the started `fabula serve` (repeat), e.g.
-    /// `--server-arg=--request-timeout=5s`.
-    #[arg(
-        long = "server-arg",
-        allow_hyphen_values = true,
-        requires = "worlds",
-        conflicts_with = "addr"
-    )]
-    pub server_args: Vec<String>,
-    /// Concurrent keep-alive connections, the same in every phase.
-    #[arg(long, default_value_t = 32)]
-    pub connections: usize,
-    /// Seconds of the cold phase: load from the start, no warm-up (0 skips it).
-    #[arg(long, default_value_t = 10.0)]
-    pub cold: f64,
-    /// Seconds of the warm phase, once every world has been searched at least once.
-    #[arg(long, default_value_t = 10.0)]
-    pub duration: f64,
-    /// Seconds of the ceiling phase: GET /health on the same connections (0 skips it).
-    #[arg(long, default_value_t = 5.0)]
-    pub ceiling: f64,
-    /// Seed of the random worlds and queries.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Snippet hiding level asked for.
-    #[arg(long, default_value = "partial")]
-    pub hiding: String,
-    /// Results per query.
-    #[arg(long, default_value_t = 10)]
-    pub top_k: usize,
-    /// Bearer key, when the server needs one (a started server reads the same variable).
-    #[arg(long, env = "FABULA_API_KEY", hide_env_values = true)]
-    pub api_key: Option<String>,
-    /// Print the whole report as JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
-
 /// The log filter when `FABULA_LOG` is not set: rmcp logs every MCP session's creation, its
 /// client's whole `initialize` parameters and every notification at INFO, so it speaks only from
 /// WARN; fabula's own debug line names the client, truncated.
@@ -196,7 +147,7 @@ fn init_logging() {
         .try_init();
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -308,50 +259,11 @@ pub fn run_up(args: &UpArgs) -> anyhow::Result<()> {
         // `up` owns its directory: worlds of an older version or another seed are replaced.
         force: true,
         themes: Vec::new(),
+        // `generate` writes the indexes too.
+        no_index: false,
     };
     run_generate_with(&generate)?;
-    crate::index::run_index(&crate::index::IndexArgs {
-        dir: args.serve.worlds.clone(),
-        jobs: None,
-        shard: None,
-    })?;
     run_serve(&args.serve)
-}
-
-/// Runs `fabula bench search`: a cold, a warm and a ceiling phase against a running server
-/// (`--addr`) or one it starts (`--worlds`).
-pub fn run_bench_search(args: &BenchSearchArgs) -> anyhow::Result<()> {
-    let target = match &args.worlds {
-        Some(worlds) => bench::Target::Start {
-            worlds: worlds.clone(),
-            server_args: args.server_args.clone(),
-        },
-        None => bench::Target::Running(loadgen::parse_addr(&args.addr)?),
-    };
-    let config = loadgen::LoadConfig {
-        connections: args.connections,
-        cold: seconds(args.cold, "--cold")?,
-        duration: seconds(args.duration, "--duration")?,
-        ceiling: seconds(args.ceiling, "--ceiling")?,
-        seed: args.seed,
-        hiding: args.hiding.clone(),
-        top_k: args.top_k,
-        api_key: args.api_key.clone(),
-        ..Default::default()
-    };
-    let report = bench::run(&target, config, &runtime()?)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{report}");
-    }
-    Ok(())
-}
-
-/// A length in seconds from the command line: finite and not negative.
-fn seconds(value: f64, flag: &str) -> anyhow::Result<Duration> {
-    Duration::try_from_secs_f64(value)
-        .map_err(|_| anyhow::anyhow!("{flag} must be a number of seconds, not {value}"))
 }
 
 #[cfg(test)]

@@ -155,7 +155,10 @@ fn exports_write_every_format() {
         ..cfg
     };
     let summary = export_tasks(&cfg).unwrap();
-    let tables = all.iter().filter(|t| t.kind == TaskKind::Table).count();
+    let tables = all
+        .iter()
+        .filter(|t| t.kind == fabula_score::TaskKind::Table)
+        .count();
     assert_eq!((summary.records, summary.gold_files), (tables, tables));
     let first: serde_json::Value = serde_json::from_str(
         std::fs::read_to_string(&out)
@@ -278,7 +281,7 @@ fn check_verl_parquet(path: &std::path::Path, tasks: &[fabula_score::TaskRecord]
                 .as_str()
                 .unwrap()
                 .ends_with(&task.question)
-                || task.kind == TaskKind::Table
+                || task.kind == fabula_score::TaskKind::Table
                 || task.answer.is_array()
         );
     }

@@ -1,4 +1,5 @@
-//! The server's resident memory over time, read from `/proc/PID/status` (`VmRSS`) once a second.
+//! The server's resident memory over time, read through `sysinfo` (on Linux from `/proc`) once a
+//! second.
 //! The series is bounded: when it reaches [`MAX_SAMPLES`], every other sample is dropped and the
 //! interval doubles, so a run of days keeps the same few kilobytes.
 
@@ -6,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
 use tokio::sync::watch;
 
 /// The most samples kept (over a day at one a second).
@@ -19,23 +21,32 @@ pub struct Sample {
     pub rss_kib: u64,
 }
 
-/// The resident memory of a process in kibibytes, or `None` when it has gone or the system has
-/// no `/proc`.
+/// The resident memory of a process in kibibytes, or `None` when it has gone (or is a zombie,
+/// which holds none).
 pub fn read_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    parse_vm_rss(&status)
+    let bytes = with_process(
+        pid,
+        ProcessRefreshKind::nothing().with_memory(),
+        |process| process.memory(),
+    )?;
+    (bytes > 0).then_some(bytes / 1024)
 }
 
-/// The `VmRSS:` line of a `/proc/PID/status` text, in kibibytes.
-fn parse_vm_rss(status: &str) -> Option<u64> {
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-    let mut words = line["VmRSS:".len()..].split_whitespace();
-    let value: u64 = words.next()?.parse().ok()?;
-    match words.next() {
-        Some("kB") | None => Some(value),
-        Some("mB") => Some(value * 1024),
-        _ => None,
-    }
+/// Whether a process with this id is running.
+pub fn process_exists(pid: u32) -> bool {
+    with_process(pid, ProcessRefreshKind::nothing(), |_| ()).is_some()
+}
+
+/// Reads one process's figures through `sysinfo`, refreshing only what `kind` names.
+fn with_process<T>(
+    pid: u32,
+    kind: ProcessRefreshKind,
+    read: impl FnOnce(&sysinfo::Process) -> T,
+) -> Option<T> {
+    let pid = Pid::from_u32(pid);
+    let mut system = System::new();
+    system.refresh_processes_specifics(ProcessesToUpdate::Some(&[pid]), true, kind);
+    system.process(pid).map(read)
 }
 
 /// A bounded series of samples that thins itself out.
@@ -130,23 +141,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vm_rss_is_read_in_kibibytes() {
-        fn check(status: &str, expect: Option<u64>) {
-            assert_eq!(parse_vm_rss(status), expect, "{status}");
-        }
-        check(
-            "Name:\tfabula\nVmRSS:\t   10520 kB\nThreads: 3\n",
-            Some(10_520),
-        );
-        check("VmRSS:\t7 mB\n", Some(7 * 1024));
-        check("Name:\tkthreadd\n", None);
-        check("VmRSS:\tlots kB\n", None);
+    fn our_own_rss_is_readable() {
+        let rss = read_rss_kib(std::process::id()).expect("this process has a resident set");
+        assert!(rss > 100, "{rss}");
+        assert!(process_exists(std::process::id()));
     }
 
     #[test]
-    fn our_own_rss_is_readable() {
-        let rss = read_rss_kib(std::process::id()).expect("Linux has /proc");
-        assert!(rss > 100, "{rss}");
+    fn a_process_that_has_gone_has_no_rss() {
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("true runs");
+        let pid = child.id();
+        child.wait().expect("true exits");
+        assert_eq!(read_rss_kib(pid), None);
+        assert!(!process_exists(pid));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use hyper::StatusCode;
 use serde::Deserialize;
 
-use super::histogram::Histogram;
+use crate::histogram::Histogram;
 
 /// The most distinct kinds of real error kept; later kinds are counted under "other".
 const MAX_ERROR_KINDS: usize = 64;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::phase::{PhaseOutcome, Route};
-use crate::soak::server::ServerExit;
+use crate::server::ServerExit;
 
 /// What one phase measured.
 #[derive(Debug, Clone, Serialize)]

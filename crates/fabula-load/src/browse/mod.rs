@@ -1,7 +1,7 @@
 //! `fabula bench browse`: the latency of every page of the world browser, against the target
 //! that each answers in under 50 ms on a 1,000-world dataset.
 //!
-//! The bench serves `--worlds DIR` in this process as `fabula serve` does, on free 127.0.0.1
+//! The CLI serves `--worlds DIR` in its own process as `fabula serve` does, on free 127.0.0.1
 //! ports: the agent listener with the browser mounted, and the admin listener with a random
 //! token. It opens a few sessions with calls (so the session views have content), then asks the
 //! admin listener for its dataset view once and reports that first request apart: it waits for
@@ -15,147 +15,38 @@
 mod plan;
 mod report;
 
-use std::net::{Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::net::SocketAddr;
 use std::time::Instant;
 
-use anyhow::{Context, bail, ensure};
-use clap::Args;
 use hyper::{Method, StatusCode, header};
-use rand::RngExt;
-use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
-use self::plan::{Listener, Plan, SessionPlan, Target, View};
+use self::plan::{Listener, SessionPlan, Target, View};
+pub use self::plan::{Plan, plan};
 pub use self::report::{BrowseReport, Failure, ViewReport};
 use crate::loadgen::{Answer, Connection};
+use crate::{Error, Result, bail, ensure};
 
-/// Arguments of `fabula bench browse`.
-#[derive(Debug, Args)]
-pub struct BenchBrowseArgs {
-    /// The dataset directory, with its indexes (`fabula index DIR` writes them).
-    #[arg(long)]
-    pub worlds: PathBuf,
-    /// Requests per view.
-    #[arg(long, default_value_t = 50)]
-    pub requests: usize,
-    /// Seed of the worlds, pages, rows, tasks and sessions asked for.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Print the report as JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+/// The two listeners of a served dataset: the agent listener with the browser mounted, and the
+/// admin listener with its token. The caller serves them (the CLI does, in its own process).
+#[derive(Debug, Clone)]
+pub struct Listeners {
+    pub agent: SocketAddr,
+    pub admin: SocketAddr,
+    pub token: String,
 }
 
-/// Runs `fabula bench browse`: prints the report, and fails when any request failed.
-pub fn run_bench_browse(args: &BenchBrowseArgs) -> anyhow::Result<()> {
-    ensure!(args.requests > 0, "--requests must be at least 1");
-    let plan = plan::plan(&args.worlds, args.requests, args.seed)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let report = runtime.block_on(measure(&args.worlds, &plan))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{report}");
-    }
-    ensure!(
-        report.failed_requests == 0,
-        "{} requests did not answer 200 with text/html",
-        report.failed_requests
-    );
-    Ok(())
-}
-
-/// The two listeners served in this process.
-struct Servers {
-    agent: SocketAddr,
-    admin: SocketAddr,
-    token: String,
-    stop: watch::Sender<bool>,
-    tasks: Vec<JoinHandle<anyhow::Result<()>>>,
-}
-
-impl Servers {
-    /// Serves `worlds` as `fabula serve` does with an admin listener, both on free ports.
-    async fn start(worlds: &Path) -> anyhow::Result<Servers> {
-        let config = fabula_server::ServeConfig {
-            worlds: worlds.to_path_buf(),
-            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-            ..Default::default()
-        };
-        let server = fabula_server::bind(config)
-            .await
-            .with_context(|| format!("serving {}", worlds.display()))?;
-        let state = server.state().clone();
-        let browse = fabula_browse::Browse::agent(state.clone());
-        let server = server.with_routes(browse.mount(axum::Router::new()));
-        let token = random_token();
-        let admin_addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
-        let admin = fabula_admin::bind(state, admin_addr, &token)
-            .await
-            .context("opening the admin listener")?;
-        let (stop, stopped) = watch::channel(false);
-        let agent = server.local_addr();
-        let admin_addr = admin.local_addr()?;
-        let agent_task = tokio::spawn(server.run_until(until(stopped.clone())));
-        let admin_task = tokio::spawn(admin.run_until(until(stopped)));
-        let tasks = vec![
-            tokio::spawn(async move { Ok(agent_task.await??) }),
-            tokio::spawn(async move { Ok(admin_task.await??) }),
-        ];
-        Ok(Servers {
-            agent,
-            admin: admin_addr,
-            token,
-            stop,
-            tasks,
-        })
-    }
-
-    async fn connect(&self, listener: Listener) -> anyhow::Result<Connection> {
+impl Listeners {
+    async fn connect(&self, listener: Listener) -> Result<Connection> {
         match listener {
             Listener::Agent => Connection::open(self.agent, None).await,
             Listener::Admin => Connection::open(self.admin, Some(self.token.clone())).await,
         }
     }
-
-    /// Stops both listeners and waits for them to drain.
-    async fn stop(self) -> anyhow::Result<()> {
-        let _ = self.stop.send(true);
-        for task in self.tasks {
-            task.await.context("a listener's task failed")??;
-        }
-        Ok(())
-    }
 }
 
-/// Completes once `stopped` turns true (or its sender is gone).
-async fn until(mut stopped: watch::Receiver<bool>) {
-    let _ = stopped.wait_for(|stop| *stop).await;
-}
-
-/// 32 hex digits from the system's randomness: the admin token of this run.
-fn random_token() -> String {
-    let mut rng: ChaCha8Rng = rand::make_rng();
-    format!("{:032x}", rng.random::<u128>())
-}
-
-/// Serves the dataset, opens the sessions, then measures the first admin request and each view.
-async fn measure(worlds: &Path, plan: &Plan) -> anyhow::Result<BrowseReport> {
-    let servers = Servers::start(worlds).await?;
-    let measured = measure_with(&servers, plan).await;
-    let stopped = servers.stop().await;
-    let report = measured?;
-    stopped?;
-    Ok(report)
-}
-
-async fn measure_with(servers: &Servers, plan: &Plan) -> anyhow::Result<BrowseReport> {
+/// Opens the sessions, then measures the first admin request and each view of the plan.
+pub async fn measure(servers: &Listeners, plan: &Plan) -> Result<BrowseReport> {
     let mut agent = servers.connect(Listener::Agent).await?;
     let mut admin = servers.connect(Listener::Admin).await?;
     let mut session_ids = Vec::with_capacity(plan.sessions.len());
@@ -195,12 +86,12 @@ async fn measure_with(servers: &Servers, plan: &Plan) -> anyhow::Result<BrowseRe
 /// Requests every target of one view, one at a time, and returns its figures and its failed
 /// requests; a connection that failed is opened again.
 async fn measure_view(
-    servers: &Servers,
+    servers: &Listeners,
     connection: &mut Connection,
     view: View,
     targets: &[Target],
     session_ids: &[String],
-) -> anyhow::Result<(ViewReport, Vec<Failure>)> {
+) -> Result<(ViewReport, Vec<Failure>)> {
     let mut latencies = Vec::with_capacity(targets.len());
     let mut failures = Vec::new();
     for target in targets {
@@ -215,7 +106,7 @@ async fn measure_view(
             }
             Err(error) => {
                 *connection = servers.connect(view.listener()).await?;
-                Some((None, format!("{error:#}")))
+                Some((None, error.chain()))
             }
         };
         if let Some((status, detail)) = failure {
@@ -254,7 +145,7 @@ fn html_failure(answer: &Answer) -> Option<(Option<u16>, String)> {
 }
 
 /// Opens one session and makes its calls; returns its id.
-async fn open_session(agent: &mut Connection, session: &SessionPlan) -> anyhow::Result<String> {
+async fn open_session(agent: &mut Connection, session: &SessionPlan) -> Result<String> {
     let body = json!({"world": session.world, "seed": session.seed});
     let created = post_json(agent, "/v1/sessions", &body).await?;
     let Some(id) = created["session"].as_str().map(str::to_owned) else {
@@ -274,15 +165,16 @@ async fn post_json(
     connection: &mut Connection,
     path: &str,
     body: &serde_json::Value,
-) -> anyhow::Result<serde_json::Value> {
-    let (status, answer) = connection
-        .post(path, serde_json::to_vec(body)?.into())
-        .await?;
+) -> Result<serde_json::Value> {
+    let (status, answer) = connection.post(path, body.to_string().into()).await?;
     ensure!(
         status == StatusCode::OK,
         "POST {path} answered {}: {}",
         status.as_u16(),
         String::from_utf8_lossy(&answer)
     );
-    serde_json::from_slice(&answer).with_context(|| format!("POST {path}"))
+    serde_json::from_slice(&answer).map_err(|source| Error::Json {
+        what: format!("POST {path}"),
+        source,
+    })
 }

@@ -19,6 +19,7 @@ use super::client::Client;
 use super::mcp_client;
 use super::tally::{Op, classify, error_code};
 use crate::loadgen::Connection;
+use crate::{Error, Result, bail};
 
 /// Queries per log-flood call: the most a batch may hold.
 pub const FLOOD_QUERIES: usize = 100;
@@ -55,7 +56,7 @@ pub async fn mcp_task(mut client: Client, counter: Arc<Counter>, world: u32) {
 }
 
 /// Creates the one session the log flood writes to.
-pub async fn create_session(client: &mut Client, world: u32) -> anyhow::Result<String> {
+pub async fn create_session(client: &mut Client, world: u32) -> Result<String> {
     #[derive(Deserialize)]
     struct Created {
         session: String,
@@ -71,7 +72,7 @@ pub async fn create_session(client: &mut Client, world: u32) -> anyhow::Result<S
         )
         .await
     else {
-        anyhow::bail!("creating the log-flood session got no answer");
+        bail!("creating the log-flood session got no answer");
     };
     client.record(
         Op::SessionCreate,
@@ -80,10 +81,10 @@ pub async fn create_session(client: &mut Client, world: u32) -> anyhow::Result<S
     );
     let created: Created = serde_json::from_slice(&answer.body).map_err(|_| {
         let text = String::from_utf8_lossy(&answer.body);
-        anyhow::anyhow!(
+        Error::Failed(format!(
             "creating the log-flood session answered {}: {text}",
             answer.status
-        )
+        ))
     })?;
     Ok(created.session)
 }

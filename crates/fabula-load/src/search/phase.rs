@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::histogram::Histogram;
 use crate::loadgen::{Connection, search_body};
-use crate::soak::histogram::Histogram;
+use crate::{Result, bail};
 
 /// A connection idle this long is opened again before a phase rather than reused: the server may
 /// close idle keep-alive connections, and a request racing that close is not the server's fault.
@@ -48,7 +48,7 @@ pub(super) struct Slot {
 
 impl Slot {
     /// Opens one connection per task.
-    pub(super) async fn open_all(workload: &Workload, n: usize) -> anyhow::Result<Vec<Slot>> {
+    pub(super) async fn open_all(workload: &Workload, n: usize) -> Result<Vec<Slot>> {
         let mut slots = Vec::with_capacity(n);
         for _ in 0..n {
             let connection = Connection::open(workload.addr, workload.api_key.clone()).await?;
@@ -89,7 +89,7 @@ pub(super) async fn run_phase(
     phase_idx: u64,
     length: Duration,
     slots: &mut Vec<Slot>,
-) -> anyhow::Result<PhaseOutcome> {
+) -> Result<PhaseOutcome> {
     let started = Instant::now();
     let shared = Arc::new(PhaseShared {
         workload: workload.clone(),
@@ -110,12 +110,14 @@ pub(super) async fn run_phase(
         .collect();
     let mut errors = 0;
     for task in tasks {
-        let (slot, task_errors) = task.await.context("a load task failed")?;
+        let (slot, task_errors) = task.await?;
         slots.push(slot);
         errors += task_errors;
     }
     let elapsed = started.elapsed();
-    let shared = Arc::into_inner(shared).context("a load task outlived its phase")?;
+    let Some(shared) = Arc::into_inner(shared) else {
+        bail!("a load task outlived its phase");
+    };
     let touched: Vec<bool> = shared
         .touched
         .into_iter()
@@ -181,7 +183,7 @@ async fn search_once(
     workload: &Workload,
     rng: &mut ChaCha8Rng,
     touched: &[AtomicBool],
-) -> anyhow::Result<bool> {
+) -> Result<bool> {
     let world_idx = rng.random_range(0..workload.worlds.len());
     let n_words = rng.random_range(1..=3);
     let vocabulary = &workload.vocabulary;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::plan::{Listener, View};
+use crate::histogram::Histogram;
 
 /// The latency every page of the browser must stay under, at the p99.
 pub const TARGET_MS: f64 = 50.0;
@@ -40,11 +41,11 @@ impl ViewReport {
         view: View,
         example: String,
         requests: usize,
-        mut latencies: Vec<Duration>,
+        latencies: Vec<Duration>,
         failures: usize,
     ) -> ViewReport {
-        latencies.sort_unstable();
-        let ms = |q: f64| percentile(&latencies, q).as_secs_f64() * 1000.0;
+        let histogram = Histogram::of(&latencies);
+        let ms = |q: f64| histogram.percentile(q).as_secs_f64() * 1000.0;
         let p99_ms = ms(0.99);
         ViewReport {
             view,
@@ -56,20 +57,10 @@ impl ViewReport {
             median_ms: ms(0.50),
             p95_ms: ms(0.95),
             p99_ms,
-            max_ms: ms(1.0),
+            max_ms: histogram.max().as_secs_f64() * 1000.0,
             under_50_ms: p99_ms < TARGET_MS,
         }
     }
-}
-
-/// The nearest-rank percentile of sorted latencies: the smallest one that at least `q` of them
-/// do not exceed; zero for none.
-fn percentile(sorted: &[Duration], q: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// One request that did not answer 200 with HTML.
@@ -182,27 +173,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percentiles_are_nearest_rank() {
-        fn check(latencies_ms: &[u64], q: f64, expect_ms: u64) {
-            let sorted: Vec<Duration> = latencies_ms
-                .iter()
-                .map(|&ms| Duration::from_millis(ms))
-                .collect();
-            assert_eq!(
-                percentile(&sorted, q),
-                Duration::from_millis(expect_ms),
-                "{latencies_ms:?} at {q}"
-            );
+    fn each_figure_is_its_percentile_within_a_thousandth() {
+        fn check(latencies_ms: &[u64], expect_ms: [f64; 4]) {
+            let latencies = latencies_ms.iter().map(|&ms| Duration::from_millis(ms));
+            let report = ViewReport::new(View::World, String::new(), 0, latencies.collect(), 0);
+            let got = [
+                report.median_ms,
+                report.p95_ms,
+                report.p99_ms,
+                report.max_ms,
+            ];
+            for (got, expect) in got.iter().zip(expect_ms) {
+                assert!(
+                    (got - expect).abs() <= expect * 0.001,
+                    "{latencies_ms:?}: {got:?}, expected {expect_ms:?}"
+                );
+            }
         }
-        check(&[], 0.5, 0);
-        check(&[7], 0.99, 7);
-        check(&[1, 2, 3, 4], 0.5, 2);
-        check(&[1, 2, 3, 4], 0.95, 4);
+        check(&[], [0.0; 4]);
+        check(&[7], [7.0; 4]);
+        check(&[1, 2, 3, 4], [2.0, 4.0, 4.0, 4.0]);
         let hundred: Vec<u64> = (1..=100).collect();
-        check(&hundred, 0.5, 50);
-        check(&hundred, 0.95, 95);
-        check(&hundred, 0.99, 99);
-        check(&hundred, 1.0, 100);
+        check(&hundred, [50.0, 95.0, 99.0, 100.0]);
     }
 
     #[test]

@@ -27,21 +27,18 @@
 //!
 //! `fabula bench browse`, the latency of every world-browser page, lives in `browse`.
 
-pub mod browse;
 mod phase;
 mod report;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use anyhow::{anyhow, bail, ensure};
 
 use self::phase::{PhaseOutcome, Route, Slot, Workload, run_phase};
 pub use self::report::{BenchReport, PhaseReport};
 use crate::loadgen::{self, Connection, LoadConfig};
-use crate::soak::server::Server;
+use crate::server::{Launch, Server};
+use crate::{Error, Result, bail, ensure};
 
 /// How long a started server may take to exit after SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(30);
@@ -55,12 +52,9 @@ const READY_POLL: Duration = Duration::from_millis(5);
 pub enum Target {
     /// A running server at this address.
     Running(SocketAddr),
-    /// A fresh `fabula serve` of this dataset, with these extra arguments, that the bench starts
-    /// and stops.
-    Start {
-        worlds: PathBuf,
-        server_args: Vec<String>,
-    },
+    /// A fresh `fabula serve` of a dataset, with extra arguments, that the bench starts and
+    /// stops.
+    Start(Launch),
 }
 
 /// Runs the bench on `runtime`: starts the server when asked, runs the phases, stops the server.
@@ -69,18 +63,15 @@ pub fn run(
     target: &Target,
     mut config: LoadConfig,
     runtime: &tokio::runtime::Runtime,
-) -> anyhow::Result<BenchReport> {
+) -> Result<BenchReport> {
     let origin = Instant::now();
     let mut server = match target {
         Target::Running(addr) => {
             config.addr = *addr;
             None
         }
-        Target::Start {
-            worlds,
-            server_args,
-        } => {
-            let server = Server::start(worlds, server_args)?;
+        Target::Start(launch) => {
+            let server = Server::start(launch)?;
             config.addr = server.addr;
             Some(server)
         }
@@ -97,7 +88,10 @@ pub fn run(
         }),
         Err(error) => {
             let tail = server.log().tail.into_iter().collect::<Vec<_>>().join("\n");
-            Err(anyhow!("{error:#}\nthe server's stderr ends:\n{tail}"))
+            Err(Error::Failed(format!(
+                "{}\nthe server's stderr ends:\n{tail}",
+                error.chain()
+            )))
         }
     }
 }
@@ -112,11 +106,7 @@ struct Setup {
 
 /// Runs every phase; `origin` is the server's spawn, or the bench's start when `started` is
 /// false.
-async fn measure(
-    config: &LoadConfig,
-    origin: Instant,
-    started: bool,
-) -> anyhow::Result<BenchReport> {
+async fn measure(config: &LoadConfig, origin: Instant, started: bool) -> Result<BenchReport> {
     ensure!(config.connections > 0, "connections must be at least 1");
     ensure!(
         !config.duration.is_zero(),
@@ -163,7 +153,7 @@ async fn measure(
 }
 
 /// Waits for a started server, lists the worlds and collects the query words.
-async fn prepare(config: &LoadConfig, origin: Instant, started: bool) -> anyhow::Result<Setup> {
+async fn prepare(config: &LoadConfig, origin: Instant, started: bool) -> Result<Setup> {
     let ready_s = if started {
         Some(wait_ready(config.addr, origin).await?.as_secs_f64())
     } else {
@@ -204,7 +194,7 @@ async fn run_optional(
     phase_idx: u64,
     length: Duration,
     slots: &mut Vec<Slot>,
-) -> anyhow::Result<Option<PhaseOutcome>> {
+) -> Result<Option<PhaseOutcome>> {
     if length.is_zero() {
         return Ok(None);
     }
@@ -214,7 +204,7 @@ async fn run_optional(
 }
 
 /// Polls `GET /health` until it answers 200; returns the time since `origin`.
-async fn wait_ready(addr: SocketAddr, origin: Instant) -> anyhow::Result<Duration> {
+async fn wait_ready(addr: SocketAddr, origin: Instant) -> Result<Duration> {
     let polling = Instant::now();
     loop {
         if let Ok(mut connection) = Connection::open(addr, None).await
@@ -377,10 +367,7 @@ mod tests {
             ..short(addr, 1)
         };
         let error = measure(&config, Instant::now(), false).await.unwrap_err();
-        assert_eq!(
-            format!("{error:#}"),
-            "warm-up search of world 9 answered 500"
-        );
+        assert_eq!(error.chain(), "warm-up search of world 9 answered 500");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -418,6 +405,6 @@ mod tests {
         let error = measure(&short(addr, 1), Instant::now(), false)
             .await
             .unwrap_err();
-        assert!(format!("{error:#}").contains("cannot connect"), "{error:#}");
+        assert!(error.chain().contains("cannot connect"), "{error:?}");
     }
 }

@@ -2,6 +2,14 @@
 //! `initialize` flood: `initialize` (taking the `Mcp-Session-Id` answer header), the
 //! `notifications/initialized` notification, `tools/call` of `web_search`, and `DELETE` to end the
 //! session. Answers come as JSON or as SSE `data:` lines; both are read.
+//!
+//! Written by hand rather than with rmcp's client because the soak measures the protocol itself:
+//! each exchange is timed and classified on its own (an injected fault, a 429 at the session cap,
+//! a real error), over the soak's own keep-alive connections (so `--connections` is what the
+//! server sees), and the flood sends `initialize` without ever finishing the handshake. rmcp's
+//! client runs the handshake inside `serve` and hides those steps, and its Streamable HTTP client
+//! needs the `transport-streamable-http-client-reqwest` feature (reqwest and a TLS stack) or a
+//! transport of our own, for four JSON-RPC messages.
 
 use std::time::Duration;
 

@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use super::rss::Sample;
-use super::server::{ServerExit, ServerLog};
 use super::tally::{Op, Tally};
+use crate::rss::Sample;
+use crate::server::{ServerExit, ServerLog};
 
 /// How much RSS may grow after the settling time and still count as flat.
 pub const FLAT_TOLERANCE: f64 = 0.10;

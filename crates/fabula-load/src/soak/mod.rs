@@ -18,27 +18,23 @@
 
 mod client;
 mod flood;
-pub(crate) mod histogram;
 mod mcp_client;
 mod mix;
 mod report;
-mod rss;
-pub(crate) mod server;
 mod tally;
 
-use std::path::PathBuf;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, ensure};
-use clap::{Args, ValueEnum};
-
 use self::client::Client;
-use self::report::{RssReport, RunFacts, SoakReport};
-use self::rss::{Sample, Sampler, read_rss_kib};
-use self::server::Server;
+pub use self::report::SoakReport;
+use self::report::{RssReport, RunFacts};
 use self::tally::Tally;
 use crate::loadgen::{self, Connection, LoadConfig};
+use crate::rss::{Sample, Sampler, read_rss_kib};
+use crate::server::{self, Launch, Server};
+use crate::{Error, Result, ensure};
 
 /// How long the server may take to exit after SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(60);
@@ -46,96 +42,87 @@ const STOP_GRACE: Duration = Duration::from_secs(60);
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 /// The load a soak run sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scenario {
-    /// Search, extract, REST sessions and MCP sessions mixed, for `--duration`.
+    /// Search, extract, REST sessions and MCP sessions mixed, for `duration`.
     Mix,
-    /// `--calls` MCP `initialize` calls that never close their sessions.
+    /// `calls` MCP `initialize` calls that never close their sessions.
     McpFlood,
-    /// `--calls` searches of one REST session, each of 100 queries of 200 characters.
+    /// `calls` searches of one REST session, each of 100 queries of 200 characters.
     LogFlood,
 }
 
-/// Arguments of `fabula bench soak`.
-#[derive(Debug, Args)]
-pub struct SoakArgs {
-    /// The dataset the started server serves.
-    #[arg(long, default_value = "worlds/default")]
-    pub worlds: PathBuf,
-    /// Attach to a running server at this address instead of starting one.
-    #[arg(long)]
-    pub addr: Option<String>,
-    /// The attached server's process id, to sample its RSS.
-    #[arg(long, requires = "addr")]
-    pub pid: Option<u32>,
-    /// One more argument for the started `fabula serve` (repeat), e.g.
-    /// `--server-arg=--mcp-session-ttl=5s`.
-    #[arg(
-        long = "server-arg",
-        allow_hyphen_values = true,
-        conflicts_with = "addr"
-    )]
-    pub server_args: Vec<String>,
-    #[arg(long, value_enum, default_value = "mix")]
+impl Scenario {
+    /// The name in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Mix => "mix",
+            Scenario::McpFlood => "mcp-flood",
+            Scenario::LogFlood => "log-flood",
+        }
+    }
+}
+
+/// The server a soak run loads.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A running server at this address; its RSS is sampled when its process id is given.
+    Attach { addr: SocketAddr, pid: Option<u32> },
+    /// A fresh `fabula serve` that the run starts and stops.
+    Start(Launch),
+}
+
+/// How to soak the server (the flags of `fabula bench soak`).
+#[derive(Debug, Clone)]
+pub struct SoakConfig {
+    pub target: Target,
     pub scenario: Scenario,
     /// Concurrent keep-alive connections.
-    #[arg(long, default_value_t = 256)]
     pub connections: usize,
-    /// How long the `mix` scenario runs (e.g. 10m, 30s).
-    #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
+    /// How long the `mix` scenario runs.
     pub duration: Duration,
     /// Calls of a flood scenario.
-    #[arg(long, default_value_t = 100_000)]
     pub calls: u64,
-    /// How long to keep sampling RSS after the load (e.g. the session TTL plus a margin).
-    #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
+    /// How long to keep sampling RSS after the load.
     pub after: Duration,
-    /// The settling time: RSS must stay within 10% of its figure at this point of the load.
-    #[arg(long, default_value = "1m", value_parser = humantime::parse_duration)]
+    /// RSS must stay within 10% of its figure at this point of the load.
     pub settle: Duration,
     /// The `error_rate` of the `mix` scenario's REST and MCP sessions.
-    #[arg(long, default_value_t = 0.05)]
     pub error_rate: f64,
-    /// How long the benchmark waits for one answer before counting a real error.
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    /// How long to wait for one answer before counting a real error.
     pub timeout: Duration,
     /// Seed of the random worlds, queries and sessions.
-    #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Bearer key, when the server needs one (a started server reads the same variable).
-    #[arg(long, env = "FABULA_API_KEY", hide_env_values = true)]
+    /// Sent as `Authorization: Bearer KEY` when set.
     pub api_key: Option<String>,
-    /// Print the report as JSON (with every RSS sample) instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// What the load needs from the server before it starts.
 struct Setup {
-    addr: std::net::SocketAddr,
+    addr: SocketAddr,
     worlds: Vec<u32>,
     vocabulary: Vec<String>,
 }
 
-/// Runs `fabula bench soak`.
-pub fn run_soak(args: &SoakArgs) -> anyhow::Result<()> {
-    ensure!(args.connections > 0, "--connections must be at least 1");
+/// Runs a soak: starts or attaches to the server, loads it, stops a started one, and reports.
+pub fn run(config: &SoakConfig) -> Result<SoakReport> {
+    ensure!(config.connections > 0, "--connections must be at least 1");
     ensure!(
-        (0.0..=1.0).contains(&args.error_rate),
+        (0.0..=1.0).contains(&config.error_rate),
         "--error-rate must be within 0..=1"
     );
-    let mut server = match &args.addr {
-        Some(addr) => {
-            let pid = args.pid.map(server::check_pid).transpose()?;
-            Server::attach(loadgen::parse_addr(addr)?, pid)
+    let mut server = match &config.target {
+        Target::Attach { addr, pid } => {
+            let pid = pid.map(server::check_pid).transpose()?;
+            Server::attach(*addr, pid)
         }
-        None => Server::start(&args.worlds, &args.server_args)?,
+        Target::Start(launch) => Server::start(launch)?,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("starting the async runtime")?;
-    let measured = runtime.block_on(measure(args, &server));
+        .map_err(Error::io("starting the async runtime"))?;
+    let measured = runtime.block_on(measure(config, &server));
     let mut notes = Vec::new();
     if let Some(status) = server.exited() {
         notes.push(format!("the server exited during the run: {status}"));
@@ -143,20 +130,20 @@ pub fn run_soak(args: &SoakArgs) -> anyhow::Result<()> {
     let exit = server.stop(STOP_GRACE)?;
     let (facts, tally, rss, mut run_notes) = measured?;
     notes.append(&mut run_notes);
-    let report = SoakReport::new(&facts, &tally, rss, (server.log(), exit), notes);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{report}");
-    }
-    Ok(())
+    Ok(SoakReport::new(
+        &facts,
+        &tally,
+        rss,
+        (server.log(), exit),
+        notes,
+    ))
 }
 
 /// Samples RSS around the whole run: warm-up, load, and `--after`.
 async fn measure(
-    args: &SoakArgs,
+    args: &SoakConfig,
     server: &Server,
-) -> anyhow::Result<(RunFacts, Arc<Tally>, RssReport, Vec<String>)> {
+) -> Result<(RunFacts, Arc<Tally>, RssReport, Vec<String>)> {
     let ready = Instant::now();
     let ready_kib = server.pid.and_then(read_rss_kib);
     let sampler = server.pid.map(|pid| Sampler::start(pid, ready));
@@ -179,7 +166,7 @@ async fn measure(
         }
     };
     let facts = RunFacts {
-        scenario: scenario_name(args.scenario),
+        scenario: args.scenario.name().to_owned(),
         connections: args.connections,
         load_s,
         after_s: args.after.as_secs_f64(),
@@ -195,12 +182,6 @@ async fn measure(
     Ok((facts, tally, rss, notes))
 }
 
-fn scenario_name(scenario: Scenario) -> String {
-    scenario
-        .to_possible_value()
-        .map_or_else(String::new, |value| value.get_name().to_owned())
-}
-
 /// Makes sample times count from the start of the load rather than from the server's readiness.
 fn shift(samples: Vec<Sample>, by_s: f64) -> Vec<Sample> {
     samples
@@ -214,7 +195,7 @@ fn shift(samples: Vec<Sample>, by_s: f64) -> Vec<Sample> {
 
 /// Lists the worlds, collects words for queries, and warms every world's index (except for
 /// `mcp-flood`, which searches nothing).
-async fn prepare(args: &SoakArgs, addr: std::net::SocketAddr) -> anyhow::Result<Setup> {
+async fn prepare(args: &SoakConfig, addr: SocketAddr) -> Result<Setup> {
     let config = LoadConfig {
         addr,
         connections: args.connections,
@@ -258,7 +239,7 @@ async fn progress(tally: Arc<Tally>, pid: Option<u32>, started: Instant) {
     }
 }
 
-fn client(args: &SoakArgs, setup: &Setup, tally: &Arc<Tally>) -> Client {
+fn client(args: &SoakConfig, setup: &Setup, tally: &Arc<Tally>) -> Client {
     Client::new(
         setup.addr,
         args.api_key.clone(),
@@ -270,10 +251,10 @@ fn client(args: &SoakArgs, setup: &Setup, tally: &Arc<Tally>) -> Client {
 /// Runs the chosen scenario to its end; returns notes for the report and what to ask the server
 /// after the wait.
 async fn run_scenario(
-    args: &SoakArgs,
+    args: &SoakConfig,
     setup: &Setup,
     tally: &Arc<Tally>,
-) -> anyhow::Result<(Vec<String>, flood::Probe)> {
+) -> Result<(Vec<String>, flood::Probe)> {
     match args.scenario {
         Scenario::Mix => run_mix(args, setup, tally).await,
         Scenario::McpFlood => run_mcp_flood(args, setup, tally).await,
@@ -282,25 +263,25 @@ async fn run_scenario(
 }
 
 /// Waits for every load task.
-async fn join(tasks: Vec<tokio::task::JoinHandle<()>>) -> anyhow::Result<()> {
+async fn join(tasks: Vec<tokio::task::JoinHandle<()>>) -> Result<()> {
     for task in tasks {
-        task.await.context("a load task failed")?;
+        task.await?;
     }
     Ok(())
 }
 
 /// The connections a flood uses: no more than its calls.
-fn flood_connections(args: &SoakArgs) -> usize {
+fn flood_connections(args: &SoakConfig) -> usize {
     args.connections
         .min(usize::try_from(args.calls.max(1)).unwrap_or(usize::MAX))
 }
 
 /// The mix: every connection loops over the weighted operations until the deadline.
 async fn run_mix(
-    args: &SoakArgs,
+    args: &SoakConfig,
     setup: &Setup,
     tally: &Arc<Tally>,
-) -> anyhow::Result<(Vec<String>, flood::Probe)> {
+) -> Result<(Vec<String>, flood::Probe)> {
     let plan = Arc::new(mix::MixPlan {
         worlds: setup.worlds.clone(),
         vocabulary: setup.vocabulary.clone(),
@@ -320,10 +301,10 @@ async fn run_mix(
 
 /// The MCP flood: `initialize` calls on the first world, sessions left open.
 async fn run_mcp_flood(
-    args: &SoakArgs,
+    args: &SoakConfig,
     setup: &Setup,
     tally: &Arc<Tally>,
-) -> anyhow::Result<(Vec<String>, flood::Probe)> {
+) -> Result<(Vec<String>, flood::Probe)> {
     let world = setup.worlds[0];
     let counter = Arc::new(flood::Counter::new(args.calls));
     let tasks = (0..flood_connections(args))
@@ -342,10 +323,10 @@ async fn run_mcp_flood(
 
 /// The log flood: one session, many connections writing to it, its log read at the end.
 async fn run_log_flood(
-    args: &SoakArgs,
+    args: &SoakConfig,
     setup: &Setup,
     tally: &Arc<Tally>,
-) -> anyhow::Result<(Vec<String>, flood::Probe)> {
+) -> Result<(Vec<String>, flood::Probe)> {
     let mut control = client(args, setup, tally);
     let session: Arc<str> = flood::create_session(&mut control, setup.worlds[0])
         .await?

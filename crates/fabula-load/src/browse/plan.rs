@@ -6,12 +6,26 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail, ensure};
-use fabula_browse::percent_encode;
 use fabula_file::{ColumnRole, ManifestEntry, Value, WorldFile};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+
+use crate::{Error, Result, bail, ensure};
+
+/// What a path segment or query value keeps as is: RFC 3986's unreserved characters, as the
+/// world browser encodes its own links.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// `text` percent-encoded whole, for one path segment or query value.
+fn percent_encode(text: &str) -> String {
+    utf8_percent_encode(text, UNRESERVED).to_string()
+}
 
 /// The listener that serves a view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -141,17 +155,17 @@ struct Catalog {
 }
 
 /// Draws every request of a run of `n_requests` per view over the dataset in `dir`.
-pub fn plan(dir: &Path, n_requests: usize, seed: u64) -> anyhow::Result<Plan> {
+pub fn plan(dir: &Path, n_requests: usize, seed: u64) -> Result<Plan> {
     let mut catalog = Catalog::open(dir)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let sessions = (0..SESSIONS)
         .map(|idx| catalog.session(idx as u64, &mut rng))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let mut views = Vec::with_capacity(View::ALL.len());
     for view in View::ALL {
         let targets = (0..n_requests)
             .map(|_| catalog.target(view, &mut rng))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         views.push((view, targets));
     }
     Ok(Plan {
@@ -164,9 +178,11 @@ pub fn plan(dir: &Path, n_requests: usize, seed: u64) -> anyhow::Result<Plan> {
 }
 
 impl Catalog {
-    fn open(dir: &Path) -> anyhow::Result<Catalog> {
-        let manifest = fabula_file::read_manifest(dir)
-            .with_context(|| format!("reading the manifest of {}", dir.display()))?;
+    fn open(dir: &Path) -> Result<Catalog> {
+        let manifest = fabula_file::read_manifest(dir).map_err(|source| Error::File {
+            what: format!("reading the manifest of {}", dir.display()),
+            source,
+        })?;
         ensure!(
             !manifest.worlds.is_empty(),
             "{} lists no worlds",
@@ -185,7 +201,7 @@ impl Catalog {
         })
     }
 
-    fn target(&mut self, view: View, rng: &mut ChaCha8Rng) -> anyhow::Result<Target> {
+    fn target(&mut self, view: View, rng: &mut ChaCha8Rng) -> Result<Target> {
         let path = match view {
             View::AgentDataset | View::AdminDataset => "/".to_owned(),
             View::AgentThemePage => {
@@ -218,7 +234,7 @@ impl Catalog {
     }
 
     /// A session on a random world: searches for page titles, extracts of page urls.
-    fn session(&mut self, seed: u64, rng: &mut ChaCha8Rng) -> anyhow::Result<SessionPlan> {
+    fn session(&mut self, seed: u64, rng: &mut ChaCha8Rng) -> Result<SessionPlan> {
         let (world, items) = self.pick_world(rng, |world| world.pages)?;
         let mut calls = Vec::with_capacity(SESSION_SEARCHES);
         for _ in 0..SESSION_SEARCHES {
@@ -235,7 +251,7 @@ impl Catalog {
         &mut self,
         rng: &mut ChaCha8Rng,
         count: impl Fn(&ManifestEntry) -> usize,
-    ) -> anyhow::Result<(u32, &WorldItems)> {
+    ) -> Result<(u32, &WorldItems)> {
         let eligible: Vec<usize> = (0..self.worlds.len())
             .filter(|&idx| count(&self.worlds[idx]) > 0)
             .collect();
@@ -249,7 +265,10 @@ impl Catalog {
         let id = world.id;
         if !self.items.contains_key(&id) {
             let path = self.dir.join(&world.file);
-            let items = read_items(&path).with_context(|| format!("reading {}", path.display()))?;
+            let items = read_items(&path).map_err(|source| Error::File {
+                what: format!("reading {}", path.display()),
+                source,
+            })?;
             self.items.insert(id, items);
         }
         Ok((id, &self.items[&id]))
@@ -258,12 +277,7 @@ impl Catalog {
 
 /// A random item of a world's list; an error when the list is empty although the manifest
 /// counted some.
-fn pick<'a, T>(
-    items: &'a [T],
-    rng: &mut ChaCha8Rng,
-    world: u32,
-    what: &str,
-) -> anyhow::Result<&'a T> {
+fn pick<'a, T>(items: &'a [T], rng: &mut ChaCha8Rng, world: u32, what: &str) -> Result<&'a T> {
     ensure!(
         !items.is_empty(),
         "world {world} has no {what}, unlike its manifest entry"
@@ -272,7 +286,7 @@ fn pick<'a, T>(
 }
 
 /// A world's page urls and titles, rows and task ids.
-fn read_items(path: &Path) -> anyhow::Result<WorldItems> {
+fn read_items(path: &Path) -> fabula_file::Result<WorldItems> {
     let file = WorldFile::open(path)?;
     let pages = (file.page_heads()?.into_iter())
         .map(|head| (head.url, head.title))
@@ -295,6 +309,20 @@ fn read_items(path: &Path) -> anyhow::Result<WorldItems> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_urls_are_encoded_whole_as_the_browser_links_them() {
+        fn check(text: &str, expect: &str) {
+            assert_eq!(percent_encode(text), expect, "{text}");
+        }
+        check("island-nation", "island-nation");
+        check(
+            "https://a.example/wiki/Port_Amsel?x=1&y",
+            "https%3A%2F%2Fa.example%2Fwiki%2FPort_Amsel%3Fx%3D1%26y",
+        );
+        check("a b~c.d", "a%20b~c.d");
+        check("Ærø", "%C3%86r%C3%B8");
+    }
 
     #[test]
     fn session_views_name_sessions_by_creation_order() {

@@ -1,4 +1,4 @@
-//! The HTTP client side of fabula's benchmarks (`fabula bench search` in `bench`, `fabula bench
+//! The HTTP client side of fabula's benchmarks (`fabula bench search` in `search`, `fabula bench
 //! soak` in `soak`): keep-alive HTTP/1.1 connections through hyper's client, the load's settings,
 //! listing a server's worlds, collecting query words from its own pages, and warming worlds up by
 //! searching each once. It runs as a client of a server in another process, or of one in the
@@ -14,12 +14,11 @@
 //! **warm**, `--duration` seconds once every world has been searched at least once; and
 //! **ceiling**, `--ceiling` seconds of `GET /health`, the server's own HTTP ceiling. The report
 //! ends with warm search throughput as a share of that ceiling, so figures are ratios that carry
-//! across machines. `bench` documents the details.
+//! across machines. `search` documents the details.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
-use anyhow::{Context, anyhow, ensure};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::{self, SendRequest};
@@ -29,6 +28,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpStream;
+
+use crate::{Error, Result, ensure};
 
 /// How to load the server.
 #[derive(Debug, Clone)]
@@ -78,7 +79,7 @@ impl Default for LoadConfig {
 }
 
 /// Parses `host:port` or `http://host:port[/]` into a socket address.
-pub fn parse_addr(text: &str) -> anyhow::Result<SocketAddr> {
+pub fn parse_addr(text: &str) -> Result<SocketAddr> {
     let host_port = text
         .strip_prefix("http://")
         .unwrap_or(text)
@@ -87,12 +88,16 @@ pub fn parse_addr(text: &str) -> anyhow::Result<SocketAddr> {
         .to_socket_addrs()
         .ok()
         .and_then(|mut addrs| addrs.next())
-        .ok_or_else(|| anyhow!("bad address `{text}`: expected host:port or http://host:port"))
+        .ok_or_else(|| {
+            Error::Failed(format!(
+                "bad address `{text}`: expected host:port or http://host:port"
+            ))
+        })
 }
 
 /// Sends one search per world, spread over the connections, so index builds on first use are not
 /// counted as latency. Each must answer 200.
-pub(crate) async fn warm_up(config: &LoadConfig, worlds: &[u32], word: &str) -> anyhow::Result<()> {
+pub(crate) async fn warm_up(config: &LoadConfig, worlds: &[u32], word: &str) -> Result<()> {
     if worlds.is_empty() {
         return Ok(());
     }
@@ -112,11 +117,11 @@ pub(crate) async fn warm_up(config: &LoadConfig, worlds: &[u32], word: &str) -> 
                     status.as_u16()
                 );
             }
-            Ok(())
+            Ok::<(), Error>(())
         }));
     }
     for warmer in warmers {
-        warmer.await.context("a warm-up task failed")??;
+        warmer.await??;
     }
     Ok(())
 }
@@ -160,21 +165,21 @@ pub(crate) fn search_body(query: &str, top_k: usize, hiding: &str) -> Bytes {
     Bytes::from(serde_json::to_vec(&body).unwrap_or_default())
 }
 
-async fn list_worlds(control: &mut Connection) -> anyhow::Result<Vec<WorldEntry>> {
+async fn list_worlds(control: &mut Connection) -> Result<Vec<WorldEntry>> {
     let (status, body) = control.get("/v1/worlds").await?;
     ensure!(
         status == StatusCode::OK,
         "GET /v1/worlds answered {}",
         status.as_u16()
     );
-    let list: WorldList = serde_json::from_slice(&body).context("GET /v1/worlds")?;
+    let list: WorldList = serde_json::from_slice(&body).map_err(|source| Error::Json {
+        what: "GET /v1/worlds".to_owned(),
+        source,
+    })?;
     Ok(list.worlds)
 }
 
-pub(crate) async fn pick_worlds(
-    control: &mut Connection,
-    config: &LoadConfig,
-) -> anyhow::Result<Vec<u32>> {
+pub(crate) async fn pick_worlds(control: &mut Connection, config: &LoadConfig) -> Result<Vec<u32>> {
     if !config.worlds.is_empty() {
         return Ok(config.worlds.clone());
     }
@@ -205,7 +210,7 @@ pub(crate) async fn fetch_vocabulary(
     control: &mut Connection,
     worlds: &[u32],
     seed: u64,
-) -> anyhow::Result<Vec<String>> {
+) -> Result<Vec<String>> {
     let listed = list_worlds(control).await?;
     let mut words = Vec::new();
     for world in vocabulary_worlds(worlds, seed) {
@@ -253,14 +258,13 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    pub(crate) async fn open(
-        addr: SocketAddr,
-        api_key: Option<String>,
-    ) -> anyhow::Result<Connection> {
+    pub(crate) async fn open(addr: SocketAddr, api_key: Option<String>) -> Result<Connection> {
         let stream = TcpStream::connect(addr)
             .await
-            .with_context(|| format!("cannot connect to {addr}"))?;
-        stream.set_nodelay(true)?;
+            .map_err(|source| Error::Connect { addr, source })?;
+        stream
+            .set_nodelay(true)
+            .map_err(Error::io("setting TCP_NODELAY"))?;
         let (sender, connection) = http1::handshake(TokioIo::new(stream)).await?;
         // The connection task ends when the sender is dropped or the server closes the socket.
         tokio::spawn(async move {
@@ -273,16 +277,12 @@ impl Connection {
         })
     }
 
-    pub(crate) async fn get(&mut self, path: &str) -> anyhow::Result<(StatusCode, Bytes)> {
+    pub(crate) async fn get(&mut self, path: &str) -> Result<(StatusCode, Bytes)> {
         let answer = self.request(Method::GET, path, &[], None).await?;
         Ok((answer.status, answer.body))
     }
 
-    pub(crate) async fn post(
-        &mut self,
-        path: &str,
-        body: Bytes,
-    ) -> anyhow::Result<(StatusCode, Bytes)> {
+    pub(crate) async fn post(&mut self, path: &str, body: Bytes) -> Result<(StatusCode, Bytes)> {
         let answer = self.request(Method::POST, path, &[], Some(body)).await?;
         Ok((answer.status, answer.body))
     }
@@ -295,7 +295,7 @@ impl Connection {
         path: &str,
         headers: &[(&str, &str)],
         body: Option<Bytes>,
-    ) -> anyhow::Result<Answer> {
+    ) -> Result<Answer> {
         let mut request = Request::builder()
             .method(method)
             .uri(path)

@@ -5,13 +5,14 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, anyhow, bail};
 use serde::Serialize;
+
+use crate::{Error, Result, bail, rss};
 
 /// The most lines of the server's stderr kept for the report.
 const TAIL_LINES: usize = 20;
@@ -57,6 +58,15 @@ pub struct ServerExit {
     pub killed: bool,
 }
 
+/// How to start a server: the `fabula` binary (the CLI passes its own path), the dataset and any
+/// extra arguments of `fabula serve`.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub exe: PathBuf,
+    pub worlds: PathBuf,
+    pub server_args: Vec<String>,
+}
+
 /// The server the benchmark loads.
 pub struct Server {
     pub addr: SocketAddr,
@@ -76,22 +86,23 @@ impl Server {
         }
     }
 
-    /// Starts `fabula serve --worlds DIR --addr 127.0.0.1:0 EXTRA..` from this same binary and
-    /// waits for its "serving ... on http://ADDR" line.
-    pub fn start(worlds: &Path, extra: &[String]) -> anyhow::Result<Server> {
-        let exe = std::env::current_exe().context("finding the fabula binary")?;
-        let mut child = Command::new(exe)
+    /// Starts `EXE serve --worlds DIR --addr 127.0.0.1:0 EXTRA..` and waits for its "serving ...
+    /// on http://ADDR" line; `EXE` is the `fabula` binary (see [`Launch`]).
+    pub fn start(launch: &Launch) -> Result<Server> {
+        let mut child = Command::new(&launch.exe)
             .arg("serve")
             .arg("--worlds")
-            .arg(worlds)
+            .arg(&launch.worlds)
             .args(["--addr", "127.0.0.1:0"])
-            .args(extra)
+            .args(&launch.server_args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .context("starting fabula serve")?;
-        let stderr = child.stderr.take().context("the server's stderr")?;
+            .map_err(Error::io("starting fabula serve"))?;
+        let Some(stderr) = child.stderr.take() else {
+            bail!("the server's stderr is not piped");
+        };
         let log = Arc::new(Mutex::new(ServerLog::default()));
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let shared = log.clone();
@@ -125,7 +136,7 @@ impl Server {
 
     /// Sends SIGTERM to a started child and waits up to `grace` for it to exit, then kills it.
     /// Returns `None` for an attached server, which is left running.
-    pub fn stop(&mut self, grace: Duration) -> anyhow::Result<Option<ServerExit>> {
+    pub fn stop(&mut self, grace: Duration) -> Result<Option<ServerExit>> {
         let Some(mut child) = self.child.take() else {
             return Ok(None);
         };
@@ -135,12 +146,15 @@ impl Server {
             .args(["-TERM", &child.id().to_string()])
             .status();
         loop {
-            if let Some(status) = child.try_wait()? {
+            if let Some(status) = child
+                .try_wait()
+                .map_err(Error::io("waiting for the server"))?
+            {
                 return Ok(Some(exit(status, sent, false)));
             }
             if sent.elapsed() >= grace {
-                child.kill().context("killing the server")?;
-                let status = child.wait()?;
+                child.kill().map_err(Error::io("killing the server"))?;
+                let status = child.wait().map_err(Error::io("waiting for the server"))?;
                 return Ok(Some(exit(status, sent, true)));
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -214,11 +228,11 @@ fn reported_addr(line: &str) -> Option<SocketAddr> {
 }
 
 /// The process id of `--pid`, checked to exist.
-pub fn check_pid(pid: u32) -> anyhow::Result<u32> {
-    if Path::new(&format!("/proc/{pid}")).exists() {
+pub fn check_pid(pid: u32) -> Result<u32> {
+    if rss::process_exists(pid) {
         Ok(pid)
     } else {
-        Err(anyhow!("no process with id {pid}"))
+        Err(Error::Failed(format!("no process with id {pid}")))
     }
 }
 
