@@ -170,18 +170,20 @@ fn stands_alone(text: &str, start: usize, end: usize) -> bool {
     if before.chars().next_back().is_some_and(word) || after.chars().next().is_some_and(word) {
         return false;
     }
-    let digit_at_end = |s: &str| s.chars().next_back().is_some_and(|c| c.is_ascii_digit());
-    let digit_at_start = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_digit());
     let inner = &text[start..end];
-    let continued_after = digit_at_end(inner)
-        && after
-            .strip_prefix(',')
-            .is_some_and(|rest| digit_at_start(rest));
-    let continued_before = digit_at_start(inner)
-        && before
-            .strip_suffix(',')
-            .is_some_and(|rest| digit_at_end(rest));
+    let continued_after =
+        ends_in_digit(inner) && after.strip_prefix(',').is_some_and(starts_with_digit);
+    let continued_before =
+        starts_with_digit(inner) && before.strip_suffix(',').is_some_and(ends_in_digit);
     !continued_after && !continued_before
+}
+
+fn starts_with_digit(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+fn ends_in_digit(s: &str) -> bool {
+    s.chars().next_back().is_some_and(|c| c.is_ascii_digit())
 }
 
 #[cfg(test)]
