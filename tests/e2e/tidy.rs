@@ -479,3 +479,61 @@ fn the_tidy_checks_can_fail() {
     assert!(library_code("fn f() {}\n#[cfg(test)]\nSELECT * FROM fabula_pages").ends_with("{}"));
     assert_eq!(without_literals(r#"f("{", '}') {"#), "f(, ) {");
 }
+
+/// The generator crates: what `fabula-check` verifies, so it may not link them.
+const GENERATOR_CRATES: [&str; 3] = ["fabula-world", "fabula-pages", "fabula-tasks"];
+
+/// The workspace crates a manifest's `[dependencies]` table names (not its dev-dependencies:
+/// tests may generate the worlds they check).
+fn manifest_fabula_deps(manifest: &str) -> Vec<String> {
+    let mut section = "";
+    let mut found = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let name = line.split(['=', '.', ' ']).next().unwrap_or("");
+        if section == "[dependencies]" && name.starts_with("fabula-") {
+            found.push(name.to_owned());
+        }
+    }
+    found
+}
+
+/// The workspace crates `name` links, directly or through another, by their manifests.
+fn crates_linked_by(name: &str) -> BTreeSet<String> {
+    let mut linked = BTreeSet::new();
+    let mut todo = vec![name.to_owned()];
+    while let Some(next) = todo.pop() {
+        let manifest = workspace().join("crates").join(&next).join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        for dep in manifest_fabula_deps(&text) {
+            if linked.insert(dep.clone()) {
+                todo.push(dep);
+            }
+        }
+    }
+    linked
+}
+
+#[test]
+fn the_checker_links_no_generator_crate() {
+    let linked = crates_linked_by("fabula-check");
+    assert!(linked.contains("fabula-file"), "{linked:?}");
+    let generators: Vec<&String> = linked
+        .iter()
+        .filter(|c| GENERATOR_CRATES.contains(&c.as_str()))
+        .collect();
+    assert!(
+        generators.is_empty(),
+        "fabula-check must re-derive what it verifies, not link {generators:?}"
+    );
+    // The rule can fail: a normal dependency is found, a dev-dependency is allowed.
+    let sample = "[dependencies]\nfabula-file.workspace = true\nfabula-pages = { path = \"x\" }\n\
+                  [dev-dependencies]\nfabula-world.workspace = true\n";
+    assert_eq!(
+        manifest_fabula_deps(sample),
+        ["fabula-file", "fabula-pages"]
+    );
+}

@@ -19,8 +19,8 @@
 //!
 //! The search space ([`render_search_space`]) gives per kind and tier the share of questions
 //! that name an entity of their world, the smallest candidate set a single clue reaches and the
-//! near misses (measured on the world file by [`fabula_tasks::search_space`], for questions built of
-//! separate clues), and, with a server address, the calls the rule-based agent made: the
+//! near misses (measured on the world file by [`fabula_check::search_space`], for questions built
+//! of separate clues), and, with a server address, the calls the rule-based agent made: the
 //! cheapest plan of an agent that knows every template and layout.
 
 use std::collections::BTreeMap;
@@ -42,7 +42,7 @@ use crate::agent::{AgentConfig, run_baseline_counted};
 use crate::dataset::{WorldTasks, score_record};
 use crate::error::{Error, Result};
 use crate::keyword::run_keyword;
-use fabula_tasks::search_space::{self, SearchSpace};
+use fabula_check::search_space::{self, SearchSpace};
 
 /// Which agent `fabula audit --addr` runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,9 +7,22 @@
 //! the time rules in `time`, the plausibility rules (the theme's limits on people, ratios) in
 //! `plausible`, the page rules in `pages` and the task rules in `tasks` (with the threshold
 //! rule in `threshold`).
+//!
+//! The crate links no generator crate: every rule it shares with the generator is re-derived
+//! here, so a bug in a generator helper shows as a violation instead of passing both. Its own
+//! are the number formatting (`numbers`), the blocklist matching (`blocklist`, over the shared
+//! data file), what an answer is and what a page must state ([`answer`]), which questions are
+//! frontier ones ([`frontier`]), the counted clues of a frontier question ([`search_space`],
+//! which `fabula audit` uses too) and the numbers a dataset promises ([`contract`]).
 
+pub mod answer;
+mod blocklist;
+pub mod contract;
+pub mod frontier;
+mod numbers;
 mod pages;
 mod plausible;
+pub mod search_space;
 mod tasks;
 mod threshold;
 mod time;
@@ -22,7 +35,6 @@ use rayon::prelude::*;
 use rusqlite::Connection;
 
 use fabula_file::{META_KEYS, Manifest, WorldFile};
-use fabula_world::blocklist;
 
 /// An error that stops a whole check (a broken rule is a [`Violation`], not an error).
 #[derive(Debug, thiserror::Error)]
@@ -434,14 +446,14 @@ fn check_names(w: &Checked<'_>, out: &mut Vec<Violation>) {
         };
         for (id, name) in rows {
             let t = table.name.as_str();
-            let folded = blocklist::fold(&name);
+            let folded = blocklist::folded(&name);
             if let Some((t2, id2)) = seen.get(&folded) {
                 let detail = format!("`{name}` also names {t2} row {id2}");
                 out.push(w.violation(t, Some(id), "name.unique", &detail));
             } else {
                 seen.insert(folded, (table.name.clone(), id));
             }
-            if blocklist::is_blocked(&name) || name.split_whitespace().any(blocklist::is_blocked) {
+            if blocklist::is_real(&name) {
                 let detail = format!("`{name}` is a real-world name");
                 out.push(w.violation(t, Some(id), "name.blocklist", &detail));
             }

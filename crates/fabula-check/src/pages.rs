@@ -158,9 +158,7 @@ impl Cells {
                     _ => Vec::new(),
                 }
             }
-            (SqlValue::Integer(n), None) => {
-                vec![n.to_string(), fabula_pages::fmt_count(*n)]
-            }
+            (SqlValue::Integer(n), None) => crate::numbers::spellings(*n),
             (SqlValue::Text(t), _) => vec![t.clone()],
             _ => Vec::new(),
         }

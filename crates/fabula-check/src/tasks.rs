@@ -7,19 +7,19 @@
 //! `tasks.evidence`, `tasks.stated`, `tasks.threshold` (no number a query compares a column
 //! with is a value of that column in the world, [`crate::threshold`]) and `tasks.frontier` (a
 //! frontier question's clues each hold for at least 20 people, together for exactly one, and at
-//! least 2 people fail exactly one, counted by SQL on the world file). What an answer means
-//! comes from
-//! [`fabula_tasks::answer`], which the answerability check shares.
+//! least 2 people fail exactly one, counted by SQL on the world file). What an answer means is
+//! the checker's own [`crate::answer`], the numbers are its [`crate::contract`], and frontier
+//! questions are told by [`crate::frontier`] and measured by [`crate::search_space`].
 
 use fabula_file::{Task, TaskKind, WorldFile};
-use fabula_tasks::answer::{
-    answer_from_rows, fact_states, required_values, same_answer, text_states,
-};
-use fabula_tasks::difficulty::{FRONTIER_MIN_CANDIDATES, FRONTIER_MIN_NEAR_MISSES, is_frontier};
-use fabula_tasks::search_space;
-use fabula_tasks::{MIN_TABLE_TASKS, MIN_TASKS};
 use serde_json::Value;
 
+use crate::answer::{Answer, page_states};
+use crate::contract::{
+    FRONTIER_MIN_CANDIDATES, FRONTIER_MIN_NEAR_MISSES, MIN_TABLE_TASKS, MIN_TASKS,
+};
+use crate::frontier::is_frontier;
+use crate::search_space;
 use crate::threshold::Values;
 use crate::{Violation, violation};
 
@@ -176,13 +176,24 @@ fn check_task(
         Ok(rows) => rows,
         Err(e) => return report("tasks.sql", e),
     };
-    match answer_from_rows(&stored, &rows) {
-        Ok(recomputed) if same_answer(&stored, &recomputed) => {}
-        Ok(recomputed) => report(
+    let gold = match Answer::stored(&stored) {
+        Ok(gold) => Some(gold),
+        Err(e) => {
+            report("tasks.answer", e);
+            None
+        }
+    };
+    match gold.as_ref().map(|gold| (gold, gold.from_rows(&rows))) {
+        None => {}
+        Some((gold, Ok(derived))) if derived == *gold => {}
+        Some((_, Ok(derived))) => report(
             "tasks.answer",
-            format!("stored {stored} but the database gives {recomputed}"),
+            format!(
+                "stored {stored} but the database gives {}",
+                derived.to_json_like(&stored)
+            ),
         ),
-        Err(e) => report("tasks.answer", e),
+        Some((_, Err(e))) => report("tasks.answer", e),
     }
     let urls: Vec<String> = match serde_json::from_str(&task.evidence) {
         Ok(urls) => urls,
@@ -207,11 +218,9 @@ fn check_task(
             Err(e) => report("tasks.evidence", format!("cannot read page {url}: {e}")),
         }
     }
-    for value in required_values(task.kind, &stored, &rows) {
-        let stated = pages
-            .iter()
-            .any(|p| fact_states(&p.shown, &value) || text_states(&p.body, &value));
-        if !stated {
+    let required = gold.map(|gold| gold.must_state(task.kind, &rows));
+    for value in required.into_iter().flatten() {
+        if !pages.iter().any(|p| page_states(&p.body, &p.shown, &value)) {
             report("tasks.stated", format!("no evidence page states `{value}`"));
         }
     }

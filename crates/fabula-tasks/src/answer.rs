@@ -1,6 +1,7 @@
 //! What a task's answer means: the answer its SQL result gives, when two answers are the same,
-//! and which values a page must state for a reader to find the answer. `fabula check` and the
-//! answerability check both use these rules, so they cannot disagree.
+//! and which values a page must state for a reader to find the answer. The answerability check
+//! uses these rules; `fabula check` derives them again on its own (`fabula_check::answer`), so a
+//! bug here shows there as a violation.
 
 use fabula_file::TaskKind;
 use serde_json::Value;

@@ -4,8 +4,8 @@
 //! `lookup`, `multi_hop`, `compare`, `aggregate`, `temporal`, `identify` (short answers) and
 //! WideSearch-style `table` tasks. Each task stores a read-only SQL query over the world's domain tables that
 //! recomputes its answer and a list of evidence pages that state it; [`answer`] says what a query
-//! result means as an answer and which values a page must state, for `fabula check` (crate
-//! `fabula-check`) and the answerability check. [`FullRenderer`] plugs pages and tasks into dataset
+//! result means as an answer and which values a page must state, for the answerability check
+//! (`fabula check`, crate `fabula-check`, derives the same rules on its own). [`FullRenderer`] plugs pages and tasks into dataset
 //! generation.
 //! [`phrasings`] holds the question bank, which the baselines of `fabula-bench` read too;
 //! exports, baselines and the answerability check live in `fabula-bench`.
@@ -24,7 +24,6 @@ mod build;
 pub mod clues;
 pub mod difficulty;
 pub mod phrasings;
-pub mod search_space;
 
 use fabula_file::{Page, Task};
 use fabula_world::World;

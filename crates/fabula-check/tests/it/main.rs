@@ -1,14 +1,17 @@
-//! Integration tests of fabula-check: a freshly generated dataset passes every rule, and
-//! corrupted copies are reported under the task rules they break. (The domain and page rules have
-//! unit tests beside them; the e2e suite corrupts worlds through the CLI.)
+//! Integration tests of fabula-check: a freshly generated dataset passes every rule, the
+//! checker's own derivations (answers, what pages state, frontier questions) agree with the
+//! generator's on it, and corrupted copies are reported under the task rules they break. (The
+//! domain and page rules have unit tests beside them; the e2e suite corrupts worlds through the
+//! CLI.)
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use fabula_check::answer::Answer;
 use fabula_check::{Report, check_dir};
 use fabula_file::WorldFile;
 use fabula_tasks::FullRenderer;
-use fabula_tasks::answer::{answer_from_rows, same_answer};
+use fabula_tasks::answer;
 use fabula_world::dataset::{self, GenerateConfig};
 
 /// A dataset of six worlds with pages and tasks, generated once per test run.
@@ -65,23 +68,86 @@ fn written_worlds_pass_every_task_rule() {
     );
 }
 
-#[test]
-fn every_stored_query_recomputes_exactly_one_answer() {
+/// Every task of the small dataset with its world file.
+fn every_task(mut f: impl FnMut(&WorldFile, &fabula_file::Task)) {
     let dir = small_dataset();
     let manifest = fabula_file::read_manifest(dir).unwrap();
     for entry in &manifest.worlds {
         let file = WorldFile::open(&dir.join(&entry.file)).unwrap();
         for task in file.tasks().unwrap() {
-            let stored: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
-            let rows = file.query_text(&task.sql).unwrap();
-            let recomputed = answer_from_rows(&stored, &rows).unwrap();
-            assert!(
-                same_answer(&stored, &recomputed),
-                "{}: {stored} vs {recomputed}",
-                task.id
-            );
+            f(&file, &task);
         }
     }
+}
+
+/// The checker derives each stored gold answer from its query on its own, and agrees with the
+/// generator's derivation (`fabula_tasks::answer`) on the answer and on what pages must state.
+#[test]
+fn the_checker_and_the_generator_derive_the_same_answers() {
+    let mut tasks = 0;
+    every_task(|file, task| {
+        let stored: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
+        let rows = file.query_text(&task.sql).unwrap();
+        let gold = Answer::stored(&stored).unwrap();
+        let derived = gold.from_rows(&rows).unwrap();
+        assert_eq!(derived, gold, "{}: {stored}", task.id);
+        let theirs = answer::answer_from_rows(&stored, &rows).unwrap();
+        assert!(answer::same_answer(&stored, &theirs), "{}", task.id);
+        let ours = derived.to_json_like(&stored);
+        assert!(
+            answer::same_answer(&ours, &theirs),
+            "{}: {ours} vs {theirs}",
+            task.id
+        );
+        let ours: Vec<String> = gold.must_state(task.kind, &rows).into_iter().collect();
+        let theirs = answer::required_values(task.kind, &stored, &rows);
+        assert_eq!(ours, theirs, "{}", task.id);
+        tasks += 1;
+    });
+    assert!(tasks >= 6 * 60, "{tasks} tasks");
+}
+
+/// The checker tells frontier questions as the generator does, and there are some.
+#[test]
+fn the_checker_and_the_generator_tell_the_same_frontier_questions() {
+    let mut frontier = 0;
+    every_task(|_, task| {
+        let ours = fabula_check::frontier::is_frontier(&task.question);
+        let theirs = fabula_tasks::difficulty::is_frontier(&task.question);
+        assert_eq!(ours, theirs, "{}: {}", task.id, task.question);
+        frontier += usize::from(ours);
+    });
+    assert!(frontier > 0, "no frontier question in the dataset");
+}
+
+/// Each value the checker requires of a task's evidence is stated on some evidence page by the
+/// checker's reading exactly when it is by the generator's.
+#[test]
+fn the_checker_and_the_generator_read_pages_alike() {
+    every_task(|file, task| {
+        let stored: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
+        let rows = file.query_text(&task.sql).unwrap();
+        let urls: Vec<String> = serde_json::from_str(&task.evidence).unwrap();
+        let pages: Vec<(String, Vec<String>)> = urls
+            .iter()
+            .map(|url| {
+                let page = file.page(url).unwrap().unwrap().page;
+                (page.body, page.facts.into_iter().map(|f| f.shown).collect())
+            })
+            .collect();
+        for value in Answer::stored(&stored)
+            .unwrap()
+            .must_state(task.kind, &rows)
+        {
+            let ours = pages
+                .iter()
+                .any(|(body, shown)| fabula_check::answer::page_states(body, shown, &value));
+            let theirs = pages.iter().any(|(body, shown)| {
+                answer::fact_states(shown, &value) || answer::text_states(body, &value)
+            });
+            assert_eq!(ours, theirs, "{}: `{value}`", task.id);
+        }
+    });
 }
 
 #[test]

@@ -3,9 +3,10 @@
 //! reaches) and how many rows fail exactly one clue (near misses).
 //!
 //! A frontier task's query is `SELECT ... FROM ... WHERE (c1) AND (c2) ...`, one parenthesised
-//! condition per clue (the SQL convention of frontier questions, `build/frontier.rs`); each
-//! condition is counted on its own with the world file's read-only query. `fabula audit` reports
-//! these figures and `fabula check` holds frontier questions to them.
+//! condition per clue (the SQL convention of frontier questions, `fabula-tasks`'
+//! `build/frontier.rs`); each condition is counted on its own with the world file's read-only
+//! query. `fabula check` holds frontier questions to these figures and `fabula audit` (crate
+//! `fabula-bench`) reports them through this module.
 
 use fabula_file::WorldFile;
 
