@@ -18,6 +18,7 @@
 //!   rendered, with the window's Markdown as the template; an accepted render becomes `content`
 //!   (a session's `truncate_extract` still cuts it). Later windows of a long page are always the
 //!   template's, so paging never mixes texts.
+//! - A render that panics (a bug, logged) leaves the template's answer, for search and extract.
 //! - Each response says which renderer produced it in `rendered_by` (`"lwm"` or `"template"`).
 //!   The Search-R1 and Tavily shapes are never rendered and keep their exact fields.
 //!
@@ -400,20 +401,20 @@ impl RenderService {
         hiding: Hiding,
         items: Vec<BatchItem>,
     ) -> Vec<BatchItem> {
-        let rendered = match (&self.lwm, file) {
+        let items = match (&self.lwm, file) {
             (Some(lwm), Some(file)) => {
                 let lwm = Arc::clone(lwm);
                 let session_id = session_id.map(str::to_owned);
+                // A render that panicked (a bug, logged) answers with the templates, as extract does.
+                let fallback = items.clone();
                 let work = move || lwm.render_search(&file, session_id.as_deref(), hiding, items);
-                tokio::task::spawn_blocking(work).await.ok()
+                tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+                    tracing::error!("a world model render panicked");
+                    fallback
+                })
             }
-            _ => Some(items),
+            _ => items,
         };
-        // A render that panicked leaves nothing to answer with; that is a bug, so say so.
-        let items = rendered.unwrap_or_else(|| {
-            tracing::error!("a world model render panicked");
-            Vec::new()
-        });
         for item in &items {
             if let BatchItem::Ok(response) = item {
                 self.count(Endpoint::Search, response.rendered_by);
