@@ -33,6 +33,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use subtle::ConstantTimeEq;
 
 pub use crate::api_error::ApiError;
 pub use crate::error::{Error, Result};
@@ -84,7 +85,7 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .and_then(|v| v.to_str().ok())
         .and_then(presented_token)
         .unwrap_or_default();
-    if !fabula_server::constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
+    if !bool::from(given.as_bytes().ct_eq(state.token.as_bytes())) {
         let mut response = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",

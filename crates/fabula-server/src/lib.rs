@@ -94,6 +94,7 @@ use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
+use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
 pub use crate::api_error::{ApiError, ErrorCode, TavilyError};
@@ -222,7 +223,7 @@ async fn require_api_key(
             .iter()
             .enumerate()
             .fold(None, |found, (idx, expected)| {
-                let equal = constant_time_eq(key.as_bytes(), expected.as_bytes());
+                let equal = bool::from(key.as_bytes().ct_eq(expected.as_bytes()));
                 found.or(equal.then_some(idx))
             })
     });
@@ -239,11 +240,6 @@ async fn require_api_key(
     } else {
         error.into_response()
     }
-}
-
-/// Compares secrets in time independent of where they differ, for API keys and admin tokens.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// A server bound to its socket and ready to run.
