@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fabula_browse::percent_encode;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
@@ -364,19 +365,6 @@ fn admin_url(server: &Server, path: &str) -> String {
 /// A `/ui/worlds/{world}/page?url=URL` path with the url percent-encoded.
 fn page_path(world: u32, url: &str) -> String {
     format!("/ui/worlds/{world}/page?url={}", percent_encode(url))
-}
-
-/// Percent-encodes every byte but RFC 3986's unreserved characters.
-fn percent_encode(text: &str) -> String {
-    let mut encoded = String::new();
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
 }
 
 /// The hrefs, as written, of the links under `css`.

@@ -14,8 +14,8 @@
 //!
 //! Every route but `GET /health` needs the token, as `Authorization: Bearer TOKEN` or as the
 //! password of HTTP Basic auth (what a WebSocket client sends for `http://user:TOKEN@host`); errors are `{"error": {"code", "message"}}`
-//! with the codes `unauthorized` (401), `world_not_found` and `task_not_found` (404), and
-//! `bad_request` (400).
+//! with the codes `unauthorized` (401), `world_not_found` and `task_not_found` (404),
+//! `bad_request` (400), and `handler_panicked` (500: a bug; the panic is logged, not returned).
 
 mod api_error;
 pub mod env;
@@ -33,6 +33,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use subtle::ConstantTimeEq;
 
 pub use crate::api_error::ApiError;
 pub use crate::error::{Error, Result};
@@ -59,12 +60,18 @@ pub fn admin_app_with(state: AdminState, browse: &fabula_browse::Browse) -> Rout
         .route("/metadata", get(openenv::metadata))
         .route("/schema", get(openenv::schema))
         .route("/health", get(openenv::health));
-    browse
-        .mount(router)
+    with_edge(browse.mount(router), state)
+}
+
+/// The admin routes with what every one of them shares: the JSON 404 for unknown paths, the
+/// token check, and a JSON 500 `handler_panicked` for a handler that panics.
+fn with_edge(routes: Router<AdminState>, state: AdminState) -> Router {
+    routes
         .fallback(|| async {
             ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route")
         })
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .layer(fabula_server::edge::panics::layer())
         .with_state(state)
 }
 
@@ -78,7 +85,7 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .and_then(|v| v.to_str().ok())
         .and_then(presented_token)
         .unwrap_or_default();
-    if !fabula_server::constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
+    if !bool::from(given.as_bytes().ct_eq(state.token.as_bytes())) {
         let mut response = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
@@ -180,7 +187,44 @@ pub async fn bind(
 
 #[cfg(test)]
 mod tests {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
     use super::*;
+
+    /// Admin state over a dataset of no worlds.
+    fn empty_state(dir: &std::path::Path) -> AdminState {
+        let manifest = serde_json::json!({"format_version": fabula_file::FORMAT_VERSION,
+            "generator_version": "test", "master_seed": 0, "count": 0, "worlds": []});
+        std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+        let config = fabula_server::ServeConfig {
+            worlds: dir.to_owned(),
+            ..fabula_server::ServeConfig::default()
+        };
+        AdminState::new(fabula_server::AppState::open(&config).unwrap(), "tok").unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_handler_that_panics_answers_a_json_500() {
+        let dir = tempfile::tempdir().unwrap();
+        async fn boom() -> &'static str {
+            panic!("a bug in a handler")
+        }
+        let routes = Router::new().route("/boom", get(boom));
+        let app = with_edge(routes, empty_state(dir.path()));
+        let request = Request::builder()
+            .uri("/boom")
+            .header(header::AUTHORIZATION, "Bearer tok")
+            .body(Body::empty())
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(body["error"]["code"], "handler_panicked", "{body}");
+        assert!(!body.to_string().contains("bug"), "{body}");
+    }
 
     #[test]
     fn tokens_come_from_bearer_and_basic_auth() {

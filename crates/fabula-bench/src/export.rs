@@ -157,24 +157,18 @@ fn cell_string(v: &Value) -> String {
     }
 }
 
-/// Quotes one CSV field when it holds a comma, a quote, a line break or outer spaces.
-pub fn csv_field(text: &str) -> String {
-    let needs = text.contains([',', '"', '\n', '\r']) || text.trim() != text;
-    if needs {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-/// A CSV document: a header and rows, lines ended by `\n`.
+/// A CSV document: a header and rows, lines ended by `\n`, fields quoted only where they must
+/// be (a comma, a quote or a line break), through the `csv` crate.
 pub fn to_csv(columns: &[String], rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
+    let mut writer = csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new());
     for line in std::iter::once(columns).chain(rows.iter().map(Vec::as_slice)) {
-        let fields: Vec<String> = line.iter().map(|c| csv_field(c)).collect();
-        let _ = writeln!(out, "{}", fields.join(","));
+        // Writing to memory cannot fail.
+        let _ = writer.write_record(line);
     }
-    out
+    let bytes = writer.into_inner().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// A WideSearch task and its gold CSV, or `None` for a short-answer task. The instance id is
@@ -557,10 +551,15 @@ mod tests {
 
     #[test]
     fn csv_quotes_only_when_needed() {
-        assert_eq!(csv_field("Vess"), "Vess");
-        assert_eq!(csv_field("Vess, Upper"), "\"Vess, Upper\"");
-        assert_eq!(csv_field(" Vess"), "\" Vess\"");
-        assert_eq!(csv_field("the \"Old\" Hall"), "\"the \"\"Old\"\" Hall\"");
+        let check = |field: &str, expect: &str| {
+            let text = to_csv(&["name".to_owned()], &[vec![field.to_owned()]]);
+            assert_eq!(text, format!("name\n{expect}\n"), "{field:?}");
+        };
+        check("Vess", "Vess");
+        check("Vess, Upper", "\"Vess, Upper\"");
+        check(" Vess ", " Vess ");
+        check("the \"Old\" Hall", "\"the \"\"Old\"\" Hall\"");
+        check("two\nlines", "\"two\nlines\"");
         assert_eq!(widesearch_column(" Home market Town "), "homemarkettown");
     }
 

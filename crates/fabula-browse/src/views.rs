@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use fabula_file::{PageHead, Value, WorldFile};
 use fabula_search::{Hit, WorldInfo};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value as Json, json};
 
 use crate::error::{Error, Result};
@@ -269,18 +270,17 @@ pub(crate) fn hits_view(world_id: u32, hits: &[Hit], answer: &[String]) -> Json 
     Json::Array(rows)
 }
 
+/// Everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 /// Percent-encodes text for one query value or path segment: every byte but RFC 3986's
 /// unreserved ones becomes `%XX`.
 pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3 / 2);
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub use action::{Action, Controls};
 pub use error::{Error, Result};
 pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
 pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
-pub use metrics::{Counters, CountersSnapshot, prometheus_text};
+pub use metrics::{Counters, CountersSnapshot, METRIC_PREFIX, prometheus_text};
 pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
 pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
 pub use prompt::{PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt};

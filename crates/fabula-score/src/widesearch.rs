@@ -191,17 +191,23 @@ fn pipeline_metrics(pipeline: Option<&Value>, required: &[String]) -> (Value, Va
     (Value::Object(metrics), Value::Object(tolerances))
 }
 
-/// Reads a gold CSV as rows of the required columns; header names are normalised as
-/// WideSearch's `norm_column` does (trimmed, lower-case, spaces removed).
+/// Reads a gold CSV (RFC 4180, through the `csv` crate) as rows of the required columns; header
+/// names are normalised as WideSearch's `norm_column` does (trimmed, lower-case, spaces
+/// removed). Rows may be short (missing cells read as empty); blank lines are skipped.
 fn read_gold_csv(
     path: &Path,
     required: &[String],
 ) -> std::result::Result<Vec<Vec<String>>, String> {
-    let text = std::fs::read_to_string(path).map_err(|err| err.to_string())?;
-    let mut records = parse_csv(&text).into_iter();
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_path(path)
+        .map_err(|err| err.to_string())?;
+    let mut records = reader.records();
     let header: Vec<String> = records
         .next()
         .ok_or("the file is empty")?
+        .map_err(|err| err.to_string())?
         .iter()
         .map(|name| name.trim().to_lowercase().replace(' ', ""))
         .collect();
@@ -214,47 +220,20 @@ fn read_gold_csv(
                 .ok_or_else(|| format!("no column {column:?}"))
         })
         .collect::<std::result::Result<Vec<usize>, String>>()?;
-    Ok(records
-        .filter(|record| !(record.len() == 1 && record[0].is_empty()))
-        .map(|record| {
+    let mut rows = Vec::new();
+    for record in records {
+        let record = record.map_err(|err| err.to_string())?;
+        if record.len() == 1 && record[0].is_empty() {
+            continue;
+        }
+        rows.push(
             positions
                 .iter()
-                .map(|&idx| record.get(idx).cloned().unwrap_or_default())
-                .collect()
-        })
-        .collect())
-}
-
-/// Parses CSV text (RFC 4180: `,` separated, `"` quoted with `""` as a quote, line breaks
-/// inside quotes kept, `\r\n` or `\n` line ends) into records.
-pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut records = Vec::new();
-    let mut record = Vec::new();
-    let mut field = String::new();
-    let mut in_quotes = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, in_quotes) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', true) => in_quotes = false,
-            ('"', false) if field.is_empty() => in_quotes = true,
-            (',', false) => record.push(std::mem::take(&mut field)),
-            ('\r', false) if chars.peek() == Some(&'\n') => {}
-            ('\n', false) => {
-                record.push(std::mem::take(&mut field));
-                records.push(std::mem::take(&mut record));
-            }
-            _ => field.push(c),
-        }
+                .map(|&idx| record.get(idx).unwrap_or_default().to_owned())
+                .collect(),
+        );
     }
-    if !field.is_empty() || !record.is_empty() {
-        record.push(field);
-        records.push(record);
-    }
-    records
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -262,18 +241,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_quoted_csv() {
-        let text = "a,b\r\n\"x, \"\"y\"\"\",2\n\"multi\nline\",\n";
-        assert_eq!(
-            parse_csv(text),
-            [
-                vec!["a", "b"],
-                vec!["x, \"y\"", "2"],
-                vec!["multi\nline", ""]
-            ]
+    fn gold_csvs_are_read_under_the_required_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        let check = |text: &str, expect: &[[&str; 2]]| {
+            std::fs::write(&path, text).unwrap();
+            let required = ["b".to_owned(), "homemarket".to_owned()];
+            let rows = read_gold_csv(&path, &required).unwrap();
+            assert_eq!(rows, expect, "{text:?}");
+        };
+        // Quotes with `""`, a line break inside quotes, `\r\n` line ends, a short row, header
+        // names normalised, and blank lines skipped.
+        check(
+            "a,B,Home Market\r\n1,\"x, \"\"y\"\"\",\"multi\nline\"\r\n\n2,z\n",
+            &[["x, \"y\"", "multi\nline"], ["z", ""]],
         );
-        assert_eq!(parse_csv("a\nb"), [vec!["a"], vec!["b"]]);
-        assert!(parse_csv("").is_empty());
+        check("b,homemarket\n", &[]);
+        check("b,homemarket\n Kel , Vess\n", &[[" Kel ", " Vess"]]);
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(
+            read_gold_csv(&path, &[]),
+            Err("the file is empty".to_owned())
+        );
+        std::fs::write(&path, "a\n").unwrap();
+        let missing = read_gold_csv(&path, &["b".to_owned()]).unwrap_err();
+        assert_eq!(missing, "no column \"b\"");
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub enum ErrorCode {
     Timeout,
     /// A bug (500); the details go to the log only.
     Internal,
+    /// A bug that made the request's handler panic (500); the panic's message goes to the log
+    /// only, and the server keeps serving.
+    HandlerPanicked,
     /// The server holds as many sessions (REST or MCP) as it may and none is idle past its
     /// time to live (429, with `Retry-After`); no session in use is evicted to make room.
     TooManySessions,
@@ -70,7 +73,7 @@ impl ErrorCode {
             | ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::InjectedServerError | ErrorCode::Internal => {
+            ErrorCode::InjectedServerError | ErrorCode::Internal | ErrorCode::HandlerPanicked => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
             ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
@@ -102,6 +105,7 @@ impl ErrorCode {
             ErrorCode::InjectedServerError => "injected_server_error",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Internal => "internal",
+            ErrorCode::HandlerPanicked => "handler_panicked",
             ErrorCode::TooManySessions => "too_many_sessions",
             ErrorCode::WorldUnavailable => "world_unavailable",
             ErrorCode::RequestTimeout => "request_timeout",

@@ -44,7 +44,8 @@
 //! (the world's file is missing, damaged, foreign or does not match the manifest's hash; the
 //! reason is logged once), 503 `deadline_exceeded` (past `--request-timeout`), and from session
 //! controls 429 `rate_limited` (with `Retry-After`), 500 `injected_server_error`, 504 `timeout`.
-//! A 500 `internal` is a bug; its cause is logged, not returned. Every error body is JSON, even
+//! A 500 `internal` is a bug; its cause is logged, not returned; so is a 500 `handler_panicked`, a
+//! handler that panicked ([`edge::panics`]). Every error body is JSON, even
 //! hyper's own rejections of malformed HTTP ([`edge`]).
 //!
 //! With API keys configured, every route but `GET /health` needs `Authorization: Bearer KEY`
@@ -93,6 +94,7 @@ use axum::http::header;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
+use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
 pub use crate::api_error::{ApiError, ErrorCode, TavilyError};
@@ -114,10 +116,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/v1/worlds/{id}/search", post(native::search))
         .route("/v1/worlds/{id}/extract", post(native::extract))
         .merge(search_r1::routes())
-        .route("/compat/tavily/{id}/search", post(tavily::search))
-        .route("/compat/tavily/{id}/extract", post(tavily::extract))
-        .route("/compat/tavily/{id}/crawl", post(tavily::crawl))
-        .route("/compat/tavily/{id}/map", post(tavily::map))
+        .merge(tavily_routes())
         .route("/v1/sessions", post(sessions::create))
         .route("/v1/sessions/{sid}", delete(sessions::delete))
         .route("/v1/sessions/{sid}/search", post(sessions::search))
@@ -141,6 +140,17 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
     Router::new()
         .fallback_service(router.with_state(state))
         .layer(middleware::map_request(collapse_slashes))
+        .layer(edge::panics::layer())
+}
+
+/// The Tavily-shaped routes, whose handlers' panics are answered in Tavily's error shape.
+fn tavily_routes() -> Router<AppState> {
+    Router::new()
+        .route("/compat/tavily/{id}/search", post(tavily::search))
+        .route("/compat/tavily/{id}/extract", post(tavily::extract))
+        .route("/compat/tavily/{id}/crawl", post(tavily::crawl))
+        .route("/compat/tavily/{id}/map", post(tavily::map))
+        .route_layer(edge::panics::tavily_layer())
 }
 
 /// Rewrites `//` (and longer runs) in the path to `/`; the query is kept as sent.
@@ -213,7 +223,7 @@ async fn require_api_key(
             .iter()
             .enumerate()
             .fold(None, |found, (idx, expected)| {
-                let equal = constant_time_eq(key.as_bytes(), expected.as_bytes());
+                let equal = bool::from(key.as_bytes().ct_eq(expected.as_bytes()));
                 found.or(equal.then_some(idx))
             })
     });
@@ -230,11 +240,6 @@ async fn require_api_key(
     } else {
         error.into_response()
     }
-}
-
-/// Compares secrets in time independent of where they differ, for API keys and admin tokens.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// A server bound to its socket and ready to run.

@@ -18,6 +18,7 @@
 //!   rendered, with the window's Markdown as the template; an accepted render becomes `content`
 //!   (a session's `truncate_extract` still cuts it). Later windows of a long page are always the
 //!   template's, so paging never mixes texts.
+//! - A render that panics (a bug, logged) leaves the template's answer, for search and extract.
 //! - Each response says which renderer produced it in `rendered_by` (`"lwm"` or `"template"`).
 //!   The Search-R1 and Tavily shapes are never rendered and keep their exact fields.
 //!
@@ -28,13 +29,13 @@
 //! when it asks for them, so the server holds no second copy of a world's pages beside the search
 //! index. [`load_world_view`] reads a whole world into memory, for the CLI's replayed sessions.
 //!
-//! `GET /metrics` answers Prometheus text: request counters by endpoint and renderer always, and
-//! with the world model its render counters ([`fabula_lwm::prometheus_text`]). A summary line is
-//! logged every [`LOG_EVERY_RENDERS`] renders.
+//! `GET /metrics` answers Prometheus text from one `prometheus-client` registry: request counters
+//! by endpoint and renderer always, and with the world model its render counters
+//! ([`fabula_lwm::Counters`], read at each scrape). A summary line is logged every
+//! [`LOG_EVERY_RENDERS`] renders.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,6 +48,10 @@ use fabula_lwm::{
 };
 use fabula_search::Hiding;
 use parking_lot::Mutex;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::Registry;
 
 use crate::error::{Error, Result};
 use crate::wire::{BatchItem, ExtractResponse, HitJson};
@@ -227,12 +232,17 @@ struct LwmRenderer {
     renders: AtomicU64,
 }
 
+/// The labels of one `fabula_observations_total` series: endpoint and renderer.
+type ObservedLabels = [(&'static str, &'static str); 2];
+
 /// Which renderer serves observations, and the request counters of `GET /metrics`.
 pub struct RenderService {
     /// Shared with the blocking threads renders run on.
     lwm: Option<Arc<LwmRenderer>>,
-    /// Observations served: `[search, extract]` × `[template, lwm]`.
-    served: [[AtomicU64; 2]; 2],
+    /// Observations served, by endpoint and renderer.
+    served: Family<ObservedLabels, Counter>,
+    /// Everything `GET /metrics` shows: the renderer, `served`, and the world model's counters.
+    registry: Registry,
 }
 
 impl std::fmt::Debug for RenderService {
@@ -246,31 +256,73 @@ impl std::fmt::Debug for RenderService {
 /// One of the two endpoints the renderer serves.
 #[derive(Debug, Clone, Copy)]
 enum Endpoint {
-    Search = 0,
-    Extract = 1,
+    Search,
+    Extract,
+}
+
+impl Endpoint {
+    fn as_str(self) -> &'static str {
+        match self {
+            Endpoint::Search => "search",
+            Endpoint::Extract => "extract",
+        }
+    }
+}
+
+fn observed(endpoint: Endpoint, rendered_by: RenderedBy) -> ObservedLabels {
+    [
+        ("endpoint", endpoint.as_str()),
+        ("rendered_by", rendered_by.as_str()),
+    ]
 }
 
 impl RenderService {
     /// The template renderer.
     pub fn template() -> RenderService {
-        RenderService {
-            lwm: None,
-            served: Default::default(),
-        }
+        RenderService::around(None)
     }
 
     /// The world model around `renderer`; `max_sessions` bounds the per-session state kept.
     pub fn with_renderer(renderer: Renderer, max_sessions: usize) -> RenderService {
         let counters = renderer.counters();
+        RenderService::around(Some(Arc::new(LwmRenderer {
+            renderer: Mutex::new(renderer),
+            counters,
+            sessions: Mutex::new(SessionViews::default()),
+            max_sessions: max_sessions.max(1),
+            renders: AtomicU64::new(0),
+        })))
+    }
+
+    /// The service and its metrics registry; every series is listed from the start, at 0.
+    fn around(lwm: Option<Arc<LwmRenderer>>) -> RenderService {
+        let served = Family::<ObservedLabels, Counter>::default();
+        for endpoint in [Endpoint::Search, Endpoint::Extract] {
+            for by in [RenderedBy::Template, RenderedBy::Lwm] {
+                let _ = served.get_or_create(&observed(endpoint, by));
+            }
+        }
+        let kind = if lwm.is_some() { "lwm" } else { "template" };
+        let mut registry = Registry::default();
+        registry.register(
+            "fabula_renderer",
+            "The renderer the server was started with",
+            Info::new([("renderer", kind)]),
+        );
+        registry.register(
+            "fabula_observations",
+            "Search and extract responses served, by endpoint and renderer",
+            served.clone(),
+        );
+        if let Some(lwm) = &lwm {
+            registry
+                .sub_registry_with_prefix(fabula_lwm::METRIC_PREFIX)
+                .register_collector(Box::new(Arc::clone(&lwm.counters)));
+        }
         RenderService {
-            lwm: Some(Arc::new(LwmRenderer {
-                renderer: Mutex::new(renderer),
-                counters,
-                sessions: Mutex::new(SessionViews::default()),
-                max_sessions: max_sessions.max(1),
-                renders: AtomicU64::new(0),
-            })),
-            served: Default::default(),
+            lwm,
+            served,
+            registry,
         }
     }
 
@@ -285,40 +337,19 @@ impl RenderService {
 
     /// Counts one observation served; `rendered_by` is a response's `rendered_by`.
     fn count(&self, endpoint: Endpoint, rendered_by: &str) {
-        let by = usize::from(rendered_by == RenderedBy::Lwm.as_str());
-        self.served[endpoint as usize][by].fetch_add(1, Ordering::Relaxed);
+        let by = if rendered_by == RenderedBy::Lwm.as_str() {
+            RenderedBy::Lwm
+        } else {
+            RenderedBy::Template
+        };
+        self.served.get_or_create(&observed(endpoint, by)).inc();
     }
 
-    /// The Prometheus text of `GET /metrics`.
+    /// The Prometheus text (format 0.0.4) of `GET /metrics`.
     pub fn metrics_text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "# HELP fabula_renderer_info The renderer the server was started with."
-        );
-        let _ = writeln!(out, "# TYPE fabula_renderer_info gauge");
-        let _ = writeln!(
-            out,
-            "fabula_renderer_info{{renderer=\"{}\"}} 1",
-            self.kind()
-        );
-        let _ = writeln!(
-            out,
-            "# HELP fabula_observations_total Search and extract responses served, by endpoint and renderer."
-        );
-        let _ = writeln!(out, "# TYPE fabula_observations_total counter");
-        for (endpoint, name) in [(Endpoint::Search, "search"), (Endpoint::Extract, "extract")] {
-            for (by, by_name) in [(0, "template"), (1, "lwm")] {
-                let n = self.served[endpoint as usize][by].load(Ordering::Relaxed);
-                let _ = writeln!(
-                    out,
-                    "fabula_observations_total{{endpoint=\"{name}\",rendered_by=\"{by_name}\"}} {n}"
-                );
-            }
-        }
-        if let Some(lwm) = &self.lwm {
-            out.push_str(&fabula_lwm::prometheus_text(&lwm.counters.snapshot()));
-        }
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry);
         out
     }
 
@@ -400,20 +431,20 @@ impl RenderService {
         hiding: Hiding,
         items: Vec<BatchItem>,
     ) -> Vec<BatchItem> {
-        let rendered = match (&self.lwm, file) {
+        let items = match (&self.lwm, file) {
             (Some(lwm), Some(file)) => {
                 let lwm = Arc::clone(lwm);
                 let session_id = session_id.map(str::to_owned);
+                // A render that panicked (a bug, logged) answers with the templates, as extract does.
+                let fallback = items.clone();
                 let work = move || lwm.render_search(&file, session_id.as_deref(), hiding, items);
-                tokio::task::spawn_blocking(work).await.ok()
+                tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+                    tracing::error!("a world model render panicked");
+                    fallback
+                })
             }
-            _ => Some(items),
+            _ => items,
         };
-        // A render that panicked leaves nothing to answer with; that is a bug, so say so.
-        let items = rendered.unwrap_or_else(|| {
-            tracing::error!("a world model render panicked");
-            Vec::new()
-        });
         for item in &items {
             if let BatchItem::Ok(response) = item {
                 self.count(Endpoint::Search, response.rendered_by);

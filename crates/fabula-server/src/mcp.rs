@@ -101,17 +101,11 @@ impl McpBinding {
             Some(value) => Some(parse_seed(value.to_str().unwrap_or_default())?),
             None => None,
         };
-        for pair in query
-            .unwrap_or_default()
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-        {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = percent_decode(value);
+        for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
             if key == "seed" {
                 seed = Some(parse_seed(&value)?);
             } else {
-                controls.insert(key.to_owned(), query_value(key, &value));
+                controls.insert(key.to_string(), query_value(&key, &value));
             }
         }
         let controls: ControlsRequest = serde_json::from_value(Value::Object(controls))
@@ -149,34 +143,6 @@ fn query_value(key: &str, value: &str) -> Value {
         ),
         _ => Value::String(value.to_owned()),
     }
-}
-
-/// Decodes `%XX` escapes and `+` of a query value; malformed escapes are kept as written.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let byte = std::str::from_utf8(&bytes[i + 1..i + 3])
-                    .ok()
-                    .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-                match byte {
-                    Some(byte) => {
-                        out.push(byte);
-                        i += 3;
-                        continue;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            byte => out.push(byte),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The MCP server of one MCP session: the tools run inside one fabula session.
@@ -436,9 +402,18 @@ mod tests {
     }
 
     #[test]
-    fn percent_escapes_are_decoded() {
-        assert_eq!(percent_decode("rate_limit%2Ctimeout"), "rate_limit,timeout");
-        assert_eq!(percent_decode("a+b%"), "a b%");
-        assert_eq!(percent_decode("%zz"), "%zz");
+    fn query_values_are_percent_decoded() {
+        use crate::controls::ErrorKind::{RateLimit, ServerError, Timeout};
+        let check = |query: &str, expect: &[crate::controls::ErrorKind]| {
+            let binding = McpBinding::from_request("1", Some(query), &HeaderMap::new()).unwrap();
+            let controls = binding.controls.resolve().unwrap();
+            assert_eq!(controls.error_kinds, expect, "{query}");
+        };
+        check("error_kinds=rate_limit%2Ctimeout", &[RateLimit, Timeout]);
+        check(
+            "error_kinds=rate_limit,+server_error",
+            &[RateLimit, ServerError],
+        );
+        check("seed=2&error_kinds=%5B%22timeout%22%5D", &[Timeout]);
     }
 }

@@ -105,10 +105,16 @@ pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
 ];
 
 /// The codes every operation can answer: the HTTP layer's rejections, the per-request deadline
-/// and internal errors; the key check on all but `/health`; bad input where there is a path
+/// and internal errors (a panicking handler among them); the key check on all but `/health`; bad input where there is a path
 /// parameter or a body; body limits where there is a body.
 fn shared_errors(operation_id: &str, has_params: bool, has_body: bool) -> Vec<ErrorCode> {
-    let mut codes = vec![UriTooLong, HeadersTooLarge, Internal, DeadlineExceeded];
+    let mut codes = vec![
+        UriTooLong,
+        HeadersTooLarge,
+        Internal,
+        HandlerPanicked,
+        DeadlineExceeded,
+    ];
     if operation_id != "health" {
         codes.push(Unauthorized);
     }
@@ -270,6 +276,7 @@ fn mcp_path() -> Value {
         UriTooLong,
         HeadersTooLarge,
         Internal,
+        HandlerPanicked,
         DeadlineExceeded,
     ];
     let mut answers: Map<String, Value> = error_responses(&codes, false).into_iter().collect();

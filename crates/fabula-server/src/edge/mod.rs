@@ -11,12 +11,15 @@
 //!   request may take to answer (503), with JSON bodies;
 //! - [`raw_errors`] gives hyper's own rejections (a malformed request line, a URL or headers too
 //!   large, a bad `Content-Length`) the same JSON error body as every other error;
+//! - [`panics`] answers a handler's panic with a JSON 500 `handler_panicked` (both listeners'
+//!   routers carry its layer; see `app_with` and the admin router);
 //! - on shutdown the listener closes at once, idle connections close, requests in flight finish
 //!   within the drain timeout, and then the server returns;
 //! - connections may be upgraded (the trainers' OpenEnv WebSocket): an upgraded connection
 //!   leaves hyper, and with it the drain, and lives until its handler ends it.
 
 pub mod deadline;
+pub mod panics;
 pub mod raw_errors;
 
 use std::future::Future;

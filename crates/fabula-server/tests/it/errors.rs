@@ -1,9 +1,37 @@
 //! Bad input gets a JSON error with a stable code and a 4xx status, never a 500, a panic or
-//! axum's plain-text rejections.
+//! axum's plain-text rejections; a handler that panics (a bug) gets a JSON 500.
 
+use axum::Router;
+use axum::extract::Path;
+use axum::routing::{get, post};
 use serde_json::json;
 
 use crate::support::{TestApp, assert_error};
+
+#[tokio::test]
+async fn a_handler_that_panics_answers_a_json_500_and_the_server_goes_on() {
+    async fn boom() -> &'static str {
+        panic!("a bug in a handler")
+    }
+    async fn boom_n(Path(n): Path<u32>) -> String {
+        panic!("{n} bugs in a handler")
+    }
+    let extra = Router::new()
+        .route("/boom", get(boom))
+        .route("/boom/{n}", post(boom_n));
+    let app = TestApp::with_routes(extra);
+    for answer in [app.get("/boom").await, app.post("/boom/2", json!({})).await] {
+        assert_error(&answer, 500, "handler_panicked");
+        // The panic's message goes to the log, not to the client.
+        assert!(
+            !answer.json.to_string().contains("bug"),
+            "{:#}",
+            answer.json
+        );
+    }
+    let health = app.get("/health").await;
+    assert_eq!(health.status, 200, "{:#}", health.json);
+}
 
 #[tokio::test]
 async fn error_body_shape() {

@@ -3,7 +3,7 @@
 
 use axum::body::Body;
 use axum::http::Request;
-use fabula_server::lwm::{LwmOptions, results_from_text, search_template};
+use fabula_server::lwm::{LwmOptions, RenderService, results_from_text, search_template};
 use fabula_server::wire::HitJson;
 use fabula_server::{AppState, ServeConfig};
 use http_body_util::BodyExt;
@@ -154,6 +154,66 @@ async fn a_random_world_model_falls_back_to_templates() {
         ),
         Some(0.0)
     );
+}
+
+/// A world model whose every generation panics: a bug inside a render.
+struct Panicking;
+
+impl fabula_lwm::Generator for Panicking {
+    fn generate(
+        &mut self,
+        _prompt: &str,
+        _options: &fabula_lwm::GenerateOptions,
+    ) -> fabula_lwm::Result<fabula_lwm::Generation> {
+        panic!("a bug in the world model")
+    }
+}
+
+/// The fixture worlds served with a world model that panics on every render.
+fn panicking_app() -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::write_corpus(dir.path(), &fixture_worlds());
+    let config = ServeConfig {
+        worlds: dir.path().to_owned(),
+        ..ServeConfig::default()
+    };
+    let corpus = fabula_search::Corpus::open_with(
+        dir.path(),
+        fabula_search::CorpusOptions {
+            max_open_worlds: 4,
+            write_indexes: false,
+        },
+    )
+    .unwrap();
+    let renderer = fabula_lwm::Renderer::new(Some(Box::new(Panicking)), Default::default());
+    let service = RenderService::with_renderer(renderer, 8);
+    TestApp {
+        router: fabula_server::app(AppState::with_renderer(corpus, &config, service)),
+        dir,
+    }
+}
+
+#[tokio::test]
+async fn a_render_that_panics_answers_with_the_templates() {
+    let lwm = panicking_app();
+    let template = TestApp::new();
+    assert_eq!(exercise(&lwm).await, vec![json!("template"); 5]);
+    // Each answer is the template renderer's, in its own shape (one object, or a batch).
+    let searches = [
+        json!({"query": "harbour lantern guild"}),
+        json!({"queries": ["Port Amsel", "harbour festival"]}),
+    ];
+    for body in searches {
+        let a = lwm.post("/v1/worlds/0/search", body.clone()).await;
+        let b = template.post("/v1/worlds/0/search", body).await;
+        assert_eq!(a.status, 200, "{:#}", a.json);
+        assert_eq!(a.json, b.json);
+    }
+    let url = json!({"url": "https://veloria.example/wiki/Oren_Talvik"});
+    let a = lwm.post("/v1/worlds/0/extract", url.clone()).await;
+    let b = template.post("/v1/worlds/0/extract", url).await;
+    assert_eq!(a.status, 200, "{:#}", a.json);
+    assert_eq!(a.json, b.json);
 }
 
 /// The error of opening the state with this config, with its causes, as the CLI prints it.

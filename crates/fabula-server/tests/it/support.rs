@@ -7,7 +7,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use fabula_file::{Meta, Page, PageFact, PageKind, Task, TaskKind, ValueKind, WorldContents};
-use fabula_server::{AppState, ServeConfig, app};
+use fabula_server::{AppState, ServeConfig, app_with};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -288,6 +288,15 @@ impl TestApp {
 
     /// The fixture worlds with a config adjusted by `adjust`.
     pub fn with_config(adjust: impl FnOnce(&mut ServeConfig)) -> TestApp {
+        TestApp::build(adjust, Router::new())
+    }
+
+    /// The fixture worlds with the default config and `extra` routes beside the service's own.
+    pub fn with_routes(extra: Router<AppState>) -> TestApp {
+        TestApp::build(|_| {}, extra)
+    }
+
+    fn build(adjust: impl FnOnce(&mut ServeConfig), extra: Router<AppState>) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
         write_corpus(dir.path(), &fixture_worlds());
         let mut config = ServeConfig {
@@ -297,7 +306,7 @@ impl TestApp {
         adjust(&mut config);
         let state = AppState::open(&config).unwrap();
         TestApp {
-            router: app(state),
+            router: app_with(state, extra),
             dir,
         }
     }
