@@ -11,6 +11,12 @@
 //! `dateparser` reads English), `YYYY年M月D日`, and English month names or their three-letter
 //! abbreviations with a four-digit year and an optional day (`March 5, 1987`, `5th Mar 1987`,
 //! `March 1987`). A date without a year is not accepted.
+//!
+//! [`CivilDate`] is the workspace's one calendar arithmetic (proleptic Gregorian): day numbers,
+//! counting back days and months, weekdays and HTTP dates. The server's Tavily date filters use it
+//! too.
+
+use std::fmt;
 
 /// How much of a date was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,9 +48,90 @@ impl ParsedDate {
         format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    /// The calendar day, with unwritten fields as 1.
+    pub fn civil(&self) -> CivilDate {
+        CivilDate {
+            year: i64::from(self.year),
+            month: self.month,
+            day: self.day,
+        }
+    }
+
+    /// Days since 1970-01-01.
     pub fn days(&self) -> i64 {
-        let year = i64::from(self.year) - i64::from(self.month <= 2);
+        self.civil().days()
+    }
+}
+
+/// A day of the proleptic Gregorian calendar. Dates order chronologically; `Display` writes
+/// `YYYY-MM-DD`.
+///
+/// ```
+/// use fabula_score::date::CivilDate;
+/// let day = CivilDate::new(2140, 3, 31).unwrap();
+/// assert_eq!(day.minus_months(1).to_string(), "2140-02-29");
+/// assert_eq!(day.minus_days(31).to_string(), "2140-02-29");
+/// assert_eq!(CivilDate::from_days(day.days()), day);
+/// assert_eq!(CivilDate::new(1970, 1, 1).unwrap().http_date(), "Thu, 01 Jan 1970 00:00:00 GMT");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CivilDate {
+    year: i64,
+    month: u32,
+    day: u32,
+}
+
+impl CivilDate {
+    /// The date, if the month and the day exist.
+    pub fn new(year: i64, month: u32, day: u32) -> Option<CivilDate> {
+        let exists = (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month);
+        exists.then_some(CivilDate { year, month, day })
+    }
+
+    /// Reads exactly `YYYY-MM-DD` (four, two and two ASCII digits). A day past the end of its
+    /// month (`2139-02-30`) is read as the month's last day; a month or day of 0, a month past
+    /// 12 or a day past 31 is not a date.
+    pub fn parse_iso_clamped(text: &str) -> Option<CivilDate> {
+        let bytes = text.as_bytes();
+        let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+        let shaped = bytes.len() == 10
+            && digits(0..4)
+            && bytes[4] == b'-'
+            && digits(5..7)
+            && bytes[7] == b'-'
+            && digits(8..10);
+        if !shaped {
+            return None;
+        }
+        let (year, month, day): (i64, u32, u32) = (
+            text[0..4].parse().ok()?,
+            text[5..7].parse().ok()?,
+            text[8..10].parse().ok()?,
+        );
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
+        }
+        CivilDate::new(year, month, day.min(days_in_month(year, month)))
+    }
+
+    /// The year.
+    pub fn year(self) -> i64 {
+        self.year
+    }
+
+    /// The month, 1 to 12.
+    pub fn month(self) -> u32 {
+        self.month
+    }
+
+    /// The day of the month.
+    pub fn day(self) -> u32 {
+        self.day
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    pub fn days(self) -> i64 {
+        let year = self.year - i64::from(self.month <= 2);
         let era = year.div_euclid(400);
         let year_of_era = year - era * 400;
         let month = i64::from(self.month);
@@ -52,6 +139,69 @@ impl ParsedDate {
         let day_of_year = (153 * month_index + 2) / 5 + i64::from(self.day) - 1;
         let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
         era * 146_097 + day_of_era - 719_468
+    }
+
+    /// The date `days` days after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    pub fn from_days(days: i64) -> CivilDate {
+        let days = days + 719_468;
+        let era = days.div_euclid(146_097);
+        let day_of_era = days - era * 146_097;
+        let year_of_era =
+            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+        let month_index = (5 * day_of_year + 2) / 153;
+        let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+        let month = if month_index < 10 {
+            month_index + 3
+        } else {
+            month_index - 9
+        } as u32;
+        CivilDate {
+            year: year_of_era + era * 400 + i64::from(month <= 2),
+            month,
+            day,
+        }
+    }
+
+    /// The date `n_days` earlier.
+    pub fn minus_days(self, n_days: i64) -> CivilDate {
+        CivilDate::from_days(self.days() - n_days)
+    }
+
+    /// The same day `n_months` earlier, or the last day of that month when it is shorter.
+    pub fn minus_months(self, n_months: i64) -> CivilDate {
+        let months = self.year * 12 + i64::from(self.month) - 1 - n_months;
+        let (year, month) = (months.div_euclid(12), months.rem_euclid(12) as u32 + 1);
+        CivilDate {
+            year,
+            month,
+            day: self.day.min(days_in_month(year, month)),
+        }
+    }
+
+    /// The ISO weekday: 1 for Monday to 7 for Sunday.
+    pub fn weekday(self) -> u32 {
+        // 1970-01-01 was a Thursday.
+        (self.days() + 3).rem_euclid(7) as u32 + 1
+    }
+
+    /// The start of the day as an HTTP date (RFC 9110's IMF-fixdate), as in
+    /// `Thu, 01 Jan 1970 00:00:00 GMT`.
+    pub fn http_date(self) -> String {
+        const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+        let weekday = WEEKDAYS[self.weekday() as usize - 1];
+        let month = &MONTHS[self.month as usize - 1][..3];
+        let month = format!("{}{}", month[..1].to_ascii_uppercase(), &month[1..]);
+        format!(
+            "{weekday}, {:02} {month} {:04} 00:00:00 GMT",
+            self.day, self.year
+        )
+    }
+}
+
+impl fmt::Display for CivilDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
     }
 }
 
@@ -119,9 +269,7 @@ pub(crate) fn is_iso_date_or_year(text: &str) -> bool {
 
 /// Builds a date after checking that the month and day exist.
 fn make_date(year: i32, month: u32, day: u32, precision: DatePrecision) -> Option<ParsedDate> {
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
+    CivilDate::new(i64::from(year), month, day)?;
     Some(ParsedDate {
         year,
         month,
@@ -130,8 +278,8 @@ fn make_date(year: i32, month: u32, day: u32, precision: DatePrecision) -> Optio
     })
 }
 
-/// The number of days in a month of the proleptic Gregorian calendar.
-fn days_in_month(year: i32, month: u32) -> u32 {
+/// The number of days in a month (1 to 12) of the proleptic Gregorian calendar.
+pub fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -334,6 +482,79 @@ mod tests {
         assert_eq!(day("1970-01-01"), 0);
         assert_eq!(day("2000-03-01") - day("2000-02-28"), 2);
         assert_eq!(day("1969-12-31"), -1);
+    }
+
+    #[test]
+    fn civil_dates_count_back_in_the_calendar() {
+        let date = |text: &str| CivilDate::parse_iso_clamped(text).unwrap();
+        let check = |from: &str, days: i64, months: i64, expect: &str| {
+            let back = date(from).minus_days(days).minus_months(months);
+            assert_eq!(
+                back.to_string(),
+                expect,
+                "{from} - {days} days - {months} months"
+            );
+        };
+        check("2139-12-16", 1, 0, "2139-12-15");
+        check("2140-03-01", 1, 0, "2140-02-29");
+        check("2100-03-01", 1, 0, "2100-02-28");
+        check("2139-01-03", 7, 0, "2138-12-27");
+        check("2139-03-31", 0, 1, "2139-02-28");
+        check("2139-01-15", 0, 1, "2138-12-15");
+        check("2140-02-29", 0, 12, "2139-02-28");
+        check("0001-06-01", 0, 12, "0000-06-01");
+        check("2004-09-01", 30, 0, "2004-08-02");
+        for days in [-800_000, -1, 0, 59, 60, 365, 800_000] {
+            assert_eq!(CivilDate::from_days(days).days(), days);
+        }
+        assert_eq!(date("1970-01-01").days(), 0);
+        assert!(date("2139-02-28") < date("2139-03-01"));
+        assert!(date("0999-12-31") < date("1000-01-01"));
+    }
+
+    #[test]
+    fn iso_dates_parse_strictly_and_clamp_the_day() {
+        let check = |text: &str, expect: Option<&str>| {
+            let parsed = CivilDate::parse_iso_clamped(text).map(|d| d.to_string());
+            assert_eq!(parsed.as_deref(), expect, "{text}");
+        };
+        check("2139-02-30", Some("2139-02-28"));
+        check("2140-02-31", Some("2140-02-29"));
+        check("2139-04-31", Some("2139-04-30"));
+        check("2139-12-31", Some("2139-12-31"));
+        for bad in [
+            "2139-13-01",
+            "2139-00-10",
+            "2139-01-00",
+            "2139-02-32",
+            "+139-01-01",
+            "39-01-01",
+            "2139-1-01",
+            "2139-01-01x",
+            "2139/01/01",
+            "",
+        ] {
+            check(bad, None);
+        }
+        assert_eq!(CivilDate::new(2139, 2, 29), None);
+        assert_eq!(CivilDate::new(2139, 0, 1), None);
+    }
+
+    #[test]
+    fn weekdays_and_http_dates() {
+        let check = |text: &str, weekday: u32, http: &str| {
+            let date = CivilDate::parse_iso_clamped(text).unwrap();
+            assert_eq!(
+                (date.weekday(), date.http_date().as_str()),
+                (weekday, http),
+                "{text}"
+            );
+        };
+        check("1970-01-01", 4, "Thu, 01 Jan 1970 00:00:00 GMT");
+        check("2025-05-05", 1, "Mon, 05 May 2025 00:00:00 GMT");
+        check("2000-02-29", 2, "Tue, 29 Feb 2000 00:00:00 GMT");
+        check("1969-12-28", 7, "Sun, 28 Dec 1969 00:00:00 GMT");
+        check("2139-09-17", 4, "Thu, 17 Sep 2139 00:00:00 GMT");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fabula_file::{StoredPage, WorldFile};
+use fabula_file::{PageKind, StoredPage, WorldFile};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::bundle::{self, Checksum, IndexKey, Problem, Sections};
@@ -234,6 +234,11 @@ impl WorldIndex {
     /// The page's whole Markdown, exactly as [`WorldIndex::extract`] windows it.
     pub fn markdown(&self, url: &str) -> Result<String> {
         self.page_markdown(self.page_idx(url)?)
+    }
+
+    /// The kind of the page at `url`.
+    pub fn page_kind(&self, url: &str) -> Result<PageKind> {
+        Ok(self.store.kind(self.page_idx(url)?))
     }
 
     /// The urls of all pages, in ascending order.

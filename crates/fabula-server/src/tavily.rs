@@ -2,13 +2,19 @@
 //! client whose `api_base_url` is `.../compat/tavily/{id}` (with or without a trailing slash)
 //! works unchanged. Errors are rendered as Tavily renders them: `{"detail": {"error": ".."}}`.
 //!
-//! Search honours `include_domains`, `exclude_domains`, `time_range`, `start_date` and
-//! `end_date` ([`filters`]). What fabula cannot do is refused with a 400 that says so, rather than
-//! ignored: `include_answer` (fabula writes no answers), `include_images` (its pages have none),
-//! `include_domains_mode: "prefer"`, and the `/crawl` and `/map` endpoints. Fields that only tune
-//! Tavily's own service (`search_depth`, `topic`, `days`, `country`, `auto_parameters`,
-//! `chunks_per_source`, `include_favicon`, `include_usage`, `exact_match`, `api_key`, ...) are
-//! accepted and ignored.
+//! Search honours `include_domains`, `exclude_domains`, `topic` (`general`, or `news` for the
+//! dated news pages only), `time_range`, `start_date`, `end_date` and, with the news topic, `days`
+//! ([`filters`]). A dated result carries `published_date` as Tavily writes it, an HTTP date
+//! (`Mon, 05 May 2025 00:00:00 GMT`; pages are dated to the day). `include_raw_content: "text"`
+//! and extract's `format: "text"` give the page as plain text (its blocks converted by
+//! [`fabula_search::plain_text`] and separated by blank lines) instead of Markdown.
+//!
+//! What fabula cannot do is refused with a 400 that says so, rather than ignored:
+//! `include_answer` (fabula writes no answers), `include_images` (its pages have none),
+//! `include_domains_mode: "prefer"`, `topic: "finance"`, and the `/crawl` and `/map` endpoints.
+//! Fields that only tune Tavily's own service (`search_depth`, `country`, `auto_parameters`,
+//! `chunks_per_source`, `include_favicon`, `include_usage`, `exact_match`, `extract_depth`,
+//! `api_key`, ...) are accepted and ignored.
 
 pub mod filters;
 
@@ -16,6 +22,7 @@ use std::time::Instant;
 
 use axum::Json;
 use axum::extract::State;
+use fabula_score::date::CivilDate;
 use fabula_search::{Hiding, Hit, MAX_TOP_K, SearchOptions, WorldIndex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,7 +32,7 @@ use crate::api_error::{ApiError, ErrorCode, TavilyError};
 use crate::extractors::{TavilyJson, TavilyPath};
 use crate::state::{AppState, Cost};
 use crate::wire::{HidingName, MAX_URL_CHARS, QueryText, UrlText, validate_query, validate_url};
-use filters::{FilterRequest, Filters, PageFilter};
+use filters::{FilterRequest, Filters, PageFacts, PageFilter};
 
 /// Tavily's default `max_results`.
 pub const DEFAULT_MAX_RESULTS: usize = 5;
@@ -37,7 +44,7 @@ pub const MAX_EXTRACT_URLS: usize = 20;
 pub const MAX_RAW_CHARS: usize = 1_000_000;
 
 /// Tavily's search request. Fields that only tune Tavily's own service (`search_depth`,
-/// `topic`, `days`, `country`, `api_key`, ...) are accepted and ignored.
+/// `country`, `api_key`, ...) are accepted and ignored.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct TavilySearchRequest {
     #[schema(value_type = QueryText)]
@@ -45,7 +52,7 @@ pub struct TavilySearchRequest {
     /// 0..=20, default 5.
     #[schema(minimum = 0, maximum = 20)]
     pub max_results: Option<usize>,
-    /// `true`, `"markdown"` or `"text"` adds each page's Markdown as `raw_content`.
+    /// `true` or `"markdown"` adds each page's Markdown as `raw_content`, `"text"` its plain text.
     #[serde(default)]
     #[schema(schema_with = raw_content_flag_schema)]
     pub include_raw_content: Value,
@@ -61,6 +68,14 @@ pub struct TavilySearchRequest {
     #[serde(default)]
     #[schema(max_items = 150)]
     pub exclude_domains: Vec<String>,
+    /// `general` (the default) or `news`: only the world's dated news pages. `finance` is
+    /// refused (the worlds have no financial pages).
+    #[schema(value_type = Option<String>, pattern = "^(general|news)$")]
+    pub topic: Option<String>,
+    /// With `topic: "news"` only, as in Tavily: pages published at most this many days before
+    /// the world's latest page date; no default. Ignored with another topic.
+    #[schema(minimum = 1)]
+    pub days: Option<i64>,
     /// `day`, `week`, `month`, `year` (or `d`, `w`, `m`, `y`), counted back from the world's
     /// latest page date; pages without a date are left out.
     #[schema(value_type = Option<String>, pattern = "^(day|week|month|year|d|w|m|y)$")]
@@ -112,9 +127,11 @@ impl TavilySearchRequest {
         Filters::parse(FilterRequest {
             include_domains: &self.include_domains,
             exclude_domains: &self.exclude_domains,
+            topic: self.topic.as_deref(),
             time_range: self.time_range.as_deref(),
             start_date: self.start_date.as_deref(),
             end_date: self.end_date.as_deref(),
+            days: self.days,
         })
         .map_err(ApiError::bad_request)
     }
@@ -165,9 +182,14 @@ pub struct TavilyResult {
     /// The BM25 score mapped into (0, 1) as `bm25 / (bm25 + 1)`, so the order is kept.
     #[schema(minimum = 0, maximum = 1)]
     pub score: f32,
-    /// The page's Markdown when `include_raw_content` asked for it, else `null`.
+    /// The page's Markdown (or plain text) when `include_raw_content` asked for it, else `null`.
     #[schema(required = true)]
     pub raw_content: Option<String>,
+    /// The page's publication date as Tavily writes it, an HTTP date at midnight GMT
+    /// (`Mon, 05 May 2025 00:00:00 GMT`); absent on undated pages (encyclopedia articles, lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub published_date: Option<String>,
 }
 
 /// Tavily's search response.
@@ -190,7 +212,7 @@ pub struct TavilySearchResponse {
 #[utoipa::path(post, path = "/compat/tavily/{id}/search", operation_id = "tavily_search", tag = "tavily",
     summary = "Tavily-shaped search; errors are Tavily's `{\"detail\": {\"error\"}}`",
     params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
-    request_body(content = TavilySearchRequest, description = "Tavily's other fields (`search_depth`, `topic`, `api_key`, ...) are accepted and ignored"),
+    request_body(content = TavilySearchRequest, description = "Tavily's other fields (`search_depth`, `country`, `api_key`, ...) are accepted and ignored"),
     responses((status = 200, description = "Tavily's search answer", body = TavilySearchResponse)))]
 pub(crate) async fn search(
     State(state): State<AppState>,
@@ -206,10 +228,11 @@ pub(crate) async fn search(
         ))
         .into());
     }
-    let include_raw = match &request.include_raw_content {
-        Value::Null | Value::Bool(false) => false,
-        Value::Bool(true) => true,
-        Value::String(format) if format == "markdown" || format == "text" => true,
+    let raw_format = match &request.include_raw_content {
+        Value::Null | Value::Bool(false) => None,
+        Value::Bool(true) => Some(PageFormat::Markdown),
+        Value::String(format) if format == "markdown" => Some(PageFormat::Markdown),
+        Value::String(format) if format == "text" => Some(PageFormat::Text),
         _ => {
             return Err(ApiError::bad_request(
                 "include_raw_content must be a boolean, \"markdown\" or \"text\"",
@@ -221,7 +244,7 @@ pub(crate) async fn search(
     let hiding = request.hiding.unwrap_or_default();
     let query = request.query.clone();
     // Raw contents mean an extract per result; filters may scan many results.
-    let cost = if include_raw || !filters.is_empty() {
+    let cost = if raw_format.is_some() || !filters.is_empty() {
         Cost::Many
     } else {
         Cost::One
@@ -244,10 +267,9 @@ pub(crate) async fn search(
             };
             let mut results = Vec::with_capacity(hits.len());
             for hit in hits {
-                let raw_content = if include_raw {
-                    Some(index.extract(&hit.url, 0, MAX_RAW_CHARS)?.content)
-                } else {
-                    None
+                let raw_content = match raw_format {
+                    Some(format) => Some(page_content(index, &hit.url, format)?),
+                    None => None,
                 };
                 let score = hit.score.max(0.0) / (hit.score.max(0.0) + 1.0);
                 results.push(TavilyResult {
@@ -256,6 +278,7 @@ pub(crate) async fn search(
                     content: hit.snippet,
                     score,
                     raw_content,
+                    published_date: hit.date.as_deref().and_then(published_date),
                 });
             }
             Ok(results)
@@ -289,11 +312,16 @@ fn filtered_hits(
         };
         let page = index.search(query, &options)?;
         offset += page.hits.len();
-        let passing = page
-            .hits
-            .into_iter()
-            .filter(|hit| keep.keep(&hit.url, hit.date.as_deref()));
-        hits.extend(passing);
+        for hit in page.hits {
+            let facts = PageFacts {
+                url: &hit.url,
+                date: hit.date.as_deref(),
+                kind: index.page_kind(&hit.url)?,
+            };
+            if keep.keep(facts) {
+                hits.push(hit);
+            }
+        }
         if hits.len() >= max_results || !page.has_more {
             hits.truncate(max_results);
             return Ok(hits);
@@ -334,12 +362,50 @@ pub enum Urls {
     Many(Vec<String>),
 }
 
-/// Tavily's extract request; `format` (`markdown` or `text`) and `extract_depth` are accepted, and
-/// the page is always returned as Markdown.
+/// Tavily's extract request; `extract_depth` is accepted and ignored.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct TavilyExtractRequest {
     #[schema(schema_with = urls_schema)]
     pub urls: Urls,
+    /// `markdown` (the default) returns each page's Markdown, `text` its plain text.
+    #[schema(value_type = Option<String>, pattern = "^(markdown|text)$")]
+    pub format: Option<String>,
+}
+
+/// How a page's content is returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PageFormat {
+    Markdown,
+    Text,
+}
+
+/// The page's whole content (up to [`MAX_RAW_CHARS`]) in a format.
+fn page_content(
+    index: &WorldIndex,
+    url: &str,
+    format: PageFormat,
+) -> fabula_search::Result<String> {
+    let markdown = index.extract(url, 0, MAX_RAW_CHARS)?.content;
+    Ok(match format {
+        PageFormat::Markdown => markdown,
+        PageFormat::Text => plain_page_text(&markdown),
+    })
+}
+
+/// A page's Markdown as plain text: each block (the lines between blank lines) becomes one line
+/// of [`fabula_search::plain_text`], and blocks are separated by a blank line.
+fn plain_page_text(markdown: &str) -> String {
+    let blocks: Vec<String> = markdown
+        .split("\n\n")
+        .map(fabula_search::plain_text)
+        .filter(|text| !text.is_empty())
+        .collect();
+    blocks.join("\n\n")
+}
+
+/// A page date (`YYYY-MM-DD`) as Tavily's `published_date`, an HTTP date.
+fn published_date(date: &str) -> Option<String> {
+    CivilDate::parse_iso_clamped(date).map(CivilDate::http_date)
 }
 
 /// One extracted page.
@@ -369,7 +435,7 @@ pub struct TavilyExtractResponse {
 #[utoipa::path(post, path = "/compat/tavily/{id}/extract", operation_id = "tavily_extract", tag = "tavily",
     summary = "Tavily-shaped extract; errors are Tavily's `{\"detail\": {\"error\"}}`",
     params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
-    request_body(content = TavilyExtractRequest, description = "`format` and `extract_depth` are accepted and ignored; pages are Markdown"),
+    request_body(content = TavilyExtractRequest, description = "`extract_depth` is accepted and ignored; `format` picks Markdown (the default) or plain text"),
     responses((status = 200, description = "Tavily's extract answer; unknown urls are listed in `failed_results`", body = TavilyExtractResponse)))]
 pub(crate) async fn extract(
     State(state): State<AppState>,
@@ -377,6 +443,16 @@ pub(crate) async fn extract(
     TavilyJson(request): TavilyJson<TavilyExtractRequest>,
 ) -> Result<Json<TavilyExtractResponse>, TavilyError> {
     let started = Instant::now();
+    let format = match request.format.as_deref() {
+        None | Some("markdown") => PageFormat::Markdown,
+        Some("text") => PageFormat::Text,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "format must be markdown or text, not `{other}`"
+            ))
+            .into());
+        }
+    };
     let urls = match request.urls {
         Urls::One(url) => vec![url],
         Urls::Many(urls) => urls,
@@ -400,15 +476,9 @@ pub(crate) async fn extract(
             let mut results = Vec::new();
             let mut failed_results = Vec::new();
             for url in urls {
-                match index
-                    .extract(&url, 0, MAX_RAW_CHARS)
-                    .map_err(ApiError::from)
-                {
-                    Ok(extract) => {
-                        results.push(TavilyExtracted {
-                            url,
-                            raw_content: extract.content,
-                        });
+                match page_content(index, &url, format).map_err(ApiError::from) {
+                    Ok(raw_content) => {
+                        results.push(TavilyExtracted { url, raw_content });
                     }
                     Err(error) if error.code == ErrorCode::UrlNotFound => {
                         failed_results.push(TavilyFailed {
@@ -436,6 +506,34 @@ fn round_seconds(started: Instant) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_keeps_the_blocks_and_drops_the_markdown() {
+        let check = |markdown: &str, expect: &str| {
+            assert_eq!(plain_page_text(markdown), expect, "{markdown}");
+        };
+        check(
+            "# Port Amsel\n\n| Population | 48,213 |\n|---|---|\n| Founded | 1203 |\n\n\
+             Port Amsel is a **harbour** [city](/wiki/city).\nIt has lanterns.\n",
+            "Port Amsel\n\nPopulation: 48,213 · Founded: 1203\n\n\
+             Port Amsel is a harbour city. It has lanterns.",
+        );
+        check(
+            "## Guilds\n\n- Lantern guild\n- Ferry guild\n\n---\n",
+            "Guilds\n\nLantern guild · Ferry guild",
+        );
+        check("", "");
+    }
+
+    #[test]
+    fn published_dates_are_http_dates() {
+        let check = |date: &str, expect: Option<&str>| {
+            assert_eq!(published_date(date).as_deref(), expect, "{date}");
+        };
+        check("1999-04-12", Some("Mon, 12 Apr 1999 00:00:00 GMT"));
+        check("2139-12-16", Some("Wed, 16 Dec 2139 00:00:00 GMT"));
+        check("12/04/1999", None);
+    }
 
     #[test]
     fn the_documented_date_pattern_is_the_one_the_filters_read() {

@@ -1,26 +1,37 @@
 //! Tavily's result filters over a world's pages: `include_domains` and `exclude_domains` by url,
-//! `time_range`, `start_date` and `end_date` by publication date.
+//! `topic` by page kind, `time_range`, `start_date`, `end_date` and `days` by publication date.
 //!
 //! A domain entry is a host, matching it and its subdomains (`example.org` matches
 //! `www.example.org`), optionally with a path prefix (`example.org/wiki`); a scheme and a
 //! leading `*.` are ignored, and an entry that names no host matches nothing.
 //!
-//! A world has no clock, so `time_range` counts back from the world's own "today", the latest
-//! publication date of its pages: `day` (or `d`) keeps the pages of that date and the day before,
-//! `week` (`w`) the last 7 days, `month` (`m`) and `year` (`y`) back to the same day of the
-//! previous month or year. Dates are inclusive; a day past the end of its month is read as the
-//! month's last day. With any date filter, pages without a date (encyclopedia articles, lists)
-//! are left out, as Tavily leaves out pages it cannot date.
+//! `topic: "news"` keeps the world's dated news pages only; `"general"` (the default) keeps every
+//! kind; `"finance"` is refused, as the worlds have no financial pages.
+//!
+//! A world has no clock, so `time_range` and `days` count back from the world's own "today", the
+//! latest publication date of its pages: `day` (or `d`) keeps the pages of that date and the day
+//! before, `week` (`w`) the last 7 days, `month` (`m`) and `year` (`y`) back to the same day of the
+//! previous month or year, and `days: N` back to the date N days before today. As in Tavily,
+//! `days` applies to the news topic only (tavily-python's `get_search_context` sends `days: 7`
+//! with the general topic, which Tavily ignores), and fabula gives it no default. Dates are
+//! inclusive; a day past the end of its month is read as the month's last day. With any date
+//! filter, pages without a date (encyclopedia articles, lists) are left out, as Tavily leaves out
+//! pages it cannot date. The calendar is `fabula_score::date::CivilDate`.
 
-use std::fmt;
+use fabula_file::PageKind;
+use fabula_score::date::CivilDate;
 
 /// The most `include_domains`, as in Tavily.
 pub const MAX_INCLUDE_DOMAINS: usize = 300;
 /// The most `exclude_domains`, as in Tavily.
 pub const MAX_EXCLUDE_DOMAINS: usize = 150;
 
-/// The dates [`Date::parse`] reads, as a regular expression for the API's schema.
+/// The dates [`CivilDate::parse_iso_clamped`] reads, as a regular expression for the API's schema.
 pub const DATE_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+
+/// A `days` beyond this reaches before year 0 from any four-digit today, so it keeps every dated
+/// page; larger values are read as this one.
+const MAX_DAYS: i64 = 10_000 * 366;
 
 /// How far back `time_range` reaches from the world's today.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +57,7 @@ impl TimeRange {
     }
 
     /// The first day the range keeps, counting back from `today`.
-    fn start(self, today: Date) -> Date {
+    fn start(self, today: CivilDate) -> CivilDate {
         match self {
             TimeRange::Day => today.minus_days(1),
             TimeRange::Week => today.minus_days(7),
@@ -56,101 +67,20 @@ impl TimeRange {
     }
 }
 
-/// A calendar date (proleptic Gregorian).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Date {
-    year: i64,
-    month: u32,
-    day: u32,
-}
-
-impl Date {
-    /// Reads `YYYY-MM-DD` (the pattern [`DATE_PATTERN`]); a day past the end of its month
-    /// (`2139-02-30`) is read as the month's last day.
-    pub fn parse(text: &str) -> Option<Date> {
-        let mut parts = text.splitn(3, '-');
-        let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
-        if year.len() != 4 || month.len() != 2 || day.len() != 2 {
-            return None;
-        }
-        let digits = |text: &str| text.bytes().all(|b| b.is_ascii_digit());
-        if !(digits(year) && digits(month) && digits(day)) {
-            return None;
-        }
-        let (year, month, day): (i64, u32, u32) =
-            (year.parse().ok()?, month.parse().ok()?, day.parse().ok()?);
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-            return None;
-        }
-        Some(Date {
-            year,
-            month,
-            day: day.min(days_in_month(year, month)),
-        })
-    }
-
-    fn minus_days(self, n_days: i64) -> Date {
-        from_day_number(day_number(self) - n_days)
-    }
-
-    /// The same day `n_months` earlier, or the last day of that month when it is shorter.
-    fn minus_months(self, n_months: i64) -> Date {
-        let months = self.year * 12 + i64::from(self.month) - 1 - n_months;
-        let (year, month) = (months.div_euclid(12), months.rem_euclid(12) as u32 + 1);
-        Date {
-            year,
-            month,
-            day: self.day.min(days_in_month(year, month)),
-        }
-    }
-}
-
-impl fmt::Display for Date {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
-    }
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
-fn day_number(date: Date) -> i64 {
-    let year = date.year - i64::from(date.month <= 2);
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month = i64::from(date.month);
-    let day_of_year =
-        (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + i64::from(date.day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date of a day number (Howard Hinnant's `civil_from_days`).
-fn from_day_number(days: i64) -> Date {
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    Date {
-        year: year_of_era + era * 400 + i64::from(month <= 2),
-        month,
-        day,
+/// Reads Tavily's `topic`: whether only news pages are kept. `general` (or none) keeps every
+/// page; `finance`, a Tavily topic the worlds have no pages for, and unknown topics are errors.
+fn news_only(topic: Option<&str>) -> Result<bool, String> {
+    match topic {
+        None | Some("general") => Ok(false),
+        Some("news") => Ok(true),
+        Some("finance") => Err(
+            "topic `finance` is not supported by fabula: its worlds have no financial pages; \
+             use general or news"
+                .to_owned(),
+        ),
+        Some(other) => Err(format!(
+            "topic must be general, news or finance, not `{other}`"
+        )),
     }
 }
 
@@ -205,9 +135,13 @@ fn host_and_path(url: &str) -> (String, &str) {
 pub struct Filters {
     include: Vec<Domain>,
     exclude: Vec<Domain>,
+    /// `topic: "news"`: news pages only.
+    news_only: bool,
     time_range: Option<TimeRange>,
-    start_date: Option<Date>,
-    end_date: Option<Date>,
+    start_date: Option<CivilDate>,
+    end_date: Option<CivilDate>,
+    /// `days`, kept with the news topic only.
+    days: Option<i64>,
 }
 
 /// What a search request asks to filter by, as sent.
@@ -215,9 +149,11 @@ pub struct Filters {
 pub struct FilterRequest<'a> {
     pub include_domains: &'a [String],
     pub exclude_domains: &'a [String],
+    pub topic: Option<&'a str>,
     pub time_range: Option<&'a str>,
     pub start_date: Option<&'a str>,
     pub end_date: Option<&'a str>,
+    pub days: Option<i64>,
 }
 
 impl Filters {
@@ -231,9 +167,18 @@ impl Filters {
         };
         let date = |text: Option<&str>, field: &str| match text {
             None => Ok(None),
-            Some(text) => Date::parse(text)
+            Some(text) => CivilDate::parse_iso_clamped(text)
                 .map(Some)
                 .ok_or_else(|| format!("{field} must be a date YYYY-MM-DD, not `{text}`")),
+        };
+        let news_only = news_only(request.topic)?;
+        let days = match request.days {
+            Some(days) if days < 1 => {
+                return Err(format!(
+                    "days must be a positive number of days, not {days}"
+                ));
+            }
+            days => days.filter(|_| news_only).map(|days| days.min(MAX_DAYS)),
         };
         Ok(Filters {
             include: domains(
@@ -246,9 +191,11 @@ impl Filters {
                 "exclude_domains",
                 MAX_EXCLUDE_DOMAINS,
             )?,
+            news_only,
             time_range: request.time_range.map(TimeRange::parse).transpose()?,
             start_date: date(request.start_date, "start_date")?,
             end_date: date(request.end_date, "end_date")?,
+            days,
         })
     }
 
@@ -259,16 +206,22 @@ impl Filters {
 
     /// The filters for a world whose latest page date is `today`.
     pub fn for_world(&self, today: Option<&str>) -> PageFilter<'_> {
-        let since_range = self
-            .time_range
-            .map(|range| today.and_then(Date::parse).map(|today| range.start(today)));
+        let today = today.and_then(CivilDate::parse_iso_clamped);
+        let relative = [
+            self.time_range
+                .map(|range| today.map(|today| range.start(today))),
+            self.days
+                .map(|days| today.map(|today| today.minus_days(days))),
+        ];
         PageFilter {
             filters: self,
-            // A time range in a world without dates keeps nothing.
-            nothing: since_range == Some(None),
-            since: [since_range.flatten(), self.start_date]
+            // A time range or `days` in a world without dates keeps nothing.
+            nothing: relative.contains(&Some(None)),
+            since: relative
                 .into_iter()
                 .flatten()
+                .flatten()
+                .chain(self.start_date)
                 .max(),
         }
     }
@@ -279,16 +232,25 @@ impl Filters {
 pub struct PageFilter<'a> {
     filters: &'a Filters,
     nothing: bool,
-    since: Option<Date>,
+    since: Option<CivilDate>,
+}
+
+/// What the filters read of one page.
+#[derive(Debug, Clone, Copy)]
+pub struct PageFacts<'a> {
+    pub url: &'a str,
+    /// The publication date (`YYYY-MM-DD`), `None` for reference pages.
+    pub date: Option<&'a str>,
+    pub kind: PageKind,
 }
 
 impl PageFilter<'_> {
-    /// Whether a page with this url and publication date passes.
-    pub fn keep(&self, url: &str, date: Option<&str>) -> bool {
+    /// Whether a page passes.
+    pub fn keep(&self, page: PageFacts<'_>) -> bool {
         if self.nothing {
             return false;
         }
-        let (host, path) = host_and_path(url);
+        let (host, path) = host_and_path(page.url);
         let filters = self.filters;
         if !filters.include.is_empty() && !filters.include.iter().any(|d| d.matches(&host, path)) {
             return false;
@@ -296,10 +258,14 @@ impl PageFilter<'_> {
         if filters.exclude.iter().any(|d| d.matches(&host, path)) {
             return false;
         }
+        let date = page.date.and_then(CivilDate::parse_iso_clamped);
+        if filters.news_only && (page.kind != PageKind::News || date.is_none()) {
+            return false;
+        }
         if self.since.is_none() && filters.end_date.is_none() {
             return true;
         }
-        let Some(date) = date.and_then(Date::parse) else {
+        let Some(date) = date else {
             return false;
         };
         self.since.is_none_or(|since| date >= since)
@@ -316,10 +282,10 @@ mod tests {
     }
 
     #[test]
-    fn date_arithmetic_counts_back_in_the_calendar() {
+    fn time_ranges_count_back_in_the_calendar() {
         let check = |range: &str, today: &str, expect: &str| {
             let range = TimeRange::parse(range).unwrap();
-            let start = range.start(Date::parse(today).unwrap());
+            let start = range.start(CivilDate::parse_iso_clamped(today).unwrap());
             assert_eq!(start.to_string(), expect, "{range:?} from {today}");
         };
         check("day", "2139-12-16", "2139-12-15");
@@ -330,20 +296,6 @@ mod tests {
         check("year", "2140-02-29", "2139-02-28");
         check("y", "0001-06-01", "0000-06-01");
         assert!(TimeRange::parse("fortnight").is_err());
-        for bad in [
-            "2139-13-01",
-            "2139-02-32",
-            "+139-01-01",
-            "39-01-01",
-            "2139-1-01",
-            "2139-01-01x",
-        ] {
-            assert_eq!(Date::parse(bad), None, "{bad}");
-        }
-        assert_eq!(Date::parse("2139-02-30").unwrap().to_string(), "2139-02-28");
-        for days in [-800_000, -1, 0, 59, 60, 365, 800_000] {
-            assert_eq!(day_number(from_day_number(days)), days);
-        }
     }
 
     #[test]
@@ -388,39 +340,58 @@ mod tests {
         check("https://", "https://veloria.example/", false);
     }
 
+    /// A page of a kind, at a url, with a date.
+    fn page<'a>(kind: PageKind, url: &'a str, date: Option<&'a str>) -> PageFacts<'a> {
+        PageFacts { url, date, kind }
+    }
+
     #[test]
     fn pages_pass_by_domain_and_date() {
         let include = ["einoan-courier.com".to_owned()];
         let exclude = ["archive.einoan.org".to_owned()];
-        let news = "https://www.einoan-courier.com/2139/12/16/a";
-        let yearbook = "https://archive.einoan.org/yearbook/2073";
-        let article = "https://einoanpedia.org/wiki/Quolpei_Oushoa";
+        let news = |date| {
+            page(
+                PageKind::News,
+                "https://www.einoan-courier.com/2139/12/16/a",
+                date,
+            )
+        };
+        let yearbook = page(
+            PageKind::History,
+            "https://archive.einoan.org/yearbook/2073",
+            Some("2073-12-31"),
+        );
+        let article = page(
+            PageKind::Entity,
+            "https://einoanpedia.org/wiki/Quolpei_Oushoa",
+            None,
+        );
 
         let only_news = filters(FilterRequest {
             include_domains: &include,
             ..Default::default()
         });
         let keep = only_news.for_world(Some("2139-12-16"));
-        assert!(keep.keep(news, Some("2139-12-16")));
-        assert!(!keep.keep(article, None));
+        assert!(keep.keep(news(Some("2139-12-16"))));
+        assert!(!keep.keep(article));
 
         let no_archive = filters(FilterRequest {
             exclude_domains: &exclude,
             ..Default::default()
         });
         let keep = no_archive.for_world(None);
-        assert!(!keep.keep(yearbook, Some("2073-12-31")));
-        assert!(keep.keep(article, None));
+        assert!(!keep.keep(yearbook));
+        assert!(keep.keep(article));
 
         let last_week = filters(FilterRequest {
             time_range: Some("week"),
             ..Default::default()
         });
         let keep = last_week.for_world(Some("2139-12-16"));
-        assert!(keep.keep(news, Some("2139-12-09")));
-        assert!(!keep.keep(news, Some("2139-12-08")));
-        assert!(!keep.keep(article, None));
-        assert!(!last_week.for_world(None).keep(news, Some("2139-12-16")));
+        assert!(keep.keep(news(Some("2139-12-09"))));
+        assert!(!keep.keep(news(Some("2139-12-08"))));
+        assert!(!keep.keep(article));
+        assert!(!last_week.for_world(None).keep(news(Some("2139-12-16"))));
 
         let window = filters(FilterRequest {
             start_date: Some("2139-01-01"),
@@ -429,10 +400,104 @@ mod tests {
             ..Default::default()
         });
         let keep = window.for_world(Some("2139-12-16"));
-        assert!(keep.keep(news, Some("2139-06-30")));
-        assert!(!keep.keep(news, Some("2139-07-01")));
-        assert!(!keep.keep(news, Some("2138-12-31")));
+        assert!(keep.keep(news(Some("2139-06-30"))));
+        assert!(!keep.keep(news(Some("2139-07-01"))));
+        assert!(!keep.keep(news(Some("2138-12-31"))));
         assert!(filters(FilterRequest::default()).is_empty());
+    }
+
+    #[test]
+    fn the_news_topic_keeps_dated_news_and_days_counts_back_from_today() {
+        // (topic, days, page kind, page date, kept), in a world whose today is 2139-12-16.
+        let cases = [
+            (None, None, PageKind::Entity, None, true),
+            (
+                Some("general"),
+                None,
+                PageKind::History,
+                Some("2073-12-31"),
+                true,
+            ),
+            (Some("news"), None, PageKind::News, Some("2001-01-01"), true),
+            (Some("news"), None, PageKind::News, None, false),
+            (
+                Some("news"),
+                None,
+                PageKind::History,
+                Some("2139-12-16"),
+                false,
+            ),
+            (Some("news"), None, PageKind::Entity, None, false),
+            (Some("news"), None, PageKind::List, None, false),
+            (
+                Some("news"),
+                Some(3),
+                PageKind::News,
+                Some("2139-12-13"),
+                true,
+            ),
+            (
+                Some("news"),
+                Some(3),
+                PageKind::News,
+                Some("2139-12-12"),
+                false,
+            ),
+            (
+                Some("news"),
+                Some(1),
+                PageKind::News,
+                Some("2139-12-16"),
+                true,
+            ),
+            (
+                Some("news"),
+                Some(i64::MAX),
+                PageKind::News,
+                Some("0000-01-01"),
+                true,
+            ),
+            // As in Tavily, `days` applies to the news topic only.
+            (
+                Some("general"),
+                Some(3),
+                PageKind::News,
+                Some("2139-12-12"),
+                true,
+            ),
+            (None, Some(3), PageKind::Entity, None, true),
+        ];
+        let url = "https://www.einoan-courier.com/2139/12/16/a";
+        for (topic, days, kind, date, kept) in cases {
+            let request = FilterRequest {
+                topic,
+                days,
+                ..Default::default()
+            };
+            let filters = filters(request);
+            let keep = filters.for_world(Some("2139-12-16"));
+            assert_eq!(
+                keep.keep(page(kind, url, date)),
+                kept,
+                "{topic:?} {days:?} {kind:?} {date:?}"
+            );
+        }
+        let news_in_days = filters(FilterRequest {
+            topic: Some("news"),
+            days: Some(3),
+            ..Default::default()
+        });
+        assert!(!news_in_days.is_empty());
+        let dated_news = page(PageKind::News, url, Some("2139-12-16"));
+        assert!(!news_in_days.for_world(None).keep(dated_news));
+        assert!(
+            filters(FilterRequest {
+                topic: Some("general"),
+                days: Some(3),
+                ..Default::default()
+            })
+            .is_empty()
+        );
     }
 
     #[test]
@@ -463,5 +528,29 @@ mod tests {
             },
             "start_date",
         );
+        check(
+            FilterRequest {
+                topic: Some("finance"),
+                ..Default::default()
+            },
+            "topic `finance` is not supported",
+        );
+        check(
+            FilterRequest {
+                topic: Some("sports"),
+                ..Default::default()
+            },
+            "topic must be general, news or finance",
+        );
+        for days in [0, -3] {
+            check(
+                FilterRequest {
+                    topic: Some("news"),
+                    days: Some(days),
+                    ..Default::default()
+                },
+                "days must be a positive number",
+            );
+        }
     }
 }

@@ -228,7 +228,11 @@ async fn tavily_search_defaults_and_raw_content() {
         "Tavily's default is 5"
     );
     assert!(answer.json["results"][0]["raw_content"].is_null());
-    for include in [json!(true), json!("markdown"), json!("text")] {
+    for (include, markdown) in [
+        (json!(true), true),
+        (json!("markdown"), true),
+        (json!("text"), false),
+    ] {
         let answer = app
             .post(
                 "/compat/tavily/0/search",
@@ -236,7 +240,8 @@ async fn tavily_search_defaults_and_raw_content() {
             )
             .await;
         let raw = answer.json["results"][0]["raw_content"].as_str().unwrap();
-        assert!(raw.starts_with("# "), "{raw}");
+        assert_eq!(raw.starts_with("# Oren Talvik\n"), markdown, "{raw}");
+        assert!(raw.contains("born in 1171"), "{raw}");
     }
     let none = app
         .post(

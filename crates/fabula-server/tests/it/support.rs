@@ -63,7 +63,8 @@ pub fn long_history_body() -> String {
     body
 }
 
-/// World 0, an island nation with a dozen harbour pages, and world 3, a river city-state.
+/// World 0, an island nation with a dozen harbour pages, and world 3, a river city-state with
+/// two news items a month apart and a dated yearbook.
 pub fn fixture_worlds() -> Vec<WorldSpec> {
     let mut veloria = vec![
         PageSpec {
@@ -156,6 +157,24 @@ pub fn fixture_worlds() -> Vec<WorldSpec> {
             "news",
             Some("2004-09-01"),
             "# Ferry strike on the Orrun\n\nThe ferry guilds of Dravosk stopped work for a week.\n"
+                .to_owned(),
+        ),
+        page(
+            "https://dravosk.example/news/2004-08-02/ferry-fares",
+            "Ferry fares rise on the Orrun",
+            "news",
+            Some("2004-08-02"),
+            "# Ferry fares rise on the Orrun\n\nThe ferry guilds of Dravosk raised their fares by \
+             a copper.\n"
+                .to_owned(),
+        ),
+        page(
+            "https://dravosk.example/archive/yearbook-2003",
+            "Dravosk yearbook 2003",
+            "history",
+            Some("2003-12-31"),
+            "# Dravosk yearbook 2003\n\nAt the end of 2003 the ferry guilds of Dravosk kept eleven \
+             boats on the Orrun.\n"
                 .to_owned(),
         ),
     ];
