@@ -91,14 +91,15 @@ def generate(
     jobs: int | None = None,
     index: bool = True,
 ) -> Dataset:
-    """`fabula generate` (then `fabula index` unless `index=False`): `count` worlds of master
-    seed `seed` in `out`. Deterministic: the same arguments give the same files."""
+    """`fabula generate`: `count` worlds of master seed `seed` in `out`, with their search
+    indexes unless `index=False` (`--no-index`). Deterministic: the same arguments give the
+    same files."""
     args = ["generate", "--count", str(count), "--seed", str(seed), "--out", os.fspath(out)]
     if jobs is not None:
         args += ["--jobs", str(jobs)]
+    if not index:
+        args.append("--no-index")
     run(*args)
-    if index:
-        build_index(out, jobs=jobs)
     return Dataset.open(out)
 
 
