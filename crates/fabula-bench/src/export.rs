@@ -1,9 +1,9 @@
 //! Exporting a dataset's tasks and pages: task formats and the retrieval corpus, for one split
 //! ([`crate::dataset::Split`]) and optionally one difficulty tier. Tasks export as fabula JSONL (what
 //! `fabula_score::read_tasks` reads), as WideSearch tasks with one gold CSV per table task in
-//! `widesearch_gold/` beside the JSONL, as Search-R1 JSONL records, or as verl parquet
-//! ([`crate::verl`]); pages export as a JSONL corpus for offline retrievers. The record builders
-//! are public so their shapes can be tested and reused on their own.
+//! `widesearch_gold/` beside the JSONL, as Search-R1 rows (JSONL or parquet, the same records), or
+//! as verl parquet ([`crate::verl`]); pages export as a JSONL corpus for offline retrievers. The
+//! record builders are public so their shapes can be tested and reused on their own.
 //!
 //! WideSearch has two loaders that disagree on one field (`src/evaluation/data_loader.py` in
 //! ByteDance-Seed/WideSearch): `WideSearchDataLoader.load_data` reads the task JSONL with
@@ -13,6 +13,9 @@
 //! export therefore writes both: the JSONL with an object, and, beside it,
 //! `data/full-00000-of-00001.jsonl` with a string, which makes the directory (with its
 //! `widesearch_gold/`) a Hugging Face dataset repository whose `full` split the HF loader reads.
+//! Both loaders build `WideSearchQuery(**item)` from a record, a dataclass that takes no other
+//! field, so the task's tier goes inside `evaluation` (as `evaluation.tier`), which the loaders
+//! and the evaluator read only by `required`, `unique_columns` and `eval_pipeline`.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -35,7 +38,7 @@ pub enum Format {
     Jsonl,
     /// WideSearch task JSONL plus `widesearch_gold/{instance_id}.csv` (table tasks only).
     WideSearch,
-    /// Search-R1 records as JSONL.
+    /// Search-R1 rows: parquet when the output ends in `.parquet`, else JSONL of the same rows.
     SearchR1,
     /// verl's parquet (see [`crate::verl`]).
     Verl,
@@ -173,9 +176,10 @@ pub fn to_csv(columns: &[String], rows: &[Vec<String>]) -> String {
 
 /// A WideSearch task and its gold CSV, or `None` for a short-answer task. The instance id is
 /// the task id; column names are WideSearch-normalised in both the evaluation and the CSV.
-/// `evaluation` is a JSON object, as WideSearch's local loader reads it; [`widesearch_hf_record`]
-/// turns it into the string its Hugging Face loader reads.
-pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
+/// `evaluation` is a JSON object, as WideSearch's local loader reads it, with the task's tier as
+/// `evaluation.tier`; [`widesearch_hf_record`] turns it into the string its Hugging Face loader
+/// reads.
+pub fn widesearch_record(task: &Task, tier: Tier) -> Result<Option<(Value, String)>> {
     let Some(table) = table_answer(&parse_json(task, &task.answer)?) else {
         return Ok(None);
     };
@@ -197,6 +201,7 @@ pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
         "unique_columns": table.key.iter().map(|k| widesearch_column(k)).collect::<Vec<_>>(),
         "required": columns,
         "eval_pipeline": pipeline,
+        "tier": tier.as_str(),
     });
     let query = format!(
         "{}\n\nGive the answer as one Markdown table in a ```markdown code block, with exactly these columns: {}. \
@@ -248,8 +253,11 @@ fn answer_hint(answer: &Value) -> String {
     }
 }
 
-/// A Search-R1/verl record. `ground_truth.target` lists the accepted strings (a table's gold is
-/// its Markdown table); `ground_truth.answer` holds the gold JSON for fabula-score.
+/// A Search-R1 JSONL line: [`searchr1_parquet_record`] as JSON ([`VerlRecord::to_json`]), so
+/// the JSONL and the parquet export hold the same fields with the same encodings:
+/// `ground_truth.target` lists the accepted strings (a table's gold is its Markdown table),
+/// `ground_truth.answer` is the gold as JSON text (one type in every row, as `datasets` needs),
+/// and `extra_info` carries the tier and verl's `tools_kwargs`.
 pub fn searchr1_record(
     world: u32,
     task: &Task,
@@ -257,15 +265,7 @@ pub fn searchr1_record(
     split: Split,
     index: usize,
 ) -> Result<Value> {
-    let answer = parse_json(task, &task.answer)?;
-    let target = searchr1_target(&answer);
-    Ok(json!({
-        "data_source": "fabula",
-        "prompt": [{"role": "user", "content": format!("{SEARCHR1_INSTRUCTIONS} Question: {}{}\n", task.question, answer_hint(&answer).replace('\n', " "))}],
-        "ability": "fact-reasoning",
-        "reward_model": {"style": "rule", "ground_truth": {"target": target, "answer": answer}},
-        "extra_info": {"split": split.as_str(), "index": index, "world": world, "task_id": task.id, "kind": task.kind, "tier": tier.as_str()},
-    }))
+    Ok(searchr1_parquet_record(world, task, tier, split, index)?.to_json())
 }
 
 /// The instructions a verl prompt puts before the question: the tools of `fabula_env.verl`
@@ -317,15 +317,15 @@ pub fn searchr1_parquet_record(
     split: Split,
     index: usize,
 ) -> Result<VerlRecord> {
-    let record = searchr1_record(world, task, tier, split, index)?;
-    let content = record["prompt"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let answer: Value = parse_json(task, &task.answer)?;
+    let hint = answer_hint(&answer).replace('\n', " ");
     Ok(VerlRecord {
         prompt: vec![Message {
             role: "user".into(),
-            content,
+            content: format!(
+                "{SEARCHR1_INSTRUCTIONS} Question: {}{hint}\n",
+                task.question
+            ),
         }],
         agent_name: "single_turn_agent".into(),
         ..verl_record(world, task, tier, split, index)?
@@ -463,8 +463,8 @@ fn export_widesearch(tasks: &[Tiered<'_>], out: &Path) -> Result<ExportSummary> 
     let mut lines = Vec::new();
     let mut hf_lines = Vec::new();
     let mut gold = Vec::new();
-    for &(_, task, _) in tasks {
-        if let Some((record, csv)) = widesearch_record(task)? {
+    for &(_, task, tier) in tasks {
+        if let Some((record, csv)) = widesearch_record(task, tier)? {
             gold.push((gold_dir.join(format!("{}.csv", task.id)), csv));
             hf_lines.push(widesearch_hf_record(&record).to_string());
             lines.push(record.to_string());
@@ -533,7 +533,9 @@ mod tests {
         };
         let value: Value = serde_json::from_str(answer).unwrap();
         assert_eq!(searchr1_target(&value), targets, "{answer}");
-        let gold = widesearch_record(&task).unwrap().map(|(_, csv)| csv);
+        let gold = widesearch_record(&task, Tier::Easy)
+            .unwrap()
+            .map(|(_, csv)| csv);
         assert_eq!(gold.as_deref(), csv, "{answer}");
     }
 

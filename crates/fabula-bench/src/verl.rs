@@ -19,6 +19,7 @@ use parquet::data_type::ByteArray;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use serde_json::{Map, Value, json};
 
 use crate::{Error, Result};
 
@@ -101,6 +102,44 @@ pub struct VerlRecord {
     pub tier: String,
     /// verl's agent loop for this row.
     pub agent_name: String,
+}
+
+impl VerlRecord {
+    /// The row as JSON, field for field as the parquet file holds it (the JSON a parquet reader
+    /// gives back): the Search-R1 JSONL export writes these, so its lines and its parquet rows
+    /// are the same records.
+    pub fn to_json(&self) -> Value {
+        let route = json!({"create_kwargs": {"world": self.world}});
+        let tools_kwargs: Map<String, Value> = TOOL_NAMES
+            .iter()
+            .map(|name| ((*name).to_owned(), route.clone()))
+            .collect();
+        let prompt: Vec<Value> = self
+            .prompt
+            .iter()
+            .map(|m| json!({"role": m.role, "content": m.content}))
+            .collect();
+        json!({
+            "data_source": self.data_source,
+            "prompt": prompt,
+            "ability": self.ability,
+            "reward_model": {
+                "style": "rule",
+                "ground_truth": {"target": self.target, "answer": self.answer},
+            },
+            "extra_info": {
+                "split": self.split,
+                "index": self.index,
+                "world": self.world,
+                "task_id": self.task_id,
+                "kind": self.kind,
+                "tier": self.tier,
+                "need_tools_kwargs": true,
+                "tools_kwargs": tools_kwargs,
+            },
+            "agent_name": self.agent_name,
+        })
+    }
 }
 
 /// The values and levels of one leaf column.

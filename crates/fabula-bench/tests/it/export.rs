@@ -52,10 +52,25 @@ fn jsonl_record_shape() {
 #[test]
 fn widesearch_record_shape() {
     assert!(
-        widesearch_record(&lookup_fixture()).unwrap().is_none(),
+        widesearch_record(&lookup_fixture(), Tier::Medium)
+            .unwrap()
+            .is_none(),
         "short answers are not WideSearch tasks"
     );
-    let (record, csv) = widesearch_record(&table_fixture()).unwrap().unwrap();
+    let (record, csv) = widesearch_record(&table_fixture(), Tier::Hard)
+        .unwrap()
+        .unwrap();
+    // WideSearch's loaders build `WideSearchQuery(**item)`, a dataclass of exactly these fields
+    // (and `answer`, which they add): the tier rides inside `evaluation`, which they read by key.
+    let mut fields: Vec<&str> = record
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    fields.sort_unstable();
+    assert_eq!(fields, ["evaluation", "instance_id", "language", "query"]);
+    assert_eq!(record["evaluation"]["tier"], "hard");
     // The Hugging Face copy differs only in `evaluation`, the same JSON as a string.
     let hf = widesearch_hf_record(&record);
     let evaluation: serde_json::Value =
@@ -180,6 +195,8 @@ fn exports_write_every_format() {
     assert_eq!(hf.lines().count(), tables);
     let hf_first: serde_json::Value = serde_json::from_str(hf.lines().next().unwrap()).unwrap();
     assert_eq!(hf_first, widesearch_hf_record(&first));
+    let tier = first["evaluation"]["tier"].as_str().unwrap();
+    assert!(tier.parse::<Tier>().is_ok(), "{tier}");
 
     let out = tmp.path().join("train.jsonl");
     let cfg = ExportConfig {
@@ -232,6 +249,23 @@ fn exports_write_every_format() {
         assert_eq!(row["agent_name"], "single_turn_agent");
         assert_eq!(row["extra_info"]["task_id"], task.id.as_str());
     }
+
+    // The Search-R1 JSONL holds the same rows as its parquet, field for field.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(tmp.path().join("train.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), rows.len());
+    for (line, row) in lines.iter().zip(&rows) {
+        assert_eq!(line, row);
+    }
+    assert!(
+        lines
+            .iter()
+            .all(|line| line["reward_model"]["ground_truth"]["answer"].is_string()),
+        "the gold answer is JSON text in every row"
+    );
 
     let out = tmp.path().join("corpus.jsonl");
     let summary = export_corpus(dir, &out).unwrap();
