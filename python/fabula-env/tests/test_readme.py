@@ -225,7 +225,7 @@ def test_widesearch(up, workdir) -> None:
     run_block(("WideSearch", 0), up, workdir)
     tasks = [json.loads(line) for line in
              (workdir / "widesearch" / "tasks.jsonl").read_text().splitlines()]
-    assert tasks and all("tier" in task for task in tasks), tasks[:1]
+    assert tasks and all("tier" in task["evaluation"] for task in tasks), tasks[:1]
     # Responses as WideSearch writes them: the gold tables, one file per task.
     responses = workdir / "widesearch_responses"
     responses.mkdir()
