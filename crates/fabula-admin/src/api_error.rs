@@ -63,8 +63,11 @@ impl ApiError {
     }
 
     pub(crate) fn internal(message: &str) -> ApiError {
-        // Internals are logged by the caller's terminal, not returned.
-        eprintln!("admin: internal error: {message}");
+        // Internals are logged, not returned.
+        tracing::error!(
+            error = message,
+            "admin: internal error while answering a request"
+        );
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",

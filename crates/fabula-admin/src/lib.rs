@@ -33,6 +33,8 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use base64::Engine as _;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use subtle::ConstantTimeEq;
 
 pub use crate::api_error::ApiError;
@@ -107,35 +109,19 @@ fn presented_token(value: &str) -> Option<String> {
     if let Some(token) = value.strip_prefix("Bearer ") {
         return Some(token.to_owned());
     }
-    let decoded = base64_decode(value.strip_prefix("Basic ")?.trim())?;
+    let decoded = BASIC_AUTH
+        .decode(value.strip_prefix("Basic ")?.trim())
+        .ok()?;
     let credentials = String::from_utf8(decoded).ok()?;
     let (_user, password) = credentials.split_once(':')?;
     Some(password.to_owned())
 }
 
-/// Decodes standard base64 (padding optional); `None` for any other character.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let value = |byte: u8| match byte {
-        b'A'..=b'Z' => Some(byte - b'A'),
-        b'a'..=b'z' => Some(byte - b'a' + 26),
-        b'0'..=b'9' => Some(byte - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let (mut bits, mut n_bits) = (0u32, 0u32);
-    for byte in text.trim_end_matches('=').bytes() {
-        bits = (bits << 6) | u32::from(value(byte)?);
-        n_bits += 6;
-        if n_bits >= 8 {
-            n_bits -= 8;
-            out.push((bits >> n_bits) as u8);
-            bits &= (1 << n_bits) - 1;
-        }
-    }
-    Some(out)
-}
+/// Standard base64 with or without padding, as clients write Basic auth.
+const BASIC_AUTH: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
 
 /// The admin listener bound to its socket.
 pub struct BoundAdmin {

@@ -90,16 +90,10 @@ async fn post(app: &Router, uri: &str, body: Value) -> Value {
 }
 
 fn page_link(world: u32, url: &str) -> String {
-    let encoded: String = url
-        .bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    format!("/ui/worlds/{world}/page?url={encoded}")
+    format!(
+        "/ui/worlds/{world}/page?url={}",
+        fabula_browse::percent_encode(url)
+    )
 }
 
 #[tokio::test]
