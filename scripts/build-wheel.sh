@@ -49,7 +49,8 @@ minor=${glibc#GLIBC_2.}
 # The extension module needs far less than the binary; manylinux2014 (2.17) is maturin's floor.
 [ "$minor" -ge 17 ] || minor=17
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 (cd python/fabula-env &&
   "../../$MATURIN_VENV/bin/maturin" build --release --compatibility "manylinux_2_$minor" \
-    --out "$(cd "../../$OUT" && pwd)")
+    --out "$OUT")
 ls -la "$OUT"/fabula_env-*.whl
