@@ -33,17 +33,6 @@ pub use build::build_tasks;
 pub use difficulty::{Features, Tier};
 pub use phrasings::phrasing_id;
 
-/// The task kinds, as stored in `fabula_tasks.kind`.
-pub const TASK_KINDS: &[&str] = &[
-    "lookup",
-    "multi_hop",
-    "compare",
-    "aggregate",
-    "temporal",
-    "identify",
-    "table",
-];
-
 /// The fewest tasks a world may have.
 pub const MIN_TASKS: usize = 60;
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import socket
 import subprocess
-import time
 from pathlib import Path
 
-import httpx
 import pytest
+
+import fabula_env
 
 REPO = Path(__file__).resolve().parents[3]
 ADMIN_TOKEN = "fabula-env-tests-admin-token"
@@ -36,12 +35,6 @@ def run_fabula(*args: str) -> str:
     return done.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("worlds") / "small"
@@ -51,33 +44,11 @@ def dataset(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def server(dataset):
-    """The base urls of a live server: `{"url", "admin_url"}`."""
-    port, admin_port = free_port(), free_port()
-    env = {**os.environ, "FABULA_ADMIN_TOKEN": ADMIN_TOKEN}
-    proc = subprocess.Popen(
-        [fabula_bin(), "serve", "--worlds", str(dataset), "--addr", f"127.0.0.1:{port}",
-         "--admin-addr", f"127.0.0.1:{admin_port}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"fabula serve did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-        yield {"url": url, "admin_url": f"http://127.0.0.1:{admin_port}"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """The base urls of a live server: `{"url", "admin_url"}` (`fabula_env.serve`: free ports,
+    the trainers' listener beside the public one)."""
+    os.environ["FABULA_BIN"] = fabula_bin()
+    with fabula_env.serve(dataset, admin_token=ADMIN_TOKEN, timeout=60) as running:
+        yield {"url": running.url, "admin_url": running.admin_url}
 
 
 @pytest.fixture(scope="session")
