@@ -1,22 +1,29 @@
 //! The blurred clues of a frontier question, as its `{clues}` slot writes them and as a reader
-//! parses them back: "was born in the 2140s or the 2150s; was born in a colony of more than
-//! 20,000 people today; and belonged, as a member or an officer, to a consortium of more than
-//! 40 members".
+//! parses them back: "was born in the 2140s or the 2150s; worked in the life sciences; was
+//! born in a colony of more than 20,000 people today; and belonged, as a member or an officer,
+//! to a consortium in heavy industry".
 //!
 //! A blurred clue names no entity: it states a range instead of a year (decades), a round bound
-//! instead of a count, a set of categories or occupations instead of one, or a relation to
-//! another unnamed entity (a birthplace that is home to an organisation of some category). The
-//! task builder writes clues only through [`Hint::text`] and [`join`], and keeps a question only
-//! when [`parse`] reads its clues back unchanged; the baseline agent reads them with [`parse`].
+//! instead of a count, a broader field instead of an occupation or a category (the theme's
+//! `fields`, whose phrases share no word with the names they cover, so no search for the
+//! clue's words lands on a category page), or a relation to another unnamed entity (a
+//! birthplace that is home to an organisation in some field). The task builder writes clues
+//! only through [`Hint::text`] and [`join`], and keeps a question only when [`parse`] reads its
+//! clues back unchanged; the baseline agent reads them with [`parse`], which knows every
+//! theme's fields (their phrases are unique over all themes, a test makes sure).
 //! Clauses are joined by `; `, since a clause's own lists use `, ` and ` or `.
+
+use std::sync::OnceLock;
+
+use fabula_world::theme::Field;
 
 /// One blurred clue about a person, as the question states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hint {
     /// Born in one of these decades (their first years, consecutive).
     BornIn(Vec<i64>),
-    /// Worked as one of these occupations.
-    WorkedAs(Vec<String>),
+    /// Worked in one of the occupations of this field.
+    WorkedIn(Field),
     /// Born in a settlement whose present population is above this bound.
     BirthplaceOver(i64),
     /// Born in a settlement whose present population is below this bound.
@@ -25,17 +32,16 @@ pub enum Hint {
     BirthplaceBefore(i64),
     /// Born in a settlement founded in this decade (its first year) or later.
     BirthplaceSince(i64),
-    /// Born in a settlement that is home to an organisation listed under one of these
-    /// categories.
-    BirthplaceHosts(Vec<String>),
-    /// Founded an organisation listed under one of these categories.
-    Founded(Vec<String>),
+    /// Born in a settlement that is home to an organisation of a category of this field.
+    BirthplaceHosts(Field),
+    /// Founded an organisation of a category of this field.
+    Founded(Field),
     /// Belonged, as a member or as an office holder, to an organisation of more members than
     /// this bound.
     BelongedOver(i64),
-    /// Belonged, as a member or as an office holder, to an organisation listed under one of
-    /// these categories.
-    BelongedTo(Vec<String>),
+    /// Belonged, as a member or as an office holder, to an organisation of a category of this
+    /// field.
+    BelongedTo(Field),
     /// Held an office (any seat) of some organisation.
     HeldOffice,
     /// Died in one of these decades (their first years, consecutive).
@@ -44,10 +50,17 @@ pub enum Hint {
     JoinedBefore(i64),
     /// Joined an organisation as a member in this decade (its first year) or later.
     JoinedSince(i64),
+    /// Belonged, as a member or as an office holder, to an organisation that made a work (the
+    /// theme's verb and noun: "completed a masterwork") in one of these decades.
+    BelongedToMaker {
+        verb: String,
+        work: String,
+        decades: Vec<i64>,
+    },
 }
 
 const BORN_IN_THE: &str = "was born in the ";
-const WORKED_AS: &str = "worked as ";
+const WORKED: &str = "worked ";
 const BORN_IN: &str = "was born in ";
 const FOUNDED: &str = "founded ";
 const BELONGED: &str = "belonged, as a member or an officer, to ";
@@ -64,7 +77,6 @@ const FOUNDED_BEFORE: &str = " founded before the ";
 const FOUNDED_IN: &str = " founded in the ";
 const OR_LATER: &str = "s or later";
 const HOME_TO: &str = " that is home to ";
-const LISTED_UNDER: &str = " listed under ";
 const MEMBERS: &str = " members";
 
 /// The theme nouns a clue uses: the singular of a settlement and of an organisation.
@@ -74,6 +86,9 @@ pub struct Nouns<'a> {
     pub organisation: &'a str,
 }
 
+const THAT: &str = " that ";
+const IN_THE: &str = " in the ";
+
 impl Hint {
     /// The clause after "the person who".
     pub fn text(&self, nouns: Nouns<'_>) -> String {
@@ -81,10 +96,7 @@ impl Hint {
         let (place, org) = (a(nouns.settlement), a(nouns.organisation));
         match self {
             Hint::BornIn(decades) => format!("{BORN_IN}{}", decade_list(decades)),
-            Hint::WorkedAs(jobs) => {
-                let named: Vec<String> = jobs.iter().map(|j| a(j)).collect();
-                format!("{WORKED_AS}{}", or_list(&named))
-            }
+            Hint::WorkedIn(field) => format!("{WORKED}{}", field.phrase),
             Hint::BirthplaceOver(n) => {
                 format!("{BORN_IN}{place}{MORE_THAN}{}{PEOPLE_TODAY}", count(*n))
             }
@@ -93,23 +105,25 @@ impl Hint {
             }
             Hint::BirthplaceBefore(d) => format!("{BORN_IN}{place}{FOUNDED_BEFORE}{d}s"),
             Hint::BirthplaceSince(d) => format!("{BORN_IN}{place}{FOUNDED_IN}{d}{OR_LATER}"),
-            Hint::BirthplaceHosts(categories) => {
-                format!(
-                    "{BORN_IN}{place}{HOME_TO}{org}{LISTED_UNDER}{}",
-                    or_list(categories)
-                )
+            Hint::BirthplaceHosts(field) => {
+                format!("{BORN_IN}{place}{HOME_TO}{org} {}", field.phrase)
             }
-            Hint::Founded(categories) => {
-                format!("{FOUNDED}{org}{LISTED_UNDER}{}", or_list(categories))
-            }
+            Hint::Founded(field) => format!("{FOUNDED}{org} {}", field.phrase),
             Hint::BelongedOver(n) => format!("{BELONGED}{org}{MORE_THAN}{}{MEMBERS}", count(*n)),
-            Hint::BelongedTo(categories) => {
-                format!("{BELONGED}{org}{LISTED_UNDER}{}", or_list(categories))
-            }
+            Hint::BelongedTo(field) => format!("{BELONGED}{org} {}", field.phrase),
             Hint::HeldOffice => format!("{HELD_OFFICE}{org}"),
             Hint::DiedIn(decades) => format!("{DIED_IN}{}", decade_list(decades)),
             Hint::JoinedBefore(d) => format!("{JOINED}{org}{AS_MEMBER_BEFORE}{d}s"),
             Hint::JoinedSince(d) => format!("{JOINED}{org}{AS_MEMBER_IN}{d}{OR_LATER}"),
+            Hint::BelongedToMaker {
+                verb,
+                work,
+                decades,
+            } => format!(
+                "{BELONGED}{org}{THAT}{verb} {} in {}",
+                a(work),
+                decade_list(decades)
+            ),
         }
     }
 
@@ -128,36 +142,45 @@ impl Hint {
             let (_, d) = rest.split_once(AS_MEMBER_IN)?;
             return number(d.strip_suffix(OR_LATER)?).map(Hint::JoinedSince);
         }
-        if let Some(rest) = clause.strip_prefix(WORKED_AS) {
-            let jobs = split_or(rest)
-                .iter()
-                .map(|j| fabula_pages::without_article(j).to_owned())
-                .collect();
-            return Some(Hint::WorkedAs(jobs));
+        if let Some(rest) = clause.strip_prefix(WORKED) {
+            let field = vocabulary().occupations.iter().find(|f| f.phrase == rest);
+            return field.cloned().map(Hint::WorkedIn);
         }
         if let Some(rest) = clause.strip_prefix(BORN_IN) {
             return birthplace(rest);
         }
         if let Some(rest) = clause.strip_prefix(FOUNDED) {
-            let (_, categories) = rest.split_once(LISTED_UNDER)?;
-            return Some(Hint::Founded(split_or(categories)));
+            return category_field(rest).map(Hint::Founded);
         }
         if let Some(rest) = clause.strip_prefix(BELONGED) {
-            if let Some((_, categories)) = rest.split_once(LISTED_UNDER) {
-                return Some(Hint::BelongedTo(split_or(categories)));
+            if let Some((_, n)) = rest.split_once(MORE_THAN) {
+                return number(n.strip_suffix(MEMBERS)?).map(Hint::BelongedOver);
             }
-            let (_, n) = rest.split_once(MORE_THAN)?;
-            return number(n.strip_suffix(MEMBERS)?).map(Hint::BelongedOver);
+            if let Some(field) = category_field(rest) {
+                return Some(Hint::BelongedTo(field));
+            }
+            return maker(rest);
         }
         clause.strip_prefix(HELD_OFFICE).map(|_| Hint::HeldOffice)
     }
 }
 
+/// "a guild that completed a masterwork in the 1280s or the 1290s", after "belonged ... to ".
+fn maker(rest: &str) -> Option<Hint> {
+    let (_, made) = rest.split_once(THAT)?;
+    let (verb, made) = made.split_once(' ')?;
+    let (work, tail) = made.rsplit_once(IN_THE)?;
+    Some(Hint::BelongedToMaker {
+        verb: verb.to_owned(),
+        work: fabula_pages::without_article(work).to_owned(),
+        decades: decades(tail)?,
+    })
+}
+
 /// A clause about the birthplace, after "was born in ".
 fn birthplace(rest: &str) -> Option<Hint> {
-    if let Some((_, categories)) = rest.split_once(HOME_TO) {
-        let (_, categories) = categories.split_once(LISTED_UNDER)?;
-        return Some(Hint::BirthplaceHosts(split_or(categories)));
+    if let Some((_, organisation)) = rest.split_once(HOME_TO) {
+        return category_field(organisation).map(Hint::BirthplaceHosts);
     }
     if let Some((_, n)) = rest.split_once(MORE_THAN) {
         return number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceOver);
@@ -170,6 +193,43 @@ fn birthplace(rest: &str) -> Option<Hint> {
     }
     let (_, d) = rest.split_once(FOUNDED_IN)?;
     number(d.strip_suffix(OR_LATER)?).map(Hint::BirthplaceSince)
+}
+
+/// Every theme's fields, read once: the parser's vocabulary.
+struct Vocabulary {
+    occupations: Vec<Field>,
+    categories: Vec<Field>,
+}
+
+fn vocabulary() -> &'static Vocabulary {
+    static VOCABULARY: OnceLock<Vocabulary> = OnceLock::new();
+    VOCABULARY.get_or_init(|| {
+        let themes = fabula_world::theme::all().unwrap_or_default();
+        Vocabulary {
+            occupations: themes
+                .iter()
+                .flat_map(|t| t.person.fields.clone())
+                .collect(),
+            categories: themes
+                .iter()
+                .flat_map(|t| t.organisation.fields.clone())
+                .collect(),
+        }
+    })
+}
+
+/// The category field an organisation's description ends with: "a guild of the cloth trades".
+fn category_field(organisation: &str) -> Option<Field> {
+    vocabulary()
+        .categories
+        .iter()
+        .filter(|f| {
+            organisation
+                .strip_suffix(f.phrase.as_str())
+                .is_some_and(|noun| noun.ends_with(' '))
+        })
+        .max_by_key(|f| f.phrase.len())
+        .cloned()
 }
 
 /// "the 2140s or the 2150s".
@@ -231,6 +291,8 @@ pub fn parse(text: &str) -> Option<Vec<Hint>> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     /// Checks that `hints` join into `expect` and parse back unchanged.
@@ -245,6 +307,12 @@ mod tests {
         assert_eq!(parse(&joined).as_deref(), Some(hints), "{joined}");
     }
 
+    /// The field with this phrase among `fields`.
+    fn field(fields: &[Field], phrase: &str) -> Field {
+        let found = fields.iter().find(|f| f.phrase == phrase).cloned();
+        found.unwrap_or_else(|| panic!("no field `{phrase}`"))
+    }
+
     #[test]
     fn hints_join_and_parse_back() {
         check(&[Hint::HeldOffice], "held an office in an institute");
@@ -255,27 +323,32 @@ mod tests {
         );
         check(
             &[
-                Hint::WorkedAs(vec!["archivist".into(), "reactor engineer".into()]),
+                Hint::WorkedIn(field(&vocabulary().occupations, "in the humanities")),
                 Hint::BirthplaceUnder(900),
                 Hint::BirthplaceBefore(2100),
                 Hint::BirthplaceSince(1850),
-                Hint::BirthplaceHosts(vec!["arts and letters".into(), "law".into()]),
-                Hint::Founded(vec!["law".into()]),
+                Hint::BirthplaceHosts(field(&vocabulary().categories, "in the study of life")),
+                Hint::Founded(field(&vocabulary().categories, "in the hard sciences")),
                 Hint::BelongedOver(1_200),
-                Hint::BelongedTo(vec!["a".into(), "b".into(), "c".into()]),
+                Hint::BelongedTo(field(&vocabulary().categories, "of the cloth trades")),
                 Hint::DiedIn(vec![2190, 2200, 2210]),
                 Hint::JoinedBefore(2100),
                 Hint::JoinedSince(2120),
+                Hint::BelongedToMaker {
+                    verb: "published".into(),
+                    work: "atlas".into(),
+                    decades: vec![2130, 2140],
+                },
             ],
-            "worked as an archivist or a reactor engineer; was born in a campus town of fewer \
-             than 900 people today; was born in a campus town founded before the 2100s; was \
-             born in a campus town founded in the 1850s or later; was born in a campus town \
-             that is home to an institute listed under arts and letters or law; founded an \
-             institute listed under law; belonged, as a member or an officer, to an institute \
-             of more than 1,200 members; belonged, as a member or an officer, to an \
-             institute listed under a, b or c; died in the 2190s, the 2200s or the 2210s; \
-             joined an institute as a member before the 2100s; and joined an institute as a \
-             member in the 2120s or later",
+            "worked in the humanities; was born in a campus town of fewer than 900 people \
+             today; was born in a campus town founded before the 2100s; was born in a campus \
+             town founded in the 1850s or later; was born in a campus town that is home to an \
+             institute in the study of life; founded an institute in the hard sciences; \
+             belonged, as a member or an officer, to an institute of more than 1,200 members; \
+             belonged, as a member or an officer, to an institute of the cloth trades; died in \
+             the 2190s, the 2200s or the 2210s; joined an institute as a member before the \
+             2100s; joined an institute as a member in the 2120s or later; and belonged, as a member \
+             or an officer, to an institute that published an atlas in the 2130s or the 2140s",
         );
     }
 
@@ -284,5 +357,28 @@ mod tests {
         assert_eq!(parse("sailed away"), None);
         assert_eq!(parse("was born in the spring"), None);
         assert_eq!(parse("was born in Kest"), None);
+        assert_eq!(parse("worked as a weaver"), None);
+        assert_eq!(parse("founded a guild listed under weavers"), None);
+    }
+
+    /// The parser reads fields over every theme, so a phrase must mean one field: unique among
+    /// the occupations' fields and among the categories' fields, and (for categories, matched at
+    /// the end of a clause) no phrase the end of another.
+    #[test]
+    fn field_phrases_are_unique_over_all_themes() {
+        let v = vocabulary();
+        assert!(v.occupations.len() >= 16 && v.categories.len() >= 16);
+        for fields in [&v.occupations, &v.categories] {
+            let phrases: BTreeSet<&str> = fields.iter().map(|f| f.phrase.as_str()).collect();
+            assert_eq!(phrases.len(), fields.len(), "{phrases:?}");
+            for a in &phrases {
+                for b in &phrases {
+                    assert!(
+                        a == b || !a.ends_with(&format!(" {b}")),
+                        "{a} ends with {b}"
+                    );
+                }
+            }
+        }
     }
 }

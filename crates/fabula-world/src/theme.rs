@@ -108,6 +108,11 @@ pub struct EntityShape {
     /// Organisations: categories.
     #[serde(default)]
     pub categories: Vec<String>,
+    /// People: broader fields of the occupations; organisations: broader fields of the
+    /// categories. A frontier question names a field instead of an occupation or a category, so
+    /// that no word of its clue is a page's title.
+    #[serde(default)]
+    pub fields: Vec<Field>,
     /// Organisations: the seats whose holders the tenure table records.
     #[serde(default)]
     pub seats: Vec<String>,
@@ -120,6 +125,17 @@ pub struct EntityShape {
     /// Works: the name of the year column.
     #[serde(default)]
     pub year_column: Option<String>,
+}
+
+/// A broader field of occupations or categories, as a clue writes it: "worked {phrase}" for
+/// people ("worked in the cloth trades"), "a guild {phrase}" for organisations ("a guild of a
+/// craft worked with fire"). Its phrase shares no word with the names of its members.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Field {
+    pub phrase: String,
+    /// The occupations or categories it covers, at least two.
+    pub members: Vec<String>,
 }
 
 /// The shape of a link table in a theme.
@@ -255,11 +271,47 @@ fn parse(name: &str, text: &str) -> Result<Theme> {
             "person needs occupations and settlement a population".into(),
         ));
     }
+    check_fields(&theme.person.fields, &theme.person.occupations).map_err(invalid)?;
+    check_fields(&theme.organisation.fields, &theme.organisation.categories).map_err(invalid)?;
     if theme.work.verb.is_none() || theme.work.year_column.is_none() {
         return Err(invalid("work needs a verb and a year_column".into()));
     }
     check_limits(&theme).map_err(invalid)?;
     Ok(theme)
+}
+
+/// Every field covers at least two of `names`, and only those, and its phrase shares no word
+/// with them (so a search for the phrase does not find its members' pages): words of four or
+/// more letters, compared by their first five, so "physical" and "physician" share one.
+fn check_fields(fields: &[Field], names: &[String]) -> std::result::Result<(), String> {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 3)
+            .map(|w| w.to_lowercase().chars().take(5).collect())
+            .collect()
+    };
+    for field in fields {
+        let phrase = &field.phrase;
+        if field.members.len() < 2 {
+            return Err(format!("field `{phrase}` needs at least two members"));
+        }
+        for member in &field.members {
+            if !names.contains(member) {
+                return Err(format!("field `{phrase}` names an unknown `{member}`"));
+            }
+        }
+        let shared = names.iter().flat_map(|n| words(n)).find(|w| {
+            words(phrase)
+                .iter()
+                .any(|p| p.starts_with(w.as_str()) || w.starts_with(p.as_str()))
+        });
+        if let Some(word) = shared {
+            return Err(format!(
+                "field `{phrase}` shares the word `{word}` with a name"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An extra's range is sound, and a ratio is drawn against a number its row has.
@@ -348,6 +400,34 @@ mod tests {
             Err(e) => e.to_string(),
         };
         assert_eq!(err, expect);
+    }
+
+    #[test]
+    fn fields_cover_known_names_in_other_words() {
+        let fields =
+            r#"{ phrase = "running trains", members = ["freight rail", "passenger rail"] }"#;
+        check(fields, fields, "");
+        let bad = "theme file rail-empire is invalid: ";
+        check(
+            fields,
+            r#"{ phrase = "by rail", members = ["freight rail", "passenger rail"] }"#,
+            &format!("{bad}field `by rail` shares the word `rail` with a name"),
+        );
+        check(
+            fields,
+            r#"{ phrase = "on railways", members = ["freight rail", "passenger rail"] }"#,
+            &format!("{bad}field `on railways` shares the word `rail` with a name"),
+        );
+        check(
+            fields,
+            r#"{ phrase = "running trains", members = ["freight rail", "river rafting"] }"#,
+            &format!("{bad}field `running trains` names an unknown `river rafting`"),
+        );
+        check(
+            fields,
+            r#"{ phrase = "running trains", members = ["freight rail"] }"#,
+            &format!("{bad}field `running trains` needs at least two members"),
+        );
     }
 
     #[test]

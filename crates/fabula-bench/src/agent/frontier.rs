@@ -66,22 +66,27 @@ impl Run<'_> {
                 let born = read::infobox_cell(person, "born", false).and_then(|c| read::number(&c));
                 Ok(born.is_some_and(|b| in_decades(b, decades)))
             }
-            Hint::WorkedAs(jobs) => {
+            Hint::WorkedIn(field) => {
                 let cell = read::infobox_cell(person, "occupation", false);
+                let jobs = &field.members;
                 Ok(cell.is_some_and(|c| jobs.iter().any(|j| same(&read::cell_value(&c), j))))
             }
             Hint::BirthplaceOver(n) => Ok(place_number("population")?.is_some_and(|p| p > *n)),
             Hint::BirthplaceUnder(n) => Ok(place_number("population")?.is_some_and(|p| p < *n)),
             Hint::BirthplaceBefore(d) => Ok(place_number("founded")?.is_some_and(|f| f < *d)),
             Hint::BirthplaceSince(d) => Ok(place_number("founded")?.is_some_and(|f| f >= *d)),
-            Hint::BirthplaceHosts(set) => {
+            Hint::BirthplaceHosts(field) => {
                 let Some(place) = birthplace()? else {
                     return Ok(false);
                 };
-                self.any_in_categories(read::based_here_urls(&place), set)
+                self.any_in_categories(read::based_here_urls(&place), &field.members)
             }
-            Hint::Founded(set) => self.any_in_categories(organisations(&career, true), set),
-            Hint::BelongedTo(set) => self.any_in_categories(organisations(&career, false), set),
+            Hint::Founded(field) => {
+                self.any_in_categories(organisations(&career, true), &field.members)
+            }
+            Hint::BelongedTo(field) => {
+                self.any_in_categories(organisations(&career, false), &field.members)
+            }
             Hint::BelongedOver(n) => {
                 for org in organisations(&career, false) {
                     if self.members(&org)?.is_some_and(|m| m > *n) {
@@ -100,8 +105,8 @@ impl Run<'_> {
         }
     }
 
-    /// Whether one of `urls` is an organisation listed under one of the categories (its
-    /// article's category).
+    /// Whether one of `urls` is an organisation of one of the categories (its article's
+    /// category).
     fn any_in_categories(&self, urls: Vec<String>, set: &[String]) -> Result<bool> {
         for url in urls {
             let (_, page) = self.extract(&url)?;
@@ -155,7 +160,9 @@ fn row_allows(row: &[(String, String)], hint: &Hint) -> bool {
         Hint::BornIn(decades) => cell("Born")
             .and_then(|b| read::number(&b))
             .is_none_or(|b| in_decades(b, decades)),
-        Hint::WorkedAs(jobs) => cell("Occupation").is_none_or(|c| jobs.iter().any(|j| same(&c, j))),
+        Hint::WorkedIn(field) => {
+            cell("Occupation").is_none_or(|c| field.members.iter().any(|j| same(&c, j)))
+        }
         _ => true,
     }
 }
@@ -191,11 +198,14 @@ mod tests {
         ]);
         assert!(row_allows(&amo, &Hint::BornIn(vec![1690, 1700])));
         assert!(!row_allows(&amo, &Hint::BornIn(vec![1710, 1720])));
-        assert!(row_allows(
-            &amo,
-            &Hint::WorkedAs(vec!["weaver".into(), "Archivist".into()])
-        ));
-        assert!(!row_allows(&amo, &Hint::WorkedAs(vec!["weaver".into()])));
+        let field = |members: &[&str]| {
+            Hint::WorkedIn(fabula_world::theme::Field {
+                phrase: "in a field".into(),
+                members: members.iter().map(|m| (*m).to_owned()).collect(),
+            })
+        };
+        assert!(row_allows(&amo, &field(&["weaver", "Archivist"])));
+        assert!(!row_allows(&amo, &field(&["weaver", "dyer"])));
         assert!(row_allows(&amo, &Hint::HeldOffice));
     }
 

@@ -1,10 +1,10 @@
 //! Frontier tasks: a person singled out by blurred clues, in the manner of BrowseComp (hard to
 //! find, easy to verify, one answer).
 //!
-//! No clue names an entity. Each states a range of decades, a round bound on a count, a set of
-//! occupations or categories, or a relation to an unnamed entity (a birthplace that is home to
-//! an organisation of some category), so a search for the question's words finds nothing
-//! specific. The constraints, checked for every question the builder keeps:
+//! No clue names an entity. Each states a range of decades, a round bound on a count, a broader
+//! field of occupations or categories (the theme's `fields`, in words no page title uses), or a
+//! relation to an unnamed entity (a birthplace that is home to an organisation in some field),
+//! so a search for the question's words finds nothing specific. The constraints, checked for every question the builder keeps:
 //!
 //! - every clue alone holds for at least [`MIN_HOLDERS`] people (the smallest candidate set a
 //!   single clue reaches), and no clue holds for everyone;
@@ -21,11 +21,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rand::RngExt;
-use rand::seq::{IndexedRandom, SliceRandom};
+use rand::seq::IndexedRandom;
 
 use fabula_file::ColumnRole as C;
-use fabula_file::TableRole::{self, Membership, Organisation, Person, Settlement, Tenure};
+use fabula_file::TableRole::{self, Membership, Organisation, Person, Settlement, Tenure, Work};
 use fabula_world::seed::WorldRng;
+use fabula_world::theme::Field;
 
 use crate::blurred::{self, Hint, Nouns};
 
@@ -65,6 +66,8 @@ struct Org {
     members: Option<i64>,
     /// The settlement it is based in.
     home: Option<i64>,
+    /// (work row, year) of each work it made.
+    works: Vec<(i64, i64)>,
 }
 
 /// What blurred clues can test about settlements and organisations, read once per world.
@@ -111,10 +114,20 @@ impl People {
                     category,
                     members,
                     home,
+                    works: Vec::new(),
                 },
             );
             if let Some(i) = db.int(Organisation, org, C::Founder).and_then(slot) {
                 profiles[i].founded.push(org);
+            }
+        }
+        if db.has(Work, C::Organisation) && db.has(Work, C::Year) {
+            for work in db.ids(Work) {
+                let org = db.int(Work, work, C::Organisation);
+                let year = db.int(Work, work, C::Year);
+                if let (Some(org), Some(year)) = (org.and_then(|o| orgs.get_mut(&o)), year) {
+                    org.works.push((work, year));
+                }
             }
         }
         for link in [Membership, Tenure] {
@@ -158,6 +171,15 @@ impl People {
         self.orgs.get(&org).and_then(|o| o.members)
     }
 
+    /// A work (row) the organisation made in one of the decades.
+    fn made_in(&self, org: i64, decades: &[i64]) -> Option<i64> {
+        let works = self.orgs.get(&org).map(|o| o.works.as_slice()).unwrap_or_default();
+        works
+            .iter()
+            .find(|(_, year)| in_decades(*year, decades))
+            .map(|(work, _)| *work)
+    }
+
     /// The categories of the organisations based in a settlement.
     fn hosted(&self, settlement: i64) -> BTreeSet<&String> {
         self.orgs
@@ -177,27 +199,34 @@ impl People {
         };
         match hint {
             Hint::BornIn(decades) => person.birth_year.is_some_and(|y| in_decades(y, decades)),
-            Hint::WorkedAs(jobs) => person.occupation.as_ref().is_some_and(|o| jobs.contains(o)),
+            Hint::WorkedIn(field) => person
+                .occupation
+                .as_ref()
+                .is_some_and(|o| field.members.contains(o)),
             Hint::BirthplaceOver(n) => pop.is_some_and(|p| p > *n),
             Hint::BirthplaceUnder(n) => pop.is_some_and(|p| p < *n),
             Hint::BirthplaceBefore(d) => founded.is_some_and(|f| f < *d),
             Hint::BirthplaceSince(d) => founded.is_some_and(|f| f >= *d),
-            Hint::BirthplaceHosts(set) => {
-                place.is_some_and(|s| self.hosted(s).iter().any(|c| set.contains(c)))
+            Hint::BirthplaceHosts(field) => {
+                place.is_some_and(|s| self.hosted(s).iter().any(|c| field.members.contains(c)))
             }
-            Hint::Founded(set) => any_category(&person.founded, set),
+            Hint::Founded(field) => any_category(&person.founded, &field.members),
             Hint::BelongedOver(n) => person
                 .belonged
                 .iter()
                 .any(|b| self.members(b.2).is_some_and(|m| m > *n)),
-            Hint::BelongedTo(set) => {
+            Hint::BelongedTo(field) => {
                 let orgs: Vec<i64> = person.belonged.iter().map(|b| b.2).collect();
-                any_category(&orgs, set)
+                any_category(&orgs, &field.members)
             }
             Hint::HeldOffice => !person.offices.is_empty(),
             Hint::DiedIn(decades) => person.died.is_some_and(|y| in_decades(y, decades)),
             Hint::JoinedBefore(d) => person.joined.iter().any(|j| j.1 < *d),
             Hint::JoinedSince(d) => person.joined.iter().any(|j| j.1 >= *d),
+            Hint::BelongedToMaker { decades, .. } => person
+                .belonged
+                .iter()
+                .any(|b| self.made_in(b.2, decades).is_some()),
         }
     }
 
@@ -322,7 +351,7 @@ fn choose(
 fn kind(hint: &Hint) -> u8 {
     match hint {
         Hint::BornIn(_) => 0,
-        Hint::WorkedAs(_) => 1,
+        Hint::WorkedIn(_) => 1,
         Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_) => 2,
         Hint::BirthplaceBefore(_) | Hint::BirthplaceSince(_) => 3,
         Hint::BirthplaceHosts(_) => 4,
@@ -332,6 +361,7 @@ fn kind(hint: &Hint) -> u8 {
         Hint::HeldOffice => 8,
         Hint::DiedIn(_) => 9,
         Hint::JoinedBefore(_) | Hint::JoinedSince(_) => 10,
+        Hint::BelongedToMaker { .. } => 11,
     }
 }
 
@@ -363,38 +393,24 @@ fn hints_of(
         out.extend(me.died.map(|y| Hint::DiedIn(decades_around(y, span, rng))));
     }
     if let Some(job) = &me.occupation {
-        let others: Vec<&String> = theme
-            .person
-            .occupations
-            .iter()
-            .filter(|o| *o != job)
-            .collect();
-        for extra in 1..=2_usize {
-            let mut jobs: Vec<String> = others
-                .sample(rng, extra.min(others.len()))
-                .map(|o| (*o).clone())
-                .collect();
-            jobs.push(job.clone());
-            jobs.shuffle(rng);
-            out.push(Hint::WorkedAs(jobs));
-        }
+        let fields = theme.person.fields.iter();
+        out.extend(
+            fields
+                .filter(|f| f.members.contains(job))
+                .cloned()
+                .map(Hint::WorkedIn),
+        );
     }
     if let Some(place) = me.birthplace {
         birthplace_hints(people, place, theme, rng, &mut out);
     }
-    let categories = &theme.organisation.categories;
-    let mine = |orgs: &[i64]| -> Vec<String> {
-        let set: BTreeSet<String> = orgs
-            .iter()
-            .filter_map(|o| people.category(*o).cloned())
-            .collect();
-        set.into_iter().collect()
+    let fields = &theme.organisation.fields;
+    let mine = |orgs: &[i64]| -> Vec<&String> {
+        orgs.iter().filter_map(|o| people.category(*o)).collect()
     };
     let belonged: Vec<i64> = me.belonged.iter().map(|b| b.2).collect();
-    for _ in 0..2 {
-        out.extend(widen(&mine(&me.founded), categories, rng).map(Hint::Founded));
-        out.extend(widen(&mine(&belonged), categories, rng).map(Hint::BelongedTo));
-    }
+    out.extend(fields_of(&mine(&me.founded), fields).map(Hint::Founded));
+    out.extend(fields_of(&mine(&belonged), fields).map(Hint::BelongedTo));
     let most = me.belonged.iter().filter_map(|b| people.members(b.2)).max();
     let counts: BTreeSet<i64> = people.orgs.values().filter_map(|o| o.members).collect();
     for _ in 0..2 {
@@ -403,6 +419,20 @@ fn hints_of(
     }
     if !me.offices.is_empty() {
         out.push(Hint::HeldOffice);
+    }
+    let made: Vec<i64> = belonged
+        .iter()
+        .flat_map(|o| people.orgs.get(o).into_iter().flat_map(|o| &o.works))
+        .map(|w| w.1)
+        .collect();
+    if let (Some(&year), Some(verb)) = (made.choose(rng), &theme.work.verb) {
+        for span in 2..=3_i64 {
+            out.push(Hint::BelongedToMaker {
+                verb: verb.clone(),
+                work: theme.work.singular.clone(),
+                decades: decades_around(year, span, rng),
+            });
+        }
     }
     let years: BTreeSet<i64> = people
         .profiles
@@ -480,22 +510,17 @@ fn birthplace_hints(
             }
         }));
     }
-    let hosted: Vec<String> = people.hosted(place).into_iter().cloned().collect();
-    for _ in 0..2 {
-        let set = widen(&hosted, &theme.organisation.categories, rng);
-        out.extend(set.map(Hint::BirthplaceHosts));
-    }
+    let hosted: Vec<&String> = people.hosted(place).into_iter().collect();
+    let fields = fields_of(&hosted, &theme.organisation.fields);
+    out.extend(fields.map(Hint::BirthplaceHosts));
 }
 
-/// One of `mine` (drawn) with 0 to 2 other categories of `all`, in the theme's order; `None`
-/// when `mine` is empty.
-fn widen(mine: &[String], all: &[String], rng: &mut WorldRng) -> Option<Vec<String>> {
-    let pick = mine.choose(rng)?.clone();
-    let others: Vec<&String> = all.iter().filter(|c| **c != pick).collect();
-    let extra = rng.random_range(0..=2_usize).min(others.len());
-    let mut set: BTreeSet<String> = others.sample(rng, extra).map(|c| (*c).clone()).collect();
-    set.insert(pick);
-    Some(all.iter().filter(|c| set.contains(*c)).cloned().collect())
+/// The fields that cover at least one of `mine`, in the theme's order.
+fn fields_of<'a>(mine: &'a [&String], fields: &'a [Field]) -> impl Iterator<Item = Field> + 'a {
+    fields
+        .iter()
+        .filter(|f| mine.iter().any(|m| f.members.contains(m)))
+        .cloned()
 }
 
 /// A round bound below (`over`) or above a value, within a factor of 4 of it, that equals no
@@ -528,10 +553,12 @@ fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Op
     let place = me.birthplace;
     let birthplace =
         |column| place.map(|id| vec![db.cell(p, x, C::Birthplace), db.cell(s, id, column)]);
-    let org_in = |orgs: &[i64], set: &[String]| {
-        orgs.iter()
-            .copied()
-            .find(|&org| people.category(org).is_some_and(|c| set.contains(c)))
+    let org_in = |orgs: &[i64], field: &Field| {
+        orgs.iter().copied().find(|&org| {
+            people
+                .category(org)
+                .is_some_and(|c| field.members.contains(c))
+        })
     };
     let link_cells = |(link, row, org): (TableRole, i64, i64), column| {
         vec![
@@ -552,25 +579,25 @@ fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Op
                 db.cell(Membership, row, C::Joined),
             ])
         }
-        Hint::WorkedAs(_) => Some(vec![db.cell(p, x, C::Occupation)]),
+        Hint::WorkedIn(_) => Some(vec![db.cell(p, x, C::Occupation)]),
         Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_) => birthplace(C::Population),
         Hint::BirthplaceBefore(_) | Hint::BirthplaceSince(_) => birthplace(C::Founded),
-        Hint::BirthplaceHosts(set) => {
+        Hint::BirthplaceHosts(field) => {
             let based: Vec<i64> = people
                 .orgs
                 .iter()
                 .filter(|(_, o)| o.home == place)
                 .map(|(id, _)| *id)
                 .collect();
-            let org = org_in(&based, set)?;
+            let org = org_in(&based, field)?;
             Some(vec![
                 db.cell(p, x, C::Birthplace),
                 db.cell(o, org, C::Home),
                 db.cell(o, org, C::Category),
             ])
         }
-        Hint::Founded(set) => {
-            let org = org_in(&me.founded, set)?;
+        Hint::Founded(field) => {
+            let org = org_in(&me.founded, field)?;
             Some(vec![
                 db.cell(o, org, C::Founder),
                 db.cell(o, org, C::Category),
@@ -583,11 +610,12 @@ fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Op
                 .find(|b| people.members(b.2).is_some_and(|m| m > *n))?;
             Some(link_cells(*b, C::MemberCount))
         }
-        Hint::BelongedTo(set) => {
-            let b = me
-                .belonged
-                .iter()
-                .find(|b| people.category(b.2).is_some_and(|c| set.contains(c)))?;
+        Hint::BelongedTo(field) => {
+            let b = me.belonged.iter().find(|b| {
+                people
+                    .category(b.2)
+                    .is_some_and(|c| field.members.contains(c))
+            })?;
             Some(link_cells(*b, C::Category))
         }
         Hint::HeldOffice => {
@@ -595,6 +623,18 @@ fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Op
             Some(vec![
                 db.cell(Tenure, row, C::Person),
                 db.cell(Tenure, row, C::Seat),
+            ])
+        }
+        Hint::BelongedToMaker { decades, .. } => {
+            let ((link, row, _), work) = me
+                .belonged
+                .iter()
+                .find_map(|b| Some((*b, people.made_in(b.2, decades)?)))?;
+            Some(vec![
+                db.cell(link, row, C::Person),
+                db.cell(link, row, C::Organisation),
+                db.cell(Work, work, C::Organisation),
+                db.cell(Work, work, C::Year),
             ])
         }
     }
@@ -657,33 +697,47 @@ fn hint_sql(db: &Db, hint: &Hint) -> String {
                 col(Membership, C::Joined)
             )
         }
-        Hint::WorkedAs(jobs) => format!("p.{} IN {}", col(p, C::Occupation), list(jobs)),
+        Hint::WorkedIn(field) => format!("p.{} IN {}", col(p, C::Occupation), list(&field.members)),
         Hint::BirthplaceOver(n) => birthplace_where(format!("{} > {n}", col(s, C::Population))),
         Hint::BirthplaceUnder(n) => birthplace_where(format!("{} < {n}", col(s, C::Population))),
         Hint::BirthplaceBefore(d) => birthplace_where(format!("{} < {d}", col(s, C::Founded))),
         Hint::BirthplaceSince(d) => birthplace_where(format!("{} >= {d}", col(s, C::Founded))),
-        Hint::BirthplaceHosts(set) => format!(
+        Hint::BirthplaceHosts(field) => format!(
             "p.{} IN (SELECT o.{} FROM {} o WHERE o.{} IN {})",
             col(p, C::Birthplace),
             col(o, C::Home),
             table(o),
             col(o, C::Category),
-            list(set)
+            list(&field.members)
         ),
-        Hint::Founded(set) => format!(
+        Hint::Founded(field) => format!(
             "EXISTS (SELECT 1 FROM {} o WHERE o.{} = p.id AND o.{} IN {})",
             table(o),
             col(o, C::Founder),
             col(o, C::Category),
-            list(set)
+            list(&field.members)
         ),
         Hint::BelongedOver(n) => belonged(format!("{} > {n}", col(o, C::MemberCount))),
-        Hint::BelongedTo(set) => belonged(format!("{} IN {}", col(o, C::Category), list(set))),
+        Hint::BelongedTo(field) => belonged(format!(
+            "{} IN {}",
+            col(o, C::Category),
+            list(&field.members)
+        )),
         Hint::HeldOffice => format!(
             "EXISTS (SELECT 1 FROM {} t WHERE t.{} = p.id)",
             table(Tenure),
             col(Tenure, C::Person)
         ),
+        Hint::BelongedToMaker { decades, .. } => {
+            let first = decades.first().copied().unwrap_or_default();
+            let last = decades.last().copied().unwrap_or_default() + 9;
+            belonged(format!(
+                "id IN (SELECT w.{} FROM {} w WHERE w.{} BETWEEN {first} AND {last})",
+                col(Work, C::Organisation),
+                table(Work),
+                col(Work, C::Year)
+            ))
+        }
     }
 }
 
@@ -753,7 +807,8 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
         Hint::BornIn(_) | Hint::DiedIn(_) => return None,
         // Every organisation's people page lists its members with the years they joined.
         Hint::JoinedBefore(_) | Hint::JoinedSince(_) => pages(orgs) + orgs,
-        Hint::WorkedAs(jobs) => jobs
+        Hint::WorkedIn(field) => field
+            .members
             .iter()
             .map(|j| {
                 let holders = people
@@ -769,14 +824,25 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
         | Hint::BirthplaceUnder(_)
         | Hint::BirthplaceBefore(_)
         | Hint::BirthplaceSince(_) => pages(settlements) + settlements,
-        Hint::BirthplaceHosts(set) => {
-            let (calls, homes) = in_categories(set);
+        Hint::BirthplaceHosts(field) => {
+            let (calls, homes) = in_categories(&field.members);
             calls + homes.len()
         }
-        Hint::Founded(set) => in_categories(set).0,
+        Hint::Founded(field) => in_categories(&field.members).0,
         // Members are listed on each organisation's people page, after its article.
-        Hint::BelongedTo(set) => 2 * in_categories(set).0 - set.len(),
+        Hint::BelongedTo(field) => 2 * in_categories(&field.members).0 - field.members.len(),
         Hint::BelongedOver(_) | Hint::HeldOffice => pages(orgs) + orgs,
+        // The list of works names them only: each work's article gives its year and maker,
+        // and each maker's people page its members.
+        Hint::BelongedToMaker { decades, .. } => {
+            let works: Vec<&(i64, i64)> = people.orgs.values().flat_map(|o| &o.works).collect();
+            let makers = people
+                .orgs
+                .keys()
+                .filter(|&&o| people.made_in(o, decades).is_some())
+                .count();
+            pages(works.len()) + works.len() + makers
+        }
     })
 }
 
@@ -800,16 +866,28 @@ fn verification_calls(people: &People, rest: &[&Hint], candidates: &BTreeSet<usi
     }
     let mut categories: BTreeSet<&String> = BTreeSet::new();
     for hint in rest {
-        if let Hint::Founded(set) | Hint::BelongedTo(set) | Hint::BirthplaceHosts(set) = hint {
-            categories.extend(set.iter());
+        if let Hint::Founded(field) | Hint::BelongedTo(field) | Hint::BirthplaceHosts(field) = hint
+        {
+            categories.extend(field.members.iter());
         }
     }
     calls += categories.len();
-    if rest.iter().any(|h| matches!(h, Hint::BelongedOver(_))) {
-        let orgs: BTreeSet<i64> = profiles()
-            .flat_map(|p| p.belonged.iter().map(|b| b.2))
-            .collect();
+    let orgs: BTreeSet<i64> = profiles()
+        .flat_map(|p| p.belonged.iter().map(|b| b.2))
+        .collect();
+    let maker = rest
+        .iter()
+        .any(|h| matches!(h, Hint::BelongedToMaker { .. }));
+    if maker || rest.iter().any(|h| matches!(h, Hint::BelongedOver(_))) {
         calls += orgs.len();
+    }
+    if maker {
+        // Each of those organisations' works, whose articles give their years.
+        calls += orgs
+            .iter()
+            .filter_map(|o| people.orgs.get(o))
+            .map(|o| o.works.len())
+            .sum::<usize>();
     }
     calls
 }
@@ -832,7 +910,7 @@ mod tests {
         let set = |ids: &[usize]| ids.iter().copied().collect::<BTreeSet<usize>>();
         let pool = vec![
             (Hint::BornIn(vec![2140]), set(&[0, 1, 2, 3])),
-            (Hint::WorkedAs(vec!["pilot".into()]), set(&[0, 1, 4, 5])),
+            (Hint::DiedIn(vec![2200]), set(&[0, 1, 4, 5])),
             (Hint::HeldOffice, set(&[0, 2, 4])),
             (Hint::BirthplaceOver(100), set(&[0, 3, 5])),
             (Hint::BirthplaceUnder(900), set(&[0, 1, 2, 3, 4])),
