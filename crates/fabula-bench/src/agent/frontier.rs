@@ -5,8 +5,8 @@
 //! nothing else, so each person is opened and tested: the decades, occupation and career table
 //! on their own article, the birthplace's population, founding and the organisations based
 //! there on its article, each organisation's category on its article, and a member count on
-//! the article or, where the article leaves it out, the organisation's own site. Every page is
-//! read once per task. A careful reader, the agent answers only when exactly one person fits.
+//! the article or, where the article leaves it out, the organisation's own site, and the years
+//! of an organisation's works on the works' articles. Every page is read once per task. A careful reader, the agent answers only when exactly one person fits.
 
 use fabula_tasks::blurred::{self, Hint};
 
@@ -102,7 +102,33 @@ impl Run<'_> {
             }
             Hint::JoinedBefore(d) => Ok(joined(&career).any(|y| y < *d)),
             Hint::JoinedSince(d) => Ok(joined(&career).any(|y| y >= *d)),
+            Hint::BelongedToMaker {
+                verb,
+                work,
+                decades,
+            } => {
+                for org in organisations(&career, false) {
+                    if self.made_in(&org, verb, work, decades)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
         }
+    }
+
+    /// Whether the organisation at `url` made a work in one of the decades: its article lists
+    /// its works under their plural ("Masterworks"), and each work's article states the year
+    /// under the verb ("Completed").
+    fn made_in(&self, url: &str, verb: &str, work: &str, decades: &[i64]) -> Result<bool> {
+        let (_, page) = self.extract(url)?;
+        for work_url in read::section_urls(&page, &super::plural(work)) {
+            let (_, article) = self.extract(&work_url)?;
+            if number(&article, verb).is_some_and(|y| in_decades(y, decades)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether one of `urls` is an organisation of one of the categories (its article's

@@ -173,7 +173,11 @@ impl People {
 
     /// A work (row) the organisation made in one of the decades.
     fn made_in(&self, org: i64, decades: &[i64]) -> Option<i64> {
-        let works = self.orgs.get(&org).map(|o| o.works.as_slice()).unwrap_or_default();
+        let works = self
+            .orgs
+            .get(&org)
+            .map(|o| o.works.as_slice())
+            .unwrap_or_default();
         works
             .iter()
             .find(|(_, year)| in_decades(*year, decades))
