@@ -381,6 +381,21 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
             forbid(&GENERATORS, "the load tester is a client of the HTTP API");
             forbid(&SERVERS, "the load tester is a client of the HTTP API");
         }
+        "fabula-agent" => {
+            forbid(&SERVERS, "the agents are clients of the HTTP API");
+            forbid(
+                &["fabula-audit", "fabula-export"],
+                "the audit and the exports build on the agents",
+            );
+        }
+        "fabula-audit" => {
+            forbid(
+                &SERVERS,
+                "the audit reads files and reaches a server over HTTP only",
+            );
+            forbid(&["fabula-export"], "the exports build on the audit");
+        }
+        "fabula-export" => forbid(&SERVERS, "exports read files and link no server"),
         _ => {}
     }
     if name != "fabula" {
@@ -447,6 +462,23 @@ fn the_crate_rules_catch_each_kind_of_breach() {
         "fabula-server",
         "[dev-dependencies]\nfabula-load.workspace = true\nfabula-file.workspace = true\n",
         &["fabula-load"],
+    );
+    check(
+        "fabula-agent",
+        "[dependencies]\nfabula-tasks.workspace = true\nfabula-server.workspace = true\n\
+         [dev-dependencies]\nfabula-audit.workspace = true\n",
+        &["fabula-server", "fabula-audit"],
+    );
+    check(
+        "fabula-audit",
+        "[dependencies]\nfabula-agent.workspace = true\nfabula-search.workspace = true\n\
+         [dev-dependencies]\nfabula-admin.workspace = true\nfabula-export.workspace = true\n",
+        &["fabula-admin", "fabula-export"],
+    );
+    check(
+        "fabula-export",
+        "[dependencies]\nfabula-audit.workspace = true\nfabula-browse.workspace = true\n",
+        &["fabula-browse"],
     );
     check(
         "fabula",

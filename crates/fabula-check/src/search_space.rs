@@ -6,7 +6,7 @@
 //! condition per clue (the SQL convention of frontier questions, `fabula-tasks`'
 //! `build/frontier.rs`); each condition is counted on its own with the world file's read-only
 //! query. `fabula check` holds frontier questions to these figures and `fabula audit` (crate
-//! `fabula-bench`) reports them through this module.
+//! `fabula-audit`) reports them through this module.
 
 use fabula_file::WorldFile;
 

@@ -106,7 +106,7 @@ named_enum! {
 named_enum! {
     /// The kind of a task, as `fabula_tasks.kind` stores it. `fabula-score` has its own
     /// `TaskKind` for task files, with the same spellings, so that this crate depends on no other
-    /// fabula crate; `fabula-bench` converts between the two and tests that they agree.
+    /// fabula crate; `fabula-audit` converts between the two and tests that they agree.
     TaskKind {
         /// One fact about one entity.
         Lookup = "lookup",

@@ -7,8 +7,8 @@
 //! result means as an answer and which values a page must state, for the answerability check
 //! (`fabula check`, crate `fabula-check`, derives the same rules on its own). [`FullRenderer`] plugs pages and tasks into dataset
 //! generation.
-//! [`phrasings`] holds the question bank, which the baselines of `fabula-bench` read too;
-//! exports, baselines and the answerability check live in `fabula-bench`.
+//! [`phrasings`] holds the question bank, which the baseline agents of `fabula-agent` read too;
+//! exports live in `fabula-export`, the audit and the answerability check in `fabula-audit`.
 //!
 //! # The SQL convention
 //!

@@ -162,8 +162,8 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
     }
     if args.answerability {
         let addr = args.addr.as_deref().unwrap_or_default();
-        let config = fabula_bench::AnswerabilityConfig::default();
-        let report = fabula_bench::check_answerability(addr, &args.dir, &config)
+        let config = fabula_audit::AnswerabilityConfig::default();
+        let report = fabula_audit::check_answerability(addr, &args.dir, &config)
             .context("checking answerability")?;
         print!("{}", report.to_text());
         if report.fraction() < 1.0 {

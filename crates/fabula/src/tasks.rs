@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use fabula_bench::{AgentConfig, ExportConfig, Format, Split};
+use fabula_agent::AgentConfig;
+use fabula_audit::Split;
+use fabula_export::{ExportConfig, Format};
 use fabula_score::{EvalReport, widesearch};
 use fabula_tasks::Tier;
 
@@ -102,7 +104,7 @@ pub struct BaselineArgs {
     /// `rules` (the baseline, which knows every template) or `keyword` (a generic keyword agent
     /// that knows none).
     #[arg(long, default_value = "rules", value_parser = parse_agent)]
-    pub agent: fabula_bench::AuditAgent,
+    pub agent: fabula_audit::AuditAgent,
 }
 
 /// Arguments of `fabula audit`.
@@ -125,36 +127,36 @@ pub struct AuditArgs {
     /// The agent `--addr` runs: `rules` (the baseline, which knows every template) or `keyword`
     /// (a generic keyword agent that knows none).
     #[arg(long, default_value = "rules", value_parser = parse_agent)]
-    pub agent: fabula_bench::AuditAgent,
+    pub agent: fabula_audit::AuditAgent,
 }
 
-fn parse_agent(s: &str) -> anyhow::Result<fabula_bench::AuditAgent> {
+fn parse_agent(s: &str) -> anyhow::Result<fabula_audit::AuditAgent> {
     match s {
-        "rules" => Ok(fabula_bench::AuditAgent::Rules),
-        "keyword" => Ok(fabula_bench::AuditAgent::Keyword),
+        "rules" => Ok(fabula_audit::AuditAgent::Rules),
+        "keyword" => Ok(fabula_audit::AuditAgent::Keyword),
         _ => anyhow::bail!("--agent `{s}` must be rules or keyword"),
     }
 }
 
 /// Runs `fabula audit`.
 pub fn run_audit(args: &AuditArgs) -> anyhow::Result<()> {
-    let mut config = fabula_bench::AuditConfig {
+    let mut config = fabula_audit::AuditConfig {
         addr: args.addr.clone(),
         agent_kind: args.agent,
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
-        ..fabula_bench::AuditConfig::default()
+        ..fabula_audit::AuditConfig::default()
     };
     config.agent.client.api_key = args.api_key.clone();
-    let report = fabula_bench::audit(&args.dir, &config)
+    let report = fabula_audit::audit(&args.dir, &config)
         .with_context(|| format!("auditing {}", args.dir.display()))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", fabula_bench::render_audit(&report));
+        print!("{}", fabula_audit::render_audit(&report));
         println!();
-        print!("{}", fabula_bench::render_search_space(&report));
+        print!("{}", fabula_audit::render_search_space(&report));
     }
     Ok(())
 }
@@ -185,7 +187,7 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
             .transpose()
             .map_err(|e| anyhow::anyhow!("--tier: {e}"))?,
     };
-    let summary = fabula_bench::export_tasks(&config)
+    let summary = fabula_export::export_tasks(&config)
         .with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;
     eprintln!(
         "exported {} tasks of {} worlds ({} gold files) -> {}",
@@ -200,7 +202,7 @@ pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
 /// Runs `fabula corpus export`.
 pub fn run_corpus(command: &CorpusCommand) -> anyhow::Result<()> {
     let CorpusCommand::Export { worlds, out } = command;
-    let summary = fabula_bench::export_corpus(worlds, out)
+    let summary = fabula_export::export_corpus(worlds, out)
         .with_context(|| format!("exporting pages of {}", worlds.display()))?;
     eprintln!(
         "exported {} pages of {} worlds -> {}",
@@ -236,23 +238,23 @@ pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
 /// Runs `fabula eval --blind`: the most common train answer scored on the test split, then every
 /// cheap guesser per kind and tier (tiers measured as `fabula audit` measures them).
 fn run_blind(args: &EvalArgs) -> anyhow::Result<()> {
-    let train = fabula_bench::load_tasks(&args.worlds, Split::Train)?;
-    let test = fabula_bench::load_tasks(&args.worlds, Split::Test)?;
+    let train = fabula_audit::load_tasks(&args.worlds, Split::Train)?;
+    let test = fabula_audit::load_tasks(&args.worlds, Split::Test)?;
     if train.is_empty() || test.is_empty() {
         bail!(
             "{} has no train or no test worlds; generate more worlds",
             args.worlds.display()
         );
     }
-    let predictions = fabula_bench::blind_baseline(&train, &test);
+    let predictions = fabula_audit::blind_baseline(&train, &test);
     let report = fabula_score::evaluate(&test, &predictions);
-    let config = fabula_bench::AuditConfig {
+    let config = fabula_audit::AuditConfig {
         jobs: args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
-        ..fabula_bench::AuditConfig::default()
+        ..fabula_audit::AuditConfig::default()
     };
-    let guessers = fabula_bench::audit(&args.worlds, &config)
+    let guessers = fabula_audit::audit(&args.worlds, &config)
         .with_context(|| format!("measuring the tiers of {}", args.worlds.display()))?;
     if args.json {
         let both = serde_json::json!({ "test_split": report, "guessers": guessers });
@@ -265,7 +267,7 @@ fn run_blind(args: &EvalArgs) -> anyhow::Result<()> {
         );
         print!("{}", report.to_text());
         println!("\ncheap guessers per kind and tier, every task:");
-        print!("{}", fabula_bench::render_guessers(&guessers));
+        print!("{}", fabula_audit::render_guessers(&guessers));
     }
     Ok(())
 }
@@ -277,9 +279,9 @@ pub fn run_baseline(args: &BaselineArgs) -> anyhow::Result<()> {
     let mut config = AgentConfig::default();
     config.client.api_key = args.api_key.clone();
     let predictions = match args.agent {
-        fabula_bench::AuditAgent::Rules => fabula_bench::run_baseline(&args.addr, &tasks, &config),
-        fabula_bench::AuditAgent::Keyword => {
-            fabula_bench::keyword::run_keyword(&args.addr, &tasks, &config)
+        fabula_audit::AuditAgent::Rules => fabula_agent::run_baseline(&args.addr, &tasks, &config),
+        fabula_audit::AuditAgent::Keyword => {
+            fabula_agent::keyword::run_keyword(&args.addr, &tasks, &config)
         }
     }
     .context("running the baseline agent")?;

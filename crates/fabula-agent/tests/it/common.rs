@@ -1,29 +1,12 @@
-//! Shared fixtures: worlds rendered in memory and one small dataset written to disk.
+//! The shared fixture: one small dataset written to disk.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use fabula_file::Task;
 use fabula_tasks::FullRenderer;
-use fabula_world::dataset::{self, GenerateConfig, Renderer};
-use fabula_world::generate_world;
-use rayon::prelude::*;
+use fabula_world::dataset::{self, GenerateConfig};
 
 pub const SEED: u64 = 20_250_601;
-
-/// Generates worlds `0..n` and builds their tasks in parallel; returns each world's id and
-/// tasks, in id order.
-pub fn rendered_tasks(n: u32) -> Vec<(u32, Vec<Task>)> {
-    let themes = dataset::select_themes(&[]).unwrap();
-    (0..n)
-        .into_par_iter()
-        .map(|id| {
-            let world = generate_world(SEED, id, &themes);
-            let (_, tasks) = FullRenderer.render(&world);
-            (id, tasks)
-        })
-        .collect()
-}
 
 /// A shared dataset of 6 worlds, written once per test run and never modified.
 pub fn small_dataset() -> &'static Path {

@@ -10,12 +10,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use fabula_agent::http::{ClientConfig, HttpClient};
 use fabula_file::{Task, WorldFile};
 use fabula_tasks::answer::{required_values, text_states};
 use serde_json::Value;
 
 use crate::dataset::parse_json;
-use crate::http::{ClientConfig, HttpClient};
 use crate::{Error, Result};
 
 /// How the answerability check talks to the server.
@@ -180,8 +180,8 @@ impl WorldCheck<'_> {
         }
         let got = match self.client.extract_all(self.world, url, self.max_chars) {
             Ok((_, content)) => Ok(content),
-            Err(e @ Error::Status { .. }) => Err(e.to_string()),
-            Err(e) => return Err(e),
+            Err(e @ fabula_agent::Error::Status { .. }) => Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         };
         self.fetched.insert(url.to_owned(), got);
         Ok(())

@@ -26,6 +26,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use fabula_agent::keyword::run_keyword;
+use fabula_agent::{AgentConfig, run_baseline_counted};
 use fabula_file::{ColumnRole, Task, Value as Cell, WorldFile};
 use fabula_score::{Gold, Prediction, TaskKind, TaskRecord};
 use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldIndex, WorldInfo};
@@ -38,10 +40,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::{AgentConfig, run_baseline_counted};
 use crate::dataset::{WorldTasks, score_record};
 use crate::error::{Error, Result};
-use crate::keyword::run_keyword;
 use fabula_check::search_space::{self, SearchSpace};
 
 /// Which agent `fabula audit --addr` runs.
@@ -50,7 +50,7 @@ pub enum AuditAgent {
     /// The rule-based baseline agent, which knows every template.
     #[default]
     Rules,
-    /// The generic keyword agent ([`crate::keyword`]), which knows none.
+    /// The generic keyword agent ([`fabula_agent::keyword`]), which knows none.
     Keyword,
 }
 

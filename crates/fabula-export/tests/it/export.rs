@@ -2,11 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use fabula_bench::export::{
+use fabula_audit::{Split, split_of};
+use fabula_export::export::{
     WIDESEARCH_HF_FILE, corpus_record, jsonl_record, searchr1_record, verl_record,
     widesearch_hf_record, widesearch_record,
 };
-use fabula_bench::{ExportConfig, Format, Split, export_corpus, export_tasks, split_of};
+use fabula_export::{ExportConfig, Format, export_corpus, export_tasks};
 use fabula_file::{Task, TaskKind};
 use fabula_tasks::Tier;
 
@@ -127,7 +128,7 @@ fn splits_are_stable_and_near_80_10_10() {
 fn exports_write_every_format() {
     let dir = small_dataset();
     let tmp = tempfile::tempdir().unwrap();
-    let all = fabula_bench::load_tasks(dir, Split::All).unwrap();
+    let all = fabula_audit::load_tasks(dir, Split::All).unwrap();
 
     let out = tmp.path().join("tasks.jsonl");
     let cfg = ExportConfig {
@@ -206,7 +207,7 @@ fn exports_write_every_format() {
         ..cfg
     };
     let summary = export_tasks(&cfg).unwrap();
-    let train = fabula_bench::load_tasks(dir, Split::Train).unwrap();
+    let train = fabula_audit::load_tasks(dir, Split::Train).unwrap();
     assert_eq!(summary.records, train.len());
 
     let out = tmp.path().join("verl").join("train.parquet");

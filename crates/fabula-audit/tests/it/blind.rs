@@ -1,10 +1,29 @@
 //! The blind baseline stays under 5% exact match for every short-answer kind.
 
-use fabula_bench::dataset::score_record;
-use fabula_bench::{Split, blind_baseline, split_of};
+use fabula_audit::dataset::score_record;
+use fabula_audit::{Split, blind_baseline, split_of};
+use fabula_file::Task;
 use fabula_score::{TaskKind, evaluate};
+use fabula_tasks::FullRenderer;
+use fabula_world::dataset::{self, Renderer};
+use fabula_world::generate_world;
+use rayon::prelude::*;
 
-use crate::common::rendered_tasks;
+use crate::common::SEED;
+
+/// Generates worlds `0..n` and builds their tasks in parallel; returns each world's id and
+/// tasks, in id order.
+fn rendered_tasks(n: u32) -> Vec<(u32, Vec<Task>)> {
+    let themes = dataset::select_themes(&[]).unwrap();
+    (0..n)
+        .into_par_iter()
+        .map(|id| {
+            let world = generate_world(SEED, id, &themes);
+            let (_, tasks) = FullRenderer.render(&world);
+            (id, tasks)
+        })
+        .collect()
+}
 
 #[test]
 fn blind_exact_match_is_under_five_percent_per_kind() {

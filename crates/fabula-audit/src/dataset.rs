@@ -93,7 +93,7 @@ pub fn read_dataset_tasks(dir: &Path, split: Split) -> Result<Vec<WorldTasks>> {
 }
 
 /// Parses a task's stored JSON (its answer or evidence).
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(task: &Task, text: &str) -> Result<T> {
+pub fn parse_json<T: serde::de::DeserializeOwned>(task: &Task, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|source| Error::TaskJson {
         task: task.id.clone(),
         source,

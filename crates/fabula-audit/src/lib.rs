@@ -1,0 +1,28 @@
+//! `fabula audit` and the checks of a dataset from outside: its difficulty ladder, the blind
+//! guessers and the search space, and the answerability of every gold value.
+//!
+//! [`dataset`] reads a dataset's tasks, split by a stable hash of the world id ([`split_of`]);
+//! [`load_tasks`] reads a split's tasks in fabula-score's shape. [`audit`] measures every task's
+//! tier (the exports tag tasks with it: [`audit::task_tiers`]) and reports the ladder per kind and
+//! tier, with the agents of `fabula-agent` when given a server. [`blind_baseline`] answers
+//! without searching, to show tasks are not guessable; [`check_answerability`] confirms through
+//! the server's API that every gold value can be read.
+//!
+//! World files are read only through `fabula_file::WorldFile`; the task rules the answerability
+//! check shares with `fabula check` (which values a task requires, when a text states one) come
+//! from `fabula_tasks::answer`, and the phrasing bank from `fabula_tasks::phrasings`.
+
+pub mod answerable;
+pub mod audit;
+pub mod blind;
+pub mod dataset;
+mod error;
+
+pub use answerable::{AnswerabilityConfig, AnswerabilityReport, check_answerability};
+pub use audit::{
+    AuditAgent, AuditConfig, AuditReport, AuditRow, audit, render_audit, render_guessers,
+    render_search_space,
+};
+pub use blind::blind_baseline;
+pub use dataset::{Split, load_tasks, split_of};
+pub use error::{Error, Result};
