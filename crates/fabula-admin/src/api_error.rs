@@ -15,11 +15,12 @@ pub const CHALLENGE: &str = "Basic realm=\"fabula admin\", charset=\"UTF-8\"";
 
 /// A 401 `unauthorized` with the admin's Basic-auth challenge.
 pub(crate) fn unauthorized() -> Response {
-    let mut response = ApiError::new(ErrorCode::Unauthorized, "missing or wrong admin token")
-        .into_response();
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(CHALLENGE));
+    let mut response =
+        ApiError::new(ErrorCode::Unauthorized, "missing or wrong admin token").into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(CHALLENGE),
+    );
     response
 }
 
@@ -80,5 +81,8 @@ pub(crate) fn query_rejected(rejection: QueryRejection) -> ApiError {
 
 /// A request to `/ws` that is not a WebSocket upgrade: 400 `bad_request`.
 pub(crate) fn upgrade_rejected(rejection: WebSocketUpgradeRejection) -> ApiError {
-    ApiError::bad_request(format!("not a WebSocket upgrade: {}", rejection.body_text()))
+    ApiError::bad_request(format!(
+        "not a WebSocket upgrade: {}",
+        rejection.body_text()
+    ))
 }

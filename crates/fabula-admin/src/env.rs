@@ -52,7 +52,6 @@ pub(crate) struct ResetRequest {
     pub task_id: Option<String>,
     /// The session's controls, as `POST /v1/sessions` takes them.
     #[serde(default)]
-    #[schema(value_type = Option<ControlsRequest>)]
     pub controls: ControlsRequest,
 }
 
@@ -84,16 +83,24 @@ fn episode_world(request: &ResetRequest) -> Result<u32, ApiError> {
     responses((status = 200, description = "The episode and its first observation", body = ResetAnswer)))]
 pub(crate) async fn reset(
     State(state): State<AdminState>,
-    body: Result<Json<ResetRequest>, JsonRejection>,
+    body: Result<Json<Value>, JsonRejection>,
 ) -> Result<Json<ResetAnswer>, ApiError> {
-    let Json(request) = body.map_err(api_error::body_rejected)?;
-    let started = start_episode(&state, request)?;
+    let Json(body) = body.map_err(api_error::body_rejected)?;
+    let started = start_episode(&state, parse_reset(body)?)?;
     Ok(Json(ResetAnswer {
         done: false,
         episode_id: started.id,
         observation: started.observation,
         reward: None,
     }))
+}
+
+/// Reads a reset's body as the agent-facing listener reads its bodies: a whole number written
+/// with a fraction (`3.0`) is the integer it is, as the OpenAPI document's `integer` counts it.
+fn parse_reset(mut body: Value) -> Result<ResetRequest, ApiError> {
+    fabula_server::extractors::read_whole_numbers(&mut body);
+    serde_json::from_value(body)
+        .map_err(|error| ApiError::bad_request(format!("invalid request: {error}")))
 }
 
 /// A new episode: its id and first observation.
@@ -239,9 +246,7 @@ async fn call_tool(
             observation: output.text,
             reward: 0.0,
         }),
-        Err(error) if error.code == fabula_server::ErrorCode::BadRequest => {
-            Err(error)
-        }
+        Err(error) if error.code == fabula_server::ErrorCode::BadRequest => Err(error),
         Err(error) => Ok(StepAnswer {
             done: false,
             info: StepInfo::Error {

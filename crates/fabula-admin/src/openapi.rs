@@ -110,16 +110,35 @@ pub fn document() -> Value {
                    "description": "Any user name, the admin token as the password." }
     });
     document["security"] = json!([{ "bearer": [] }, { "basic": [] }]);
-    document["components"]["schemas"]["Action"] = openenv::action_schema();
+    document["components"]["schemas"]["Action"] = action_schema();
     for request in ["StepRequest", "OpenEnvStep"] {
         document["components"]["schemas"][request]["properties"]["action"] =
             json!({ "$ref": "#/components/schemas/Action" });
     }
     require_world_or_task(&mut document);
+    any_of_untagged(&mut document);
     // openenv-core 0.1 may post no body at all: that is `{}`.
     document["paths"]["/reset"]["post"]["requestBody"]["required"] = json!(false);
     add_error_responses(&mut document);
     document
+}
+
+/// openenv's action schema (`GET /schema`), with what the steps also hold to: a search names
+/// exactly one of `query` and `queries` (the tool's own schema, which MCP clients read, leaves
+/// that to its description), and an answer has no other fields.
+fn action_schema() -> Value {
+    let mut schema = openenv::action_schema();
+    if let Some(variants) = schema["oneOf"].as_array_mut() {
+        for variant in variants {
+            let tool = variant["properties"]["tool"]["const"].clone();
+            if tool == fabula_server::tools::WEB_SEARCH {
+                variant["oneOf"] = json!([{ "required": ["query"] }, { "required": ["queries"] }]);
+            } else if tool == "answer" {
+                variant["additionalProperties"] = json!(false);
+            }
+        }
+    }
+    schema
 }
 
 /// An episode reset names a world, a task, or both.
@@ -128,6 +147,17 @@ fn require_world_or_task(document: &mut Value) {
         { "required": ["world"], "properties": { "world": { "type": "integer" } } },
         { "required": ["task_id"], "properties": { "task_id": { "type": "string" } } }
     ]);
+}
+
+/// The answers that are one of several shapes (serde's untagged enums) match any of them: one
+/// shape may hold another's fields (an episode's state has `step_count`, as the empty state).
+fn any_of_untagged(document: &mut Value) {
+    for name in ["EnvState", "OpenEnvState", "ObservationInfo", "StepInfo"] {
+        let schema = &mut document["components"]["schemas"][name];
+        if let Some(variants) = schema.as_object_mut().and_then(|s| s.remove("oneOf")) {
+            schema["anyOf"] = variants;
+        }
+    }
 }
 
 /// Adds every operation's error answers, one response per status, each listing its codes.
@@ -200,12 +230,7 @@ mod tests {
             assert_eq!(listed, &json!(codes), "{method} {path} {status}");
         };
         check("/v1/env/step", "post", "409", &["episode_done"]);
-        check(
-            "/v1/env/step",
-            "post",
-            "404",
-            &["episode_not_found"],
-        );
+        check("/v1/env/step", "post", "404", &["episode_not_found"]);
         check("/admin/score", "post", "404", &["task_not_found"]);
         check("/admin/score", "post", "413", &["payload_too_large"]);
         check("/reset", "post", "429", &["too_many_sessions"]);

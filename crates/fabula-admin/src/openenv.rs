@@ -89,7 +89,6 @@ pub(crate) struct OpenEnvReset {
     world: Option<u32>,
     /// The session's controls, as `POST /v1/sessions` takes them.
     #[serde(default)]
-    #[schema(value_type = Option<ControlsRequest>)]
     controls: ControlsRequest,
 }
 
@@ -208,10 +207,7 @@ async fn step_episode(
 }
 
 /// The episode's state, or openenv's empty state when there is none.
-fn episode_state(
-    state: &AdminState,
-    episode_id: Option<&str>,
-) -> Result<OpenEnvState, ApiError> {
+fn episode_state(state: &AdminState, episode_id: Option<&str>) -> Result<OpenEnvState, ApiError> {
     let Some(id) = episode_id else {
         return Ok(OpenEnvState::None(NoEpisode {
             episode_id: None,
@@ -247,7 +243,10 @@ pub(crate) async fn reset(
     Ok(Json(answer))
 }
 
-fn parse_reset(body: Value) -> Result<OpenEnvReset, ApiError> {
+/// Reads a reset (`null` is an empty one); a whole number written with a fraction (`3.0`) is the
+/// integer it is, as the agent-facing listener reads its bodies.
+fn parse_reset(mut body: Value) -> Result<OpenEnvReset, ApiError> {
+    fabula_server::extractors::read_whole_numbers(&mut body);
     match body {
         Value::Null => Ok(OpenEnvReset::default()),
         body => serde_json::from_value(body)

@@ -17,8 +17,8 @@ use crate::episodes::{EpisodeStore, OpenEnvState};
 use crate::error::{Error, Result};
 use crate::wire::TaskKindName;
 
-/// One task as the admin API returns it (fields in the wire's alphabetical order, see
-/// [`crate::wire`]).
+// Fields in the wire's alphabetical order, as in `crate::wire`.
+/// One task as the admin API returns it: the question and its gold answer.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Task {
     /// The gold answer: a string, or a table `{"columns", "key", "rows"}`.
