@@ -329,30 +329,30 @@ pub(crate) async fn schema() -> Json<Schemas> {
 /// The JSON Schema of an observation, as `GET /schema` gives it.
 fn observation_schema() -> Value {
     json!({
-            "type": "object",
-            "properties": {
-                "text": {"type": "string", "description": "What the agent reads."},
-                "info": {"type": "object", "description": "The tool's structured result, the error, or the score."},
-            },
-            "required": ["text", "info"],
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "What the agent reads."},
+            "info": {"type": "object", "description": "The tool's structured result, the error, or the score."},
+        },
+        "required": ["text", "info"],
     })
 }
 
 /// The JSON Schema of a state, as `GET /schema` gives it.
 fn state_schema() -> Value {
     json!({
-            "type": "object",
-            "properties": {
-                "episode_id": {"type": ["string", "null"]},
-                "step_count": {"type": "integer", "minimum": 0},
-                "world": {"type": "integer"},
-                "seed": {"type": "integer"},
-                "task_id": {"type": ["string", "null"]},
-                "session": {"type": "string"},
-                "done": {"type": "boolean"},
-                "reward": {"type": ["number", "null"]},
-            },
-            "required": ["episode_id", "step_count"],
+        "type": "object",
+        "properties": {
+            "episode_id": {"type": ["string", "null"]},
+            "step_count": {"type": "integer", "minimum": 0},
+            "world": {"type": "integer"},
+            "seed": {"type": "integer"},
+            "task_id": {"type": ["string", "null"]},
+            "session": {"type": "string"},
+            "done": {"type": "boolean"},
+            "reward": {"type": ["number", "null"]},
+        },
+        "required": ["episode_id", "step_count"],
     })
 }
 

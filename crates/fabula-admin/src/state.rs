@@ -8,30 +8,12 @@ use std::sync::Arc;
 
 use fabula_score::{Gold, Prediction, Score};
 use parking_lot::Mutex;
-use serde::Serialize;
 use serde_json::Value;
-use utoipa::ToSchema;
 
 use crate::api_error::{self, ApiError};
 use crate::episodes::{EpisodeStore, OpenEnvState};
 use crate::error::{Error, Result};
-use crate::wire::TaskKindName;
-
-// Fields in the wire's alphabetical order, as in `crate::wire`.
-/// One task as the admin API returns it: the question and its gold answer.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Task {
-    /// The gold answer: a string, or a table `{"columns", "key", "rows"}`.
-    pub answer: Value,
-    /// The urls of the pages that state the answer.
-    pub evidence: Value,
-    /// How many pages an agent must read to answer.
-    pub hops: i64,
-    pub id: String,
-    #[schema(value_type = TaskKindName)]
-    pub kind: fabula_file::TaskKind,
-    pub question: String,
-}
+use crate::wire::Task;
 
 impl Task {
     /// Scores an answer (a JSON string is read as text) against this task's gold answer.

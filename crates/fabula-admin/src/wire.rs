@@ -13,8 +13,6 @@ use serde_json::Value;
 use utoipa::openapi::{ObjectBuilder, RefOr, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::state::Task;
-
 /// The OpenAPI schema of a task's kind: `fabula_file::TaskKind`'s spellings.
 pub struct TaskKindName;
 
@@ -34,6 +32,21 @@ impl ToSchema for TaskKindName {
     fn name() -> Cow<'static, str> {
         Cow::Borrowed("TaskKind")
     }
+}
+
+/// One task as the admin API returns it: the question and its gold answer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Task {
+    /// The gold answer: a string, or a table `{"columns", "key", "rows"}`.
+    pub answer: Value,
+    /// The urls of the pages that state the answer.
+    pub evidence: Value,
+    /// How many pages an agent must read to answer.
+    pub hops: i64,
+    pub id: String,
+    #[schema(value_type = TaskKindName)]
+    pub kind: fabula_file::TaskKind,
+    pub question: String,
 }
 
 /// The answer of `GET /admin/worlds/{id}/tasks`: a world's tasks with their gold answers.

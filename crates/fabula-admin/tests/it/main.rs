@@ -384,3 +384,13 @@ async fn resets_read_whole_numbers_written_with_a_fraction() {
     let other_world = json!({"task_id": "w00042-t000", "world": 7});
     check("/reset", other_world, StatusCode::BAD_REQUEST).await;
 }
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_a_413() {
+    let dir = fixture();
+    let answer = "x".repeat(fabula_admin::MAX_BODY_BYTES);
+    let body = json!({"task_id": "w00042-t000", "answer": answer});
+    let (status, body) = call(dir.path(), "POST", "/admin/score", Some(TOKEN), Some(body)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(body["error"]["code"], "payload_too_large");
+}
