@@ -1,92 +1,88 @@
-//! The admin routes' error answer: a status and a stable code, rendered as
-//! `{"error": {"code", "message"}}`. Internal failures are logged, never described in a body.
+//! The admin routes' error answers: the agent-facing server's [`ApiError`] with its stable
+//! [`ErrorCode`]s, rendered as `{"error": {"code", "message"}}` like every error of that listener.
+//! This module holds the admin's own constructors and reads request rejections into codes.
+//! Internal failures are logged with `tracing`, never described in a body.
 
-use axum::Json;
-use axum::http::StatusCode;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+pub use fabula_server::{ApiError, ErrorCode};
 
-/// An error answer with a stable code.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
+/// What a 401 asks for: a browser then asks for the token (as the password) and sends it as
+/// Basic auth; API clients send it as a bearer token.
+pub const CHALLENGE: &str = "Basic realm=\"fabula admin\", charset=\"UTF-8\"";
+
+/// A 401 `unauthorized` with the admin's Basic-auth challenge.
+pub(crate) fn unauthorized() -> Response {
+    let mut response =
+        ApiError::new(ErrorCode::Unauthorized, "missing or wrong admin token").into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(CHALLENGE),
+    );
+    response
 }
 
-impl ApiError {
-    pub(crate) fn new(
-        status: StatusCode,
-        code: &'static str,
-        message: impl Into<String>,
-    ) -> ApiError {
-        ApiError {
-            status,
-            code,
-            message: message.into(),
-        }
-    }
+pub(crate) fn world_not_found(world: u32) -> ApiError {
+    ApiError::new(
+        ErrorCode::WorldNotFound,
+        format!("no world {world} in this dataset"),
+    )
+}
 
-    /// The HTTP status.
-    pub fn status(&self) -> StatusCode {
-        self.status
-    }
+pub(crate) fn task_not_found(task_id: &str) -> ApiError {
+    ApiError::new(ErrorCode::TaskNotFound, format!("no task `{task_id}`"))
+}
 
-    /// The stable code, such as `bad_request`.
-    pub fn code(&self) -> &'static str {
-        self.code
-    }
+pub(crate) fn episode_not_found(id: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::EpisodeNotFound,
+        format!("no episode `{id}` (it may have been forgotten)"),
+    )
+}
 
-    /// The message for the caller.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
+pub(crate) fn episode_done(id: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::EpisodeDone,
+        format!("episode `{id}` has ended; reset to start another"),
+    )
+}
 
-    pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
-    }
+/// A 500 `internal` for a world file that could not be read; the cause is logged only.
+pub(crate) fn internal(cause: &dyn std::fmt::Display) -> ApiError {
+    tracing::error!(error = %cause, "admin: internal error while answering a request");
+    ApiError::new(ErrorCode::Internal, "the world file could not be read")
+}
 
-    pub(crate) fn world_not_found(world: u32) -> ApiError {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "world_not_found",
-            format!("no world {world} in this dataset"),
-        )
-    }
-
-    pub(crate) fn task_not_found(task_id: &str) -> ApiError {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "task_not_found",
-            format!("no task `{task_id}`"),
-        )
-    }
-
-    pub(crate) fn internal(message: &str) -> ApiError {
-        // Internals are logged, not returned.
-        tracing::error!(
-            error = message,
-            "admin: internal error while answering a request"
+/// A JSON body's rejection: 413 `payload_too_large` for a body over the limit, 408
+/// `request_timeout` for one that did not arrive in time, else 400 `bad_request` with axum's
+/// description.
+pub(crate) fn body_rejected(rejection: JsonRejection) -> ApiError {
+    if fabula_server::edge::deadline::is_body_timeout(&rejection) {
+        return ApiError::new(
+            ErrorCode::RequestTimeout,
+            "the request body did not arrive within the server's body timeout",
         );
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "the world file could not be read",
-        )
     }
-
-    /// Carries a search-server error over with its status and code.
-    pub(crate) fn from_server(error: fabula_server::ApiError) -> ApiError {
-        ApiError::new(error.code.status(), error.code.as_str(), error.message)
+    match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the request body is over {} bytes", crate::MAX_BODY_BYTES),
+        ),
+        _ => ApiError::bad_request(rejection.body_text()),
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (
-            self.status,
-            Json(json!({"error": {"code": self.code, "message": self.message}})),
-        )
-            .into_response()
-    }
+/// A query string's rejection: 400 `bad_request`.
+pub(crate) fn query_rejected(rejection: QueryRejection) -> ApiError {
+    ApiError::bad_request(rejection.body_text())
+}
+
+/// A request to `/ws` that is not a WebSocket upgrade: 400 `bad_request`.
+pub(crate) fn upgrade_rejected(rejection: WebSocketUpgradeRejection) -> ApiError {
+    ApiError::bad_request(format!(
+        "not a WebSocket upgrade: {}",
+        rejection.body_text()
+    ))
 }

@@ -24,33 +24,33 @@
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use fabula_server::controls::ControlsRequest;
 use fabula_server::sessions::{CreateSessionRequest, create_session};
 use fabula_server::tools;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
-use crate::api_error::ApiError;
+use crate::api_error::{self, ApiError, episode_not_found};
 pub use crate::episodes::MAX_EPISODES;
 use crate::episodes::{Episode, Episodes};
 use crate::state::{AdminState, world_of_task};
+use crate::wire::{EnvState, EpisodeList, ResetAnswer, StepAnswer, StepInfo};
 
-pub(crate) fn episode_not_found(id: &str) -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "episode_not_found",
-        format!("no episode `{id}` (it may have been forgotten)"),
-    )
-}
-
-#[derive(Debug, Deserialize)]
+/// The body of `POST /v1/env/reset`: `world`, `task_id` or both.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ResetRequest {
+    /// The world to search; defaults to the task's world.
+    #[schema(format = "uint32", maximum = 4294967295_u64)]
     pub world: Option<u32>,
+    /// The session's control seed (0 when not given).
     #[serde(default)]
+    #[schema(format = "uint64", maximum = 18446744073709551615_u64)]
     pub seed: u64,
+    /// The task whose question is the first observation and whose gold answer scores `answer`.
     pub task_id: Option<String>,
+    /// The session's controls, as `POST /v1/sessions` takes them.
     #[serde(default)]
     pub controls: ControlsRequest,
 }
@@ -60,7 +60,7 @@ pub(crate) struct ResetRequest {
 fn episode_world(request: &ResetRequest) -> Result<u32, ApiError> {
     let task_world = match &request.task_id {
         Some(task_id) => {
-            Some(world_of_task(task_id).ok_or_else(|| ApiError::task_not_found(task_id))?)
+            Some(world_of_task(task_id).ok_or_else(|| api_error::task_not_found(task_id))?)
         }
         None => None,
     };
@@ -77,18 +77,30 @@ fn episode_world(request: &ResetRequest) -> Result<u32, ApiError> {
 }
 
 /// `POST /v1/env/reset`.
+#[utoipa::path(post, path = "/v1/env/reset", operation_id = "env_reset", tag = "episodes",
+    summary = "Start an episode: a session in a world, and a task's question",
+    request_body = ResetRequest,
+    responses((status = 200, description = "The episode and its first observation", body = ResetAnswer)))]
 pub(crate) async fn reset(
     State(state): State<AdminState>,
-    body: Result<Json<ResetRequest>, JsonRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
-    let started = start_episode(&state, request)?;
-    Ok(Json(json!({
-        "episode_id": started.id,
-        "observation": started.observation,
-        "reward": null,
-        "done": false,
-    })))
+    body: Result<Json<Value>, JsonRejection>,
+) -> Result<Json<ResetAnswer>, ApiError> {
+    let Json(body) = body.map_err(api_error::body_rejected)?;
+    let started = start_episode(&state, parse_reset(body)?)?;
+    Ok(Json(ResetAnswer {
+        done: false,
+        episode_id: started.id,
+        observation: started.observation,
+        reward: None,
+    }))
+}
+
+/// Reads a reset's body as the agent-facing listener reads its bodies: a whole number written
+/// with a fraction (`3.0`) is the integer it is, as the OpenAPI document's `integer` counts it.
+fn parse_reset(mut body: Value) -> Result<ResetRequest, ApiError> {
+    fabula_server::extractors::read_whole_numbers(&mut body);
+    serde_json::from_value(body)
+        .map_err(|error| ApiError::bad_request(format!("invalid request: {error}")))
 }
 
 /// A new episode: its id and first observation.
@@ -116,8 +128,7 @@ pub(crate) fn start_episode(
             seed: request.seed,
             controls: request.controls,
         },
-    )
-    .map_err(ApiError::from_server)?;
+    )?;
     let observation = match question {
         Some(question) => question,
         None => format!(
@@ -135,19 +146,28 @@ pub(crate) fn start_episode(
     })
 }
 
-#[derive(Debug, Deserialize)]
+/// The body of `POST /v1/env/step`.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StepRequest {
+    /// The episode, from `POST /v1/env/reset`.
     episode_id: String,
+    /// `{"tool": "web_search" | "web_extractor" | "answer", ..}` with the tool's arguments.
+    #[schema(value_type = Object)]
     action: Value,
 }
 
 /// `POST /v1/env/step`.
+#[utoipa::path(post, path = "/v1/env/step", operation_id = "env_step", tag = "episodes",
+    summary = "Run an action of an episode: search, extract or answer",
+    request_body = StepRequest,
+    responses((status = 200, description = "What the action returned; a search or extract that \
+        failed under the session's controls is an observation with `info.error`", body = StepAnswer)))]
 pub(crate) async fn step(
     State(state): State<AdminState>,
     body: Result<Json<StepRequest>, JsonRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
+) -> Result<Json<StepAnswer>, ApiError> {
+    let Json(request) = body.map_err(api_error::body_rejected)?;
     let answer = take_step(&state, &request.episode_id, request.action).await?;
     Ok(Json(answer))
 }
@@ -157,7 +177,7 @@ pub(crate) async fn take_step(
     state: &AdminState,
     episode_id: &str,
     action: Value,
-) -> Result<Value, ApiError> {
+) -> Result<StepAnswer, ApiError> {
     let Value::Object(mut action) = action else {
         return Err(ApiError::bad_request(
             "`action` must be an object with a `tool`",
@@ -175,11 +195,7 @@ pub(crate) async fn take_step(
         .cloned()
         .ok_or_else(|| episode_not_found(episode_id))?;
     if episode.done {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "episode_done",
-            format!("episode `{}` has ended; reset to start another", episode.id),
-        ));
+        return Err(api_error::episode_done(&episode.id));
     }
     let answer = match tool.as_str() {
         tools::WEB_SEARCH | tools::WEB_EXTRACTOR => {
@@ -213,7 +229,7 @@ async fn call_tool(
     episode: &Episode,
     tool: &str,
     arguments: Map<String, Value>,
-) -> Result<Value, ApiError> {
+) -> Result<StepAnswer, ApiError> {
     let called = tools::call_tool(
         &state.search,
         &episode.session,
@@ -222,58 +238,73 @@ async fn call_tool(
     )
     .await;
     match called {
-        Ok(output) => Ok(json!({
-            "observation": output.text,
-            "reward": 0.0,
-            "done": false,
-            "info": {"result": output.structured},
-        })),
-        Err(error) if error.code == fabula_server::ErrorCode::BadRequest => {
-            Err(ApiError::from_server(error))
-        }
-        Err(error) => Ok(json!({
-            "observation": tools::error_text(&error),
-            "reward": 0.0,
-            "done": false,
-            "info": tools::error_json(&error),
-        })),
+        Ok(output) => Ok(StepAnswer {
+            done: false,
+            info: StepInfo::Result {
+                result: output.structured,
+            },
+            observation: output.text,
+            reward: 0.0,
+        }),
+        Err(error) if error.code == fabula_server::ErrorCode::BadRequest => Err(error),
+        Err(error) => Ok(StepAnswer {
+            done: false,
+            info: StepInfo::Error {
+                error: tools::error_json(&error)["error"].take(),
+            },
+            observation: tools::error_text(&error),
+            reward: 0.0,
+        }),
     }
 }
 
 /// Counts a step and, when it ended the episode, keeps the reward.
-fn record_step(episodes: &mut Episodes, episode_id: &str, answer: &Value) -> Result<(), ApiError> {
+fn record_step(
+    episodes: &mut Episodes,
+    episode_id: &str,
+    answer: &StepAnswer,
+) -> Result<(), ApiError> {
     let Some(stored) = episodes.by_id.get_mut(episode_id) else {
         return Err(episode_not_found(episode_id));
     };
     stored.n_steps += 1;
-    if answer["done"] == json!(true) {
+    if answer.done {
         stored.done = true;
-        stored.reward = answer["reward"].as_f64();
+        stored.reward = Some(answer.reward).filter(|reward| reward.is_finite());
     }
     Ok(())
 }
 
 /// Scores an answer against the episode's task, as `POST /admin/score` does.
-fn score_answer(state: &AdminState, episode: &Episode, answer: &Value) -> Result<Value, ApiError> {
+fn score_answer(
+    state: &AdminState,
+    episode: &Episode,
+    answer: &Value,
+) -> Result<StepAnswer, ApiError> {
     let Some(task_id) = &episode.task_id else {
-        return Ok(json!({
-            "observation": "This episode has no task; the answer was not scored.",
-            "reward": 0.0,
-            "done": true,
-            "info": {},
-        }));
+        return Ok(StepAnswer {
+            done: true,
+            info: StepInfo::Unscored {},
+            observation: "This episode has no task; the answer was not scored.".to_owned(),
+            reward: 0.0,
+        });
     };
     let task = state.task(task_id)?;
     let score = task.score(answer)?;
     let reward = score.reward();
-    Ok(json!({
-        "observation": format!("Answer recorded for task {task_id}; reward {reward:.3}."),
-        "reward": reward,
-        "done": true,
-        "info": {"task_id": task_id, "kind": task.kind, "score": score},
-    }))
+    Ok(StepAnswer {
+        done: true,
+        info: StepInfo::Score {
+            kind: task.kind,
+            score,
+            task_id: task_id.clone(),
+        },
+        observation: format!("Answer recorded for task {task_id}; reward {reward:.3}."),
+        reward,
+    })
 }
 
+/// `?episode_id=` of `GET /v1/env/state`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StateQuery {
@@ -281,11 +312,15 @@ pub(crate) struct StateQuery {
 }
 
 /// `GET /v1/env/state`.
+#[utoipa::path(get, path = "/v1/env/state", operation_id = "env_state", tag = "episodes",
+    summary = "An episode's state, or every episode's",
+    params(("episode_id" = Option<String>, Query, description = "The episode; without it, every episode held.")),
+    responses((status = 200, description = "The episode, or `{\"episodes\"}` without `episode_id`", body = EnvState)))]
 pub(crate) async fn get_state(
     State(state): State<AdminState>,
     query: Result<Query<StateQuery>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let Query(query) = query.map_err(|error| ApiError::bad_request(error.body_text()))?;
+) -> Result<Json<EnvState>, ApiError> {
+    let Query(query) = query.map_err(api_error::query_rejected)?;
     let episodes = state.episodes.lock();
     match query.episode_id {
         Some(id) => {
@@ -293,16 +328,16 @@ pub(crate) async fn get_state(
                 .by_id
                 .get(&id)
                 .ok_or_else(|| episode_not_found(&id))?;
-            Ok(Json(episode.state()))
+            Ok(Json(EnvState::One(episode.state())))
         }
         None => {
-            let list: Vec<Value> = episodes
+            let episodes = episodes
                 .order
                 .iter()
                 .filter_map(|id| episodes.by_id.get(id))
                 .map(Episode::state)
                 .collect();
-            Ok(Json(json!({ "episodes": list })))
+            Ok(Json(EnvState::All(EpisodeList { episodes })))
         }
     }
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use parking_lot::Mutex;
-use serde_json::{Value, json};
 use tokio::sync::Semaphore;
+
+use crate::wire::EpisodeState;
 
 /// The most episodes kept; the oldest is forgotten beyond it.
 pub const MAX_EPISODES: usize = 10_000;
@@ -29,17 +30,17 @@ pub(crate) struct Episode {
 
 impl Episode {
     /// The episode as `GET /v1/env/state` shows it.
-    pub(crate) fn state(&self) -> Value {
-        json!({
-            "episode_id": self.id,
-            "world": self.world,
-            "seed": self.seed,
-            "task_id": self.task_id,
-            "session": self.session,
-            "step_count": self.n_steps,
-            "done": self.done,
-            "reward": self.reward,
-        })
+    pub(crate) fn state(&self) -> EpisodeState {
+        EpisodeState {
+            done: self.done,
+            episode_id: self.id.clone(),
+            reward: self.reward,
+            seed: self.seed,
+            session: self.session.clone(),
+            step_count: self.n_steps,
+            task_id: self.task_id.clone(),
+            world: self.world,
+        }
     }
 }
 

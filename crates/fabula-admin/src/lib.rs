@@ -11,35 +11,46 @@
 //! | `POST /v1/env/reset`, `POST /v1/env/step`, `GET /v1/env/state` | the OpenEnv-style episode API of [`env`](mod@env) |
 //! | `GET /`, `GET /ui/...` | the world browser with tasks, tiers and sessions ([`fabula_browse`]); HTML |
 //! | `POST /reset`, `POST /step`, `GET /state`, `GET /ws`, `GET /metadata`, `GET /schema`, `GET /health` | OpenEnv's own protocol, for openenv-core's clients ([`openenv`]) |
+//! | `GET /openapi.json` | an OpenAPI 3.1 document of these routes but the browser's ([`openapi`]) |
 //!
 //! Every route but `GET /health` needs the token, as `Authorization: Bearer TOKEN` or as the
-//! password of HTTP Basic auth (what a WebSocket client sends for `http://user:TOKEN@host`); errors are `{"error": {"code", "message"}}`
-//! with the codes `unauthorized` (401), `world_not_found` and `task_not_found` (404),
-//! `bad_request` (400), and `handler_panicked` (500: a bug; the panic is logged, not returned).
+//! password of HTTP Basic auth (what a WebSocket client sends for `http://user:TOKEN@host`).
+//! Requests and answers are typed ([`wire`](mod@wire) and the handlers' request types). Errors are
+//! the agent-facing listener's `{"error": {"code", "message"}}` with codes of its
+//! [`fabula_server::ErrorCode`]: `unauthorized` (401), `world_not_found`, `task_not_found`,
+//! `episode_not_found` and `not_found` (404), `bad_request` (400), `method_not_allowed` (405),
+//! `episode_done` (409), `payload_too_large` (413, bodies over [`MAX_BODY_BYTES`]),
+//! `too_many_sessions` (429), and `internal` or `handler_panicked` (500: a bug; the cause is
+//! logged with `tracing`, not returned).
 
 mod api_error;
 pub mod env;
 mod episodes;
 mod error;
 mod gold;
+pub mod openapi;
 pub mod openenv;
 mod state;
+pub mod wire;
 
 use std::net::SocketAddr;
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header;
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use subtle::ConstantTimeEq;
 
-pub use crate::api_error::ApiError;
+pub use crate::api_error::{ApiError, CHALLENGE, ErrorCode};
 pub use crate::error::{Error, Result};
 pub use crate::state::{AdminState, world_of_task};
+
+/// The largest request body accepted, in bytes (axum's default, stated).
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// The admin router, with the world browser's admin views (see [`fabula_browse`]).
 pub fn admin_app(state: AdminState) -> Router {
@@ -61,17 +72,19 @@ pub fn admin_app_with(state: AdminState, browse: &fabula_browse::Browse) -> Rout
         .route("/ws", get(openenv::websocket))
         .route("/metadata", get(openenv::metadata))
         .route("/schema", get(openenv::schema))
-        .route("/health", get(openenv::health));
+        .route("/health", get(openenv::health))
+        .route("/openapi.json", get(openapi::serve));
     with_edge(browse.mount(router), state)
 }
 
-/// The admin routes with what every one of them shares: the JSON 404 for unknown paths, the
-/// token check, and a JSON 500 `handler_panicked` for a handler that panics.
+/// The admin routes with what every one of them shares: the JSON 404 for unknown paths and 405
+/// for unknown methods, the body limit, the token check, and a JSON 500 `handler_panicked` for a
+/// handler that panics.
 fn with_edge(routes: Router<AdminState>, state: AdminState) -> Router {
     routes
-        .fallback(|| async {
-            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such admin route")
-        })
+        .fallback(|| async { ApiError::new(ErrorCode::NotFound, "no such admin route") })
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .layer(fabula_server::edge::panics::layer())
         .with_state(state)
@@ -88,20 +101,20 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         .and_then(presented_token)
         .unwrap_or_default();
     if !bool::from(given.as_bytes().ct_eq(state.token.as_bytes())) {
-        let mut response = ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "missing or wrong admin token",
-        )
-        .into_response();
-        // A browser asks for the token (as the password) and sends it as Basic auth.
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            header::HeaderValue::from_static("Basic realm=\"fabula admin\", charset=\"UTF-8\""),
-        );
-        return response;
+        return api_error::unauthorized();
     }
     next.run(request).await
+}
+
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
+    )
 }
 
 /// The token of an `Authorization` header: a bearer token, or the password of Basic auth.
@@ -174,6 +187,7 @@ pub async fn bind(
 #[cfg(test)]
 mod tests {
     use axum::body::Body;
+    use axum::http::StatusCode;
     use http_body_util::BodyExt;
     use tower::ServiceExt;
 

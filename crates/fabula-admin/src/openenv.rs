@@ -45,42 +45,60 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use fabula_server::ErrorCode;
 use fabula_server::controls::ControlsRequest;
 use fabula_server::tools;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::OwnedSemaphorePermit;
+use utoipa::ToSchema;
 
-use crate::api_error::ApiError;
-use crate::env::{ResetRequest, episode_not_found, start_episode, take_step};
+use crate::api_error::{self, ApiError, episode_not_found};
+use crate::env::{ResetRequest, start_episode, take_step};
 use crate::state::AdminState;
+use crate::wire::{
+    Health, Metadata, NoEpisode, Observation, ObservationInfo, OpenEnvAnswer, OpenEnvState,
+    ResetInfo, Schemas, WsError, WsMessage,
+};
 
 pub use crate::episodes::MAX_CONNECTIONS;
 
+/// The `Retry-After` of a WebSocket refused for want of a connection slot, in seconds.
+const RETRY_AFTER_S: u64 = 1;
 /// How long a WebSocket may stay silent before the server closes it.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 /// The largest WebSocket message accepted, as the REST bodies.
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 
 /// An OpenEnv reset: openenv's `seed` (and `episode_id`, ignored) plus fabula's `task_id`,
-/// `world` and `controls`. Other fields are ignored.
-#[derive(Debug, Default, Deserialize)]
+/// `world` and `controls`. Other fields are ignored; so is a missing body.
+#[derive(Debug, Default, Deserialize, ToSchema)]
 pub(crate) struct OpenEnvReset {
+    /// Draws the task and seeds the session's controls; without it, resets count up from 0.
+    #[schema(format = "uint64", maximum = 18446744073709551615_u64)]
     seed: Option<u64>,
+    /// The task to run; without it, one drawn from `seed`.
     task_id: Option<String>,
+    /// The world to draw the task from; without it, any world.
+    #[schema(format = "uint32", maximum = 4294967295_u64)]
     world: Option<u32>,
+    /// The session's controls, as `POST /v1/sessions` takes them.
     #[serde(default)]
     controls: ControlsRequest,
 }
 
 /// An OpenEnv step over HTTP; openenv's `timeout_s` and `request_id` are ignored.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 pub(crate) struct OpenEnvStep {
+    /// `{"tool": "web_search" | "web_extractor" | "answer", ..}` with the tool's arguments.
+    #[schema(value_type = Object)]
     action: Value,
+    /// The episode; without it, the listener's latest reset.
     episode_id: Option<String>,
 }
 
@@ -91,12 +109,24 @@ pub(crate) struct StateQuery {
 }
 
 /// A reset or step answer in OpenEnv's shape.
-fn step_result(text: Value, info: Value, reward: Value, done: bool) -> Value {
-    json!({"observation": {"text": text, "info": info}, "reward": reward, "done": done})
+fn step_result(
+    text: String,
+    info: ObservationInfo,
+    reward: Option<f64>,
+    done: bool,
+) -> OpenEnvAnswer {
+    OpenEnvAnswer {
+        done,
+        observation: Observation { info, text },
+        reward,
+    }
 }
 
 /// Opens an episode on a task picked by the request; returns its id and OpenEnv answer.
-fn reset_episode(state: &AdminState, request: OpenEnvReset) -> Result<(String, Value), ApiError> {
+fn reset_episode(
+    state: &AdminState,
+    request: OpenEnvReset,
+) -> Result<(String, OpenEnvAnswer), ApiError> {
     let seed = request
         .seed
         .unwrap_or_else(|| state.openenv.n_resets.fetch_add(1, Ordering::Relaxed));
@@ -113,9 +143,13 @@ fn reset_episode(state: &AdminState, request: OpenEnvReset) -> Result<(String, V
             controls: request.controls,
         },
     )?;
-    let info =
-        json!({"episode_id": started.id, "task_id": task_id, "world": started.world, "seed": seed});
-    let answer = step_result(json!(started.observation), info, Value::Null, false);
+    let info = ObservationInfo::Reset(ResetInfo {
+        episode_id: started.id.clone(),
+        seed,
+        task_id,
+        world: started.world,
+    });
+    let answer = step_result(started.observation, info, None, false);
     Ok((started.id, answer))
 }
 
@@ -124,7 +158,7 @@ fn reset_episode(state: &AdminState, request: OpenEnvReset) -> Result<(String, V
 fn pick_task(state: &AdminState, world: Option<u32>, seed: u64) -> Result<String, ApiError> {
     let ids: Vec<u32> = match world {
         Some(world) if state.has_world(world) => vec![world],
-        Some(world) => return Err(ApiError::world_not_found(world)),
+        Some(world) => return Err(api_error::world_not_found(world)),
         None => state.search.worlds().iter().map(|info| info.id).collect(),
     };
     let first = mix(seed) as usize % ids.len().max(1);
@@ -155,7 +189,7 @@ async fn step_episode(
     state: &AdminState,
     episode_id: &str,
     action: Value,
-) -> Result<Value, ApiError> {
+) -> Result<OpenEnvAnswer, ApiError> {
     let action = match action {
         Value::Object(mut fields) => {
             fields.remove("metadata");
@@ -164,38 +198,44 @@ async fn step_episode(
         other => other,
     };
     let answer = take_step(state, episode_id, action).await?;
-    let done = answer["done"] == json!(true);
     Ok(step_result(
-        answer["observation"].clone(),
-        answer["info"].clone(),
-        answer["reward"].clone(),
-        done,
+        answer.observation,
+        ObservationInfo::Step(answer.info),
+        Some(answer.reward),
+        answer.done,
     ))
 }
 
 /// The episode's state, or openenv's empty state when there is none.
-fn episode_state(state: &AdminState, episode_id: Option<&str>) -> Result<Value, ApiError> {
+fn episode_state(state: &AdminState, episode_id: Option<&str>) -> Result<OpenEnvState, ApiError> {
     let Some(id) = episode_id else {
-        return Ok(json!({"episode_id": null, "step_count": 0}));
+        return Ok(OpenEnvState::None(NoEpisode {
+            episode_id: None,
+            step_count: 0,
+        }));
     };
     let episodes = state.episodes.lock();
     let episode = episodes
         .by_id
         .get(id)
         .ok_or_else(|| episode_not_found(id))?;
-    Ok(episode.state())
+    Ok(OpenEnvState::Episode(episode.state()))
 }
 
 /// `POST /reset`.
+#[utoipa::path(post, path = "/reset", operation_id = "openenv_reset", tag = "openenv",
+    summary = "OpenEnv: start an episode on a task named or drawn from a seed",
+    request_body(content = Option<OpenEnvReset>, description = "Optional: a missing body is `{}`"),
+    responses((status = 200, description = "openenv's `ResetResponse`: the question", body = OpenEnvAnswer)))]
 pub(crate) async fn reset(
     State(state): State<AdminState>,
     body: Result<Json<Value>, JsonRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OpenEnvAnswer>, ApiError> {
     // openenv-core 0.1 posts `{}`; a missing body is an empty reset too.
     let body = match body {
         Ok(Json(body)) => body,
         Err(JsonRejection::MissingJsonContentType(_)) => json!({}),
-        Err(error) => return Err(ApiError::bad_request(error.body_text())),
+        Err(error) => return Err(api_error::body_rejected(error)),
     };
     let request = parse_reset(body)?;
     let (id, answer) = reset_episode(&state, request)?;
@@ -203,7 +243,10 @@ pub(crate) async fn reset(
     Ok(Json(answer))
 }
 
-fn parse_reset(body: Value) -> Result<OpenEnvReset, ApiError> {
+/// Reads a reset (`null` is an empty one); a whole number written with a fraction (`3.0`) is the
+/// integer it is, as the agent-facing listener reads its bodies.
+fn parse_reset(mut body: Value) -> Result<OpenEnvReset, ApiError> {
+    fabula_server::extractors::read_whole_numbers(&mut body);
     match body {
         Value::Null => Ok(OpenEnvReset::default()),
         body => serde_json::from_value(body)
@@ -212,11 +255,15 @@ fn parse_reset(body: Value) -> Result<OpenEnvReset, ApiError> {
 }
 
 /// `POST /step`.
+#[utoipa::path(post, path = "/step", operation_id = "openenv_step", tag = "openenv",
+    summary = "OpenEnv: run an action of the named episode, or of the latest reset",
+    request_body = OpenEnvStep,
+    responses((status = 200, description = "openenv's `StepResponse`", body = OpenEnvAnswer)))]
 pub(crate) async fn step(
     State(state): State<AdminState>,
     body: Result<Json<OpenEnvStep>, JsonRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let Json(request) = body.map_err(|error| ApiError::bad_request(error.body_text()))?;
+) -> Result<Json<OpenEnvAnswer>, ApiError> {
+    let Json(request) = body.map_err(api_error::body_rejected)?;
     let latest = state.openenv.latest.lock().clone();
     let Some(episode_id) = request.episode_id.or(latest) else {
         return Err(ApiError::bad_request("no episode: POST /reset first"));
@@ -227,66 +274,90 @@ pub(crate) async fn step(
 }
 
 /// `GET /state`.
+#[utoipa::path(get, path = "/state", operation_id = "openenv_state", tag = "openenv",
+    summary = "OpenEnv: the named episode's state, or the latest reset's",
+    params(("episode_id" = Option<String>, Query, description = "The episode; without it, the listener's latest reset.")),
+    responses((status = 200, description = "The episode, or `{\"episode_id\": null, \"step_count\": 0}` before any reset", body = OpenEnvState)))]
 pub(crate) async fn get_state(
     State(state): State<AdminState>,
     query: Result<Query<StateQuery>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let Query(query) = query.map_err(|error| ApiError::bad_request(error.body_text()))?;
+) -> Result<Json<OpenEnvState>, ApiError> {
+    let Query(query) = query.map_err(api_error::query_rejected)?;
     let latest = state.openenv.latest.lock().clone();
     let episode_id = query.episode_id.or(latest);
     episode_state(&state, episode_id.as_deref()).map(Json)
 }
 
 /// `GET /health`.
-pub(crate) async fn health() -> Json<Value> {
-    Json(json!({"status": "healthy"}))
+#[utoipa::path(get, path = "/health", operation_id = "health", tag = "openenv",
+    summary = "Whether the listener is up; needs no token",
+    security(()),
+    responses((status = 200, description = "Always healthy", body = Health)))]
+pub(crate) async fn health() -> Json<Health> {
+    Json(Health { status: "healthy" })
 }
 
 /// `GET /metadata`.
-pub(crate) async fn metadata() -> Json<Value> {
-    Json(json!({
-        "name": "fabula",
-        "description": "Answer a question about a fictional world by searching its web \
+#[utoipa::path(get, path = "/metadata", operation_id = "openenv_metadata", tag = "openenv",
+    summary = "OpenEnv: the environment's name, description and version",
+    responses((status = 200, description = "openenv's `EnvironmentMetadata`", body = Metadata)))]
+pub(crate) async fn metadata() -> Json<Metadata> {
+    Json(Metadata {
+        author: None,
+        description: "Answer a question about a fictional world by searching its web \
             (web_search, web_extractor), then give the answer (answer); the reward is the \
             answer's score against the gold answer.",
-        "readme_content": null,
-        "version": env!("CARGO_PKG_VERSION"),
-        "author": null,
-        "documentation_url": null,
-    }))
+        documentation_url: None,
+        name: "fabula",
+        readme_content: None,
+        version: env!("CARGO_PKG_VERSION"),
+    })
 }
 
 /// `GET /schema`.
-pub(crate) async fn schema() -> Json<Value> {
-    Json(json!({
-        "action": action_schema(),
-        "observation": {
-            "type": "object",
-            "properties": {
-                "text": {"type": "string", "description": "What the agent reads."},
-                "info": {"type": "object", "description": "The tool's structured result, the error, or the score."},
-            },
-            "required": ["text", "info"],
+#[utoipa::path(get, path = "/schema", operation_id = "openenv_schema", tag = "openenv",
+    summary = "OpenEnv: the JSON Schemas of an action, an observation and a state",
+    responses((status = 200, description = "The schemas", body = Schemas)))]
+pub(crate) async fn schema() -> Json<Schemas> {
+    Json(Schemas {
+        action: action_schema(),
+        observation: observation_schema(),
+        state: state_schema(),
+    })
+}
+
+/// The JSON Schema of an observation, as `GET /schema` gives it.
+fn observation_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "What the agent reads."},
+            "info": {"type": "object", "description": "The tool's structured result, the error, or the score."},
         },
-        "state": {
-            "type": "object",
-            "properties": {
-                "episode_id": {"type": ["string", "null"]},
-                "step_count": {"type": "integer", "minimum": 0},
-                "world": {"type": "integer"},
-                "seed": {"type": "integer"},
-                "task_id": {"type": ["string", "null"]},
-                "session": {"type": "string"},
-                "done": {"type": "boolean"},
-                "reward": {"type": ["number", "null"]},
-            },
-            "required": ["episode_id", "step_count"],
+        "required": ["text", "info"],
+    })
+}
+
+/// The JSON Schema of a state, as `GET /schema` gives it.
+fn state_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "episode_id": {"type": ["string", "null"]},
+            "step_count": {"type": "integer", "minimum": 0},
+            "world": {"type": "integer"},
+            "seed": {"type": "integer"},
+            "task_id": {"type": ["string", "null"]},
+            "session": {"type": "string"},
+            "done": {"type": "boolean"},
+            "reward": {"type": ["number", "null"]},
         },
-    }))
+        "required": ["episode_id", "step_count"],
+    })
 }
 
 /// One schema per tool, each with `tool` fixed to the tool's name.
-fn action_schema() -> Value {
+pub(crate) fn action_schema() -> Value {
     let answer = json!({
         "type": "object",
         "properties": {"answer": {"description": "The final answer: text, or a table as JSON or Markdown."}},
@@ -309,17 +380,27 @@ fn action_schema() -> Value {
 }
 
 /// `GET /ws`: one OpenEnv session per connection, refused with 429 beyond [`MAX_CONNECTIONS`].
+#[utoipa::path(get, path = "/ws", operation_id = "openenv_websocket", tag = "openenv",
+    summary = "OpenEnv: the WebSocket of openenv-core's clients, one episode per connection",
+    description = "`{\"type\": \"reset\"/\"step\"/\"state\"/\"close\", \"data\"}` in, \
+        `{\"type\": \"observation\"/\"state\"/\"error\", \"data\"}` out. Not part of the \
+        property-based contract check: its messages travel after the upgrade.",
+    responses((status = 101, description = "Switched to the WebSocket protocol")))]
 pub(crate) async fn websocket(
     State(state): State<AdminState>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => return api_error::upgrade_rejected(rejection).into_response(),
+    };
     let Ok(permit) = Arc::clone(&state.openenv.connections).try_acquire_owned() else {
-        return ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many_sessions",
+        let mut error = ApiError::new(
+            ErrorCode::TooManySessions,
             format!("at most {MAX_CONNECTIONS} OpenEnv connections at once; retry later"),
-        )
-        .into_response();
+        );
+        error.retry_after_s = Some(RETRY_AFTER_S);
+        return error.into_response();
     };
     upgrade
         .max_message_size(MAX_MESSAGE_BYTES)
@@ -328,8 +409,21 @@ pub(crate) async fn websocket(
 
 /// What a message asks of the connection.
 enum Reply {
-    Send(Value),
+    /// Send this JSON text.
+    Send(String),
     Close,
+}
+
+/// A reply `{"type": kind, "data": data}`.
+fn send<T: Serialize>(kind: &'static str, data: T) -> Reply {
+    let message = WsMessage { data, kind };
+    match serde_json::to_string(&message) {
+        Ok(text) => Reply::Send(text),
+        Err(error) => {
+            tracing::error!(%error, "admin: a WebSocket answer could not be written as JSON");
+            Reply::Close
+        }
+    }
 }
 
 /// Answers a connection's messages until it closes, idles or fails, then ends its episode.
@@ -338,7 +432,11 @@ async fn serve_socket(state: AdminState, mut socket: WebSocket, _permit: OwnedSe
     loop {
         let message = match tokio::time::timeout(IDLE_TIMEOUT, socket.recv()).await {
             Ok(Some(Ok(message))) => message,
-            Ok(Some(Err(_)) | None) | Err(_) => break,
+            Ok(Some(Err(error))) => {
+                tracing::warn!(%error, "admin: an OpenEnv WebSocket failed");
+                break;
+            }
+            Ok(None) | Err(_) => break,
         };
         let text = match message {
             Message::Text(text) => text.to_string(),
@@ -348,11 +446,8 @@ async fn serve_socket(state: AdminState, mut socket: WebSocket, _permit: OwnedSe
         };
         match handle_message(&state, &mut episode, &text).await {
             Reply::Send(answer) => {
-                if socket
-                    .send(Message::Text(answer.to_string().into()))
-                    .await
-                    .is_err()
-                {
+                if let Err(error) = socket.send(Message::Text(answer.into())).await {
+                    tracing::warn!(%error, "admin: an OpenEnv WebSocket answer was not sent");
                     break;
                 }
             }
@@ -392,7 +487,7 @@ async fn handle_message(state: &AdminState, episode: &mut Option<String>, text: 
         },
         "state" => {
             return match episode_state(state, episode.as_deref()) {
-                Ok(data) => Reply::Send(json!({"type": "state", "data": data})),
+                Ok(data) => send("state", data),
                 Err(error) => ws_api_error(&error),
             };
         }
@@ -406,7 +501,7 @@ async fn handle_message(state: &AdminState, episode: &mut Option<String>, text: 
         }
     };
     match answer {
-        Ok(data) => Reply::Send(json!({"type": "observation", "data": data})),
+        Ok(data) => send("observation", data),
         Err(error) => ws_api_error(&error),
     }
 }
@@ -416,7 +511,7 @@ fn ws_reset(
     state: &AdminState,
     episode: &mut Option<String>,
     data: Value,
-) -> Result<Value, ApiError> {
+) -> Result<OpenEnvAnswer, ApiError> {
     let request = parse_reset(data)?;
     if let Some(previous) = episode.take() {
         end_episode(state, &previous);
@@ -427,20 +522,21 @@ fn ws_reset(
 }
 
 fn ws_api_error(error: &ApiError) -> Reply {
-    let code = match (error.status(), error.code()) {
-        (_, "too_many_sessions") => "CAPACITY_REACHED",
+    let code = match (error.code.status(), error.code) {
+        (_, ErrorCode::TooManySessions) => "CAPACITY_REACHED",
         (StatusCode::BAD_REQUEST, _) => "VALIDATION_ERROR",
         _ => "EXECUTION_ERROR",
     };
-    ws_error(code, error.message(), Some(error.code()))
+    ws_error(code, &error.message, Some(error.code.as_str()))
 }
 
-fn ws_error(code: &str, message: &str, fabula_code: Option<&str>) -> Reply {
-    let mut data = json!({"message": message, "code": code});
-    if let Some(fabula_code) = fabula_code {
-        data["error"] = json!(fabula_code);
-    }
-    Reply::Send(json!({"type": "error", "data": data}))
+fn ws_error(code: &'static str, message: &str, fabula_code: Option<&'static str>) -> Reply {
+    let data = WsError {
+        code,
+        error: fabula_code,
+        message: message.to_owned(),
+    };
+    send("error", data)
 }
 
 #[cfg(test)]

@@ -10,25 +10,15 @@ use fabula_score::{Gold, Prediction, Score};
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::api_error::ApiError;
+use crate::api_error::{self, ApiError};
 use crate::episodes::{EpisodeStore, OpenEnvState};
 use crate::error::{Error, Result};
-
-/// One task as the admin API returns it.
-#[derive(Debug, Clone)]
-pub(crate) struct Task {
-    pub id: String,
-    pub kind: fabula_file::TaskKind,
-    pub question: String,
-    pub answer: Value,
-    pub evidence: Value,
-    pub hops: i64,
-}
+use crate::wire::Task;
 
 impl Task {
     /// Scores an answer (a JSON string is read as text) against this task's gold answer.
     pub(crate) fn score(&self, answer: &Value) -> Result<Score, ApiError> {
-        let gold = Gold::from_json(&self.answer).map_err(|e| ApiError::internal(&e.to_string()))?;
+        let gold = Gold::from_json(&self.answer).map_err(|e| api_error::internal(&e))?;
         let prediction = match answer {
             Value::String(text) => Prediction::from_text(text),
             other => Prediction::from_json(other),
@@ -79,8 +69,8 @@ impl AdminState {
         let info = self
             .search
             .world_info(world)
-            .ok_or_else(|| ApiError::world_not_found(world))?;
-        let tasks = read_tasks(&info.file).map_err(|e| ApiError::internal(&e.to_string()))?;
+            .ok_or_else(|| api_error::world_not_found(world))?;
+        let tasks = read_tasks(&info.file).map_err(|e| api_error::internal(&e))?;
         let tasks = Arc::new(tasks);
         self.tasks.lock().insert(world, tasks.clone());
         Ok(tasks)
@@ -90,13 +80,13 @@ impl AdminState {
     pub(crate) fn task(&self, task_id: &str) -> Result<Task, ApiError> {
         let world = world_of_task(task_id)
             .filter(|&world| self.has_world(world))
-            .ok_or_else(|| ApiError::task_not_found(task_id))?;
+            .ok_or_else(|| api_error::task_not_found(task_id))?;
         let tasks = self.world_tasks(world)?;
         tasks
             .iter()
             .find(|task| task.id == task_id)
             .cloned()
-            .ok_or_else(|| ApiError::task_not_found(task_id))
+            .ok_or_else(|| api_error::task_not_found(task_id))
     }
 }
 

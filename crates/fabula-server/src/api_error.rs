@@ -58,6 +58,12 @@ pub enum ErrorCode {
     NotAcceptable,
     /// The request's `Content-Type` is not one the route reads (415).
     UnsupportedMediaType,
+    /// No task with that id in the dataset (404; the admin listener only).
+    TaskNotFound,
+    /// No episode with that id, or it was forgotten (404; the admin listener only).
+    EpisodeNotFound,
+    /// A step after the episode's end (409; the admin listener only).
+    EpisodeDone,
 }
 
 impl ErrorCode {
@@ -70,7 +76,9 @@ impl ErrorCode {
             ErrorCode::WorldNotFound
             | ErrorCode::UrlNotFound
             | ErrorCode::SessionNotFound
-            | ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            | ErrorCode::NotFound
+            | ErrorCode::TaskNotFound
+            | ErrorCode::EpisodeNotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::InjectedServerError | ErrorCode::Internal | ErrorCode::HandlerPanicked => {
@@ -87,6 +95,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::EpisodeDone => StatusCode::CONFLICT,
         }
     }
 
@@ -115,6 +124,9 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::NotAcceptable => "not_acceptable",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::TaskNotFound => "task_not_found",
+            ErrorCode::EpisodeNotFound => "episode_not_found",
+            ErrorCode::EpisodeDone => "episode_done",
         }
     }
 }

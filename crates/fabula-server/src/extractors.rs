@@ -119,7 +119,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 }
 
 /// Rewrites every float with a zero fraction that fits a 64-bit integer as that integer.
-fn read_whole_numbers(value: &mut Value) {
+pub fn read_whole_numbers(value: &mut Value) {
     match value {
         Value::Number(number) if number.is_f64() => {
             let float = number.as_f64().unwrap_or(f64::NAN);

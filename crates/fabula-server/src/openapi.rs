@@ -205,7 +205,7 @@ fn add_error_responses(document: &mut Value) {
 }
 
 /// One response per status for `codes`, with `Retry-After` on 429.
-fn error_responses(codes: &[ErrorCode], tavily: bool) -> BTreeMap<String, Value> {
+pub fn error_responses(codes: &[ErrorCode], tavily: bool) -> BTreeMap<String, Value> {
     let mut by_status: BTreeMap<String, Vec<ErrorCode>> = BTreeMap::new();
     for &code in codes {
         let status = code.status().as_u16().to_string();

@@ -143,11 +143,14 @@ pub async fn call_tool(
     }
 }
 
+/// Reads a tool's arguments as the REST routes read their bodies: a whole number written with a
+/// fraction (`top_k: 5.0`) is the integer it is, as the tool's JSON Schema `integer` counts it.
 fn parse_args<T: serde::de::DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ApiError> {
-    let arguments = match arguments {
+    let mut arguments = match arguments {
         Value::Null => Value::Object(serde_json::Map::new()),
         other => other,
     };
+    crate::extractors::read_whole_numbers(&mut arguments);
     serde_json::from_value(arguments)
         .map_err(|error| ApiError::bad_request(format!("bad arguments for `{tool}`: {error}")))
 }
@@ -271,4 +274,22 @@ pub fn error_json(error: &ApiError) -> Value {
         body["retry_after_s"] = json!(seconds);
     }
     json!({ "error": body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_written_with_a_fraction_are_integers() {
+        let check = |arguments: Value, top_k: Option<Option<usize>>| {
+            let parsed = parse_args::<WebSearchArgs>(WEB_SEARCH, arguments.clone());
+            assert_eq!(parsed.ok().map(|args| args.top_k), top_k, "{arguments}");
+        };
+        check(json!({"query": "a", "top_k": 5.0}), Some(Some(5)));
+        check(json!({"query": "a", "top_k": 5}), Some(Some(5)));
+        check(json!({"query": "a"}), Some(None));
+        check(json!({"query": "a", "top_k": 2.5}), None);
+        check(json!({"query": "a", "top_k": -1.0}), None);
+    }
 }

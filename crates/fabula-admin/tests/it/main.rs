@@ -9,6 +9,7 @@ use tower::ServiceExt;
 
 use fabula_admin::{AdminState, admin_app};
 
+mod openapi;
 mod openenv;
 
 const TOKEN: &str = "s3cret";
@@ -360,4 +361,36 @@ async fn both_listeners_share_one_state() {
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     let health: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(health["sessions"], 1, "{health}");
+}
+
+#[tokio::test]
+async fn resets_read_whole_numbers_written_with_a_fraction() {
+    // As the agent-facing listener reads its bodies, and as the OpenAPI document's `integer`
+    // counts them.
+    let dir = fixture();
+    let check = |uri: &'static str, body: Value, expect: StatusCode| {
+        let dir = dir.path().to_owned();
+        async move {
+            let (status, answer) = call(&dir, "POST", uri, Some(TOKEN), Some(body.clone())).await;
+            assert_eq!(status, expect, "{uri} {body}: {answer}");
+        }
+    };
+    let whole = json!({"world": 42.0, "seed": 7.0, "controls": {"timeout_ms": 100.0}});
+    let fraction = json!({"world": 42, "seed": 7.5});
+    for uri in ["/v1/env/reset", "/reset"] {
+        check(uri, whole.clone(), StatusCode::OK).await;
+        check(uri, fraction.clone(), StatusCode::BAD_REQUEST).await;
+    }
+    let other_world = json!({"task_id": "w00042-t000", "world": 7});
+    check("/reset", other_world, StatusCode::BAD_REQUEST).await;
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_a_413() {
+    let dir = fixture();
+    let answer = "x".repeat(fabula_admin::MAX_BODY_BYTES);
+    let body = json!({"task_id": "w00042-t000", "answer": answer});
+    let (status, body) = call(dir.path(), "POST", "/admin/score", Some(TOKEN), Some(body)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(body["error"]["code"], "payload_too_large");
 }

@@ -13,13 +13,13 @@ use fabula_admin::admin_app;
 use super::{TOKEN, admin_state, fixture};
 
 /// One admin app kept across calls, so episodes outlive a request.
-struct Env {
+pub(crate) struct Env {
     app: Router,
     _dir: tempfile::TempDir,
 }
 
 impl Env {
-    fn new() -> Env {
+    pub(crate) fn new() -> Env {
         let dir = fixture();
         let app = admin_app(admin_state(dir.path(), TOKEN).unwrap());
         Env { app, _dir: dir }
@@ -57,7 +57,12 @@ impl Env {
         )
     }
 
-    async fn call(&self, method: &str, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
+    pub(crate) async fn call(
+        &self,
+        method: &str,
+        uri: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         self.send(method, uri, Some(&format!("Bearer {TOKEN}")), body)
             .await
     }
