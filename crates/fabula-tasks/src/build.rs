@@ -51,6 +51,11 @@ const TARGETS: &[(TaskKind, (usize, usize))] = &[
 ];
 /// Frontier tasks per other task (3 to 10: a share of 23% of the whole).
 const FRONTIER_SHARE: (usize, usize) = (3, 10);
+/// The rounds of frontier drafts over a world's people.
+const FRONTIER_ROUNDS: usize = 3;
+/// The least share (in percent) of a world's tasks that one page answers: easy whatever the
+/// search shows (`difficulty.rs`), with a margin over the 20% every world must have.
+const ONE_PAGE_SHARE: usize = 22;
 /// The fewest rows the table of a short name answer must have, so that guessing a row of it
 /// at random is right at most one time in 20 (comparisons name their options and are exempt).
 const MIN_GUESS_ROWS: usize = 20;
@@ -111,6 +116,10 @@ struct Builder<'a> {
     people: OnceCell<Vec<identify::Profile>>,
     /// What frontier clues can say about each person, read from the world once.
     frontier: OnceCell<frontier::People>,
+    /// The people a frontier question was written about: one question each.
+    frontier_asked: BTreeSet<i64>,
+    /// Whether a frontier question may be about a person asked about already.
+    frontier_again: bool,
     /// Every row name with the size of its table ([`Db::name_table_sizes`]), read once.
     name_sizes: OnceCell<BTreeMap<String, usize>>,
 }
@@ -136,6 +145,8 @@ impl<'a> Builder<'a> {
             nouns,
             people: OnceCell::new(),
             frontier: OnceCell::new(),
+            frontier_asked: BTreeSet::new(),
+            frontier_again: false,
             name_sizes: OnceCell::new(),
         }
     }
@@ -285,7 +296,20 @@ impl<'a> Builder<'a> {
         seen: &mut BTreeSet<String>,
     ) -> usize {
         let family = family::family(TaskKind::Identify.as_str(), family::FRONTIER);
-        self.draw_families(family.into_iter().collect(), target, tasks, seen)
+        // A person the clues drawn for them could not single out may be singled out by other
+        // draws: further rounds try everyone not yet asked about again.
+        let mut made = 0;
+        for round in 0..FRONTIER_ROUNDS {
+            if made >= target {
+                break;
+            }
+            // The last round may ask about a person again, with other clues, where the world
+            // has too few people to reach its share otherwise.
+            self.frontier_again = round + 1 == FRONTIER_ROUNDS;
+            let families = family.into_iter().collect();
+            made += self.draw_families(families, target - made, tasks, seen);
+        }
+        made
     }
 
     /// Draws up to `target` tasks of some families, cycling over them so each gets a turn.
@@ -366,7 +390,23 @@ pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
             b.draw_kind(kind, gap, &mut tasks, &mut seen);
         }
     }
+    // The easy tier: lookups and latest-of-a-history questions top up the one-page share.
+    for kind in [TaskKind::Lookup, TaskKind::Temporal] {
+        // x more one-page tasks reach the share p when (k + x) / (n + x) >= p.
+        let one_page = tasks.iter().filter(|t| evidence_pages(t) <= 1).count();
+        let gap = (tasks.len() * ONE_PAGE_SHARE)
+            .saturating_sub(one_page * 100)
+            .div_ceil(100 - ONE_PAGE_SHARE);
+        if gap > 0 {
+            b.draw_kind(kind, gap, &mut tasks, &mut seen);
+        }
+    }
     tasks
+}
+
+/// The pages a task's evidence lists.
+fn evidence_pages(task: &Task) -> usize {
+    serde_json::from_str::<Vec<String>>(&task.evidence).map_or(0, |pages| pages.len())
 }
 
 /// Whether a short answer shows in its own question, as `fabula audit` measures it

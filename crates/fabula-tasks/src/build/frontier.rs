@@ -263,6 +263,9 @@ impl Builder<'_> {
     /// Describes person `x` by blurred clues meeting every constraint of the module docs;
     /// `None` when the clues the person allows do not.
     pub(super) fn frontier(&mut self, x: i64) -> Option<Body> {
+        if self.frontier_asked.contains(&x) && !self.frontier_again {
+            return None;
+        }
         let people = self.frontier.get_or_init(|| People::read(&self.db));
         let me_at = usize::try_from(x - 1).ok()?;
         let me = people.profiles.get(me_at)?;
@@ -286,7 +289,9 @@ impl Builder<'_> {
         {
             return None;
         }
-        self.frontier_body(x, me, &hints)
+        let body = self.frontier_body(x, me, &hints)?;
+        self.frontier_asked.insert(x);
+        Some(body)
     }
 
     fn frontier_body(&self, x: i64, me: &Profile, hints: &[Hint]) -> Option<Body> {
