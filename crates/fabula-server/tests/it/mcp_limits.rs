@@ -1,7 +1,7 @@
 //! The MCP endpoint's limits and errors, driven in process: the session cap (429 with
 //! `Retry-After`, freed by DELETE and by the idle time to live), JSON bodies for every HTTP error,
-//! JSON-RPC errors for bodies that are no message, an unknown tool as a tool error, and the
-//! server's name.
+//! JSON-RPC errors for bodies that are no message, an unknown tool as a tool error, the
+//! server's name, and the tool list a client is served (a snapshot).
 
 use std::time::{Duration, Instant};
 
@@ -354,6 +354,23 @@ async fn the_server_is_fabula_and_an_unknown_tool_is_a_tool_error() {
         answer["result"]["structuredContent"]["error"]["code"],
         "bad_request"
     );
+}
+
+#[tokio::test]
+async fn the_served_tool_list_is_the_expected_one() {
+    let app = TestApp::new();
+    let (session, _) = open_session(&app).await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let reply = post(&app, Some(&session), &list).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let tools = reply.json()["result"]["tools"].clone();
+    for tool in tools.as_array().unwrap() {
+        // What LangChain's MCP adapters and other clients read.
+        let schema = &tool["inputSchema"];
+        assert_eq!(schema["type"], "object", "{tool}");
+        assert!(schema["properties"].is_object(), "{tool}");
+    }
+    insta::assert_json_snapshot!(tools);
 }
 
 /// The number of REST sessions the store holds, from `/health`.
