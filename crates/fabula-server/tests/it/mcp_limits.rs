@@ -147,28 +147,40 @@ async fn the_session_cap_refuses_with_429_until_a_session_is_deleted() {
     assert_ne!(second, third);
 }
 
-#[tokio::test]
+// Virtual time: rmcp's keep-alive and the cap run on tokio's clock, which stands still here
+// and jumps ahead whenever every task waits on a timer; an hour-long TTL passes at once.
+#[tokio::test(start_paused = true)]
 async fn idle_sessions_expire_and_free_their_place() {
+    const TTL: Duration = Duration::from_secs(3_600);
     let app = TestApp::with_config(|config| {
         config.max_mcp_sessions = 1;
-        config.mcp_session_ttl = Duration::from_millis(200);
+        config.mcp_session_ttl = TTL;
     });
     let (session, _) = open_session(&app).await;
+    let started = tokio::time::Instant::now();
     initialize(&app)
         .await
         .assert_error(429, "too_many_sessions");
-    let started = Instant::now();
+    tokio::time::sleep(TTL / 2).await;
+    initialize(&app)
+        .await
+        .assert_error(429, "too_many_sessions");
     let reopened = loop {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
         let reply = initialize(&app).await;
         if reply.status != StatusCode::TOO_MANY_REQUESTS {
             break reply;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(10),
+            started.elapsed() < TTL * 2,
             "the idle session never expired"
         );
     };
+    assert!(
+        started.elapsed() >= TTL,
+        "expired early: {:?}",
+        started.elapsed()
+    );
     assert_eq!(reopened.status, StatusCode::OK, "{}", reopened.body);
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     post(&app, Some(&session), &ping)
