@@ -374,12 +374,13 @@ fn mcp_over_http_openapi_and_an_env_episode() {
     );
     assert!((400..500).contains(&status), "a foreign Host got {status}");
 
-    // The OpenAPI document is served and names the MCP route.
+    // The OpenAPI document is served; it holds the REST routes and leaves MCP (JSON-RPC) out.
     let (status, _, body) = http(&server.addr, "GET", "/openapi.json", &[], "");
     assert_eq!(status, 200);
     let document: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(document["openapi"], "3.1.0");
-    assert!(document["paths"]["/mcp/{world}"].is_object());
+    assert!(document["paths"]["/v1/worlds/{id}/search"].is_object());
+    assert!(document["paths"]["/mcp/{world}"].is_null());
 
     // A full episode on the admin listener, answered with the gold answer.
     let auth = format!("Bearer {ADMIN_TOKEN}");

@@ -1,7 +1,9 @@
 //! `fabula serve` and `fabula up` over a real socket: search, then extract, then find the fact.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use super::generate;
 
@@ -238,7 +240,8 @@ fn sigterm_lets_requests_in_flight_finish_and_exits_zero() {
     let dir = tmp.path().join("w");
     generate(&dir, 2, 5);
     let mut server = start(&["serve", "--worlds", dir.to_str().unwrap()]);
-    // Every call of this session waits 800 ms, so the calls are in flight when SIGTERM comes.
+    // Every call of this session waits 800 ms once its body has arrived, so the calls are still
+    // running when the server handles SIGTERM, whenever that is.
     let (status, body) = http(
         &server.addr,
         "POST",
@@ -247,27 +250,55 @@ fn sigterm_lets_requests_in_flight_finish_and_exits_zero() {
     );
     assert_eq!(status, 200, "{body}");
     let session = json(&body)["session"].as_str().unwrap().to_owned();
-    let calls: Vec<_> = (0..6)
-        .map(|_| {
-            let (addr, path) = (
-                server.addr.clone(),
-                format!("/v1/sessions/{session}/search"),
-            );
-            std::thread::spawn(move || http(&addr, "POST", &path, r#"{"query": "the"}"#))
-        })
-        .collect();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let path = format!("/v1/sessions/{session}/search");
+    let mut held: Vec<TcpStream> = (0..6).map(|_| held_search(&server.addr, &path)).collect();
     let killed = Command::new("kill")
         .args(["-TERM", &server.child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
-    for call in calls {
-        let (status, body) = call.join().unwrap();
-        assert_eq!(status, 200, "an in-flight request was dropped: {body}");
+    for stream in &mut held {
+        stream.write_all(HELD_BODY.as_bytes()).unwrap();
+    }
+    for mut stream in held {
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(
+            answer.starts_with("HTTP/1.1 200"),
+            "an in-flight request was dropped: {answer}"
+        );
     }
     let exit = server.child.wait().unwrap();
     assert_eq!(exit.code(), Some(0), "{exit:?}");
+}
+
+const HELD_BODY: &str = r#"{"query": "the"}"#;
+
+/// Starts a search whose body is held back and returns once it is provably in flight: with
+/// `Expect: 100-continue` the server answers `100 Continue` only when the handler starts reading
+/// the body, so the request is inside the server until its body is sent.
+fn held_search(addr: &str, path: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nExpect: 100-continue\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        HELD_BODY.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut interim = Vec::new();
+    while !interim.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8];
+        stream
+            .read_exact(&mut byte)
+            .unwrap_or_else(|e| panic!("no interim answer ({e}): {interim:?}"));
+        interim.push(byte[0]);
+    }
+    let interim = String::from_utf8_lossy(&interim);
+    assert!(interim.starts_with("HTTP/1.1 100 Continue"), "{interim}");
+    stream
 }
 
 /// The summary line `fabula index` prints, from "indexed" on.

@@ -1,5 +1,6 @@
 //! Request extractors whose rejections are our JSON errors, so axum's plain-text rejections never
-//! reach a client: a JSON body (any content type, 64 KiB at most) and path parameters.
+//! reach a client: a JSON body (any content type, within the route's body limit: 64 KiB unless the
+//! route sets its own) and path parameters.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -101,7 +102,7 @@ fn bytes_rejection(rejection: BytesRejection) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
         return ApiError::new(
             ErrorCode::PayloadTooLarge,
-            format!("the request body is over {MAX_BODY_BYTES} bytes"),
+            "the request body is over this route's size limit",
         );
     }
     ApiError::bad_request("the request body could not be read")

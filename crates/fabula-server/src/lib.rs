@@ -36,7 +36,9 @@
 //!
 //! Errors: 400 `bad_request` (malformed JSON or HTTP, wrong field types, unknown fields on the
 //! native and session routes, blank queries or queries over 2,000 characters, values out of
-//! range), 413 `payload_too_large` (bodies over 64 KiB), 414 `uri_too_long`, 431
+//! range), 413 `payload_too_large` (bodies over 64 KiB; over
+//! [`wire::MAX_SEARCH_BODY_BYTES`], about 2.3 MiB, on the search routes, so that no schema-valid
+//! search is refused), 414 `uri_too_long`, 431
 //! `headers_too_large`, 401 `unauthorized`, 404 `world_not_found`, `url_not_found`,
 //! `session_not_found`, `not_found`, 405 `method_not_allowed`, 408 `request_timeout` (the body
 //! did not arrive within `--body-timeout`), 429 `too_many_sessions` (with `Retry-After`: the
@@ -113,13 +115,19 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
     let mut router = Router::new()
         .route("/health", get(native::health))
         .route("/v1/worlds", get(native::list_worlds))
-        .route("/v1/worlds/{id}/search", post(native::search))
+        .route(
+            "/v1/worlds/{id}/search",
+            post(native::search).layer(search_body_limit()),
+        )
         .route("/v1/worlds/{id}/extract", post(native::extract))
         .merge(search_r1::routes())
         .merge(tavily_routes())
         .route("/v1/sessions", post(sessions::create))
         .route("/v1/sessions/{sid}", delete(sessions::delete))
-        .route("/v1/sessions/{sid}/search", post(sessions::search))
+        .route(
+            "/v1/sessions/{sid}/search",
+            post(sessions::search).layer(search_body_limit()),
+        )
         .route("/v1/sessions/{sid}/extract", post(sessions::extract))
         .route("/v1/sessions/{sid}/log", get(sessions::log))
         .route("/metrics", get(native::metrics))
@@ -141,6 +149,12 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .fallback_service(router.with_state(state))
         .layer(middleware::map_request(collapse_slashes))
         .layer(edge::panics::layer())
+}
+
+/// The search routes' own body limit, which replaces the router's 64 KiB (the innermost
+/// `DefaultBodyLimit` wins): see [`wire::MAX_SEARCH_BODY_BYTES`].
+fn search_body_limit() -> DefaultBodyLimit {
+    DefaultBodyLimit::max(wire::MAX_SEARCH_BODY_BYTES)
 }
 
 /// The Tavily-shaped routes, whose handlers' panics are answered in Tavily's error shape.

@@ -4,17 +4,18 @@
 //!
 //! This module adds what the types cannot say: the error answers of each operation (the
 //! [`ErrorCode`]s of [`OPERATION_ERRORS`] and the ones every route shares, grouped by status),
-//! that a search names exactly one of `query` and `queries`, that `/retrieve` needs `world`, the
-//! optional bearer key, and `/mcp/{world}`, whose Streamable HTTP protocol (JSON-RPC with a
-//! handshake, SSE streams) has no handler types to derive from and is documented by its statuses
-//! only. A test keeps the document's routes equal to the router's.
+//! that a search names exactly one of `query` and `queries`, that `/retrieve` needs `world`, and
+//! the optional bearer key. A test keeps the document's routes equal to the router's, less the
+//! routes that are not REST operations and are left out on purpose: `/mcp/{world}` (MCP's
+//! Streamable HTTP, JSON-RPC with a handshake and SSE streams, described by its tools' `tools/list`;
+//! see [`crate::mcp`]) and Tavily's `/crawl` and `/map` (not supported: always 400).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::api_error::ErrorCode::{self, *};
@@ -38,8 +39,6 @@ use crate::{native, search_r1, sessions, tavily};
         search_r1::retrieve,
         tavily::search,
         tavily::extract,
-        tavily::crawl,
-        tavily::map,
         sessions::create,
         sessions::delete,
         sessions::search,
@@ -61,6 +60,17 @@ pub(crate) async fn serve() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text.as_str()).into_response()
 }
 
+/// The routes the router serves that the document leaves out, as `(method, path)`: MCP's
+/// Streamable HTTP endpoint (JSON-RPC messages, not REST operations; MCP clients learn its tools
+/// from `tools/list`) and Tavily's unsupported `/crawl` and `/map` (always 400 `bad_request`).
+pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
+    ("delete", "/mcp/{world}"),
+    ("get", "/mcp/{world}"),
+    ("post", "/mcp/{world}"),
+    ("post", "/compat/tavily/{id}/crawl"),
+    ("post", "/compat/tavily/{id}/map"),
+];
+
 /// The error codes each operation (by operation id) answers besides those of [`shared_errors`].
 pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
     ("health", &[]),
@@ -74,8 +84,6 @@ pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
     ("retrieve", &[WorldNotFound, WorldUnavailable]),
     ("tavily_search", &[WorldNotFound, WorldUnavailable]),
     ("tavily_extract", &[WorldNotFound, WorldUnavailable]),
-    ("tavily_crawl", &[]),
-    ("tavily_map", &[]),
     ("create_session", &[WorldNotFound, TooManySessions]),
     ("delete_session", &[SessionNotFound]),
     ("session_log", &[SessionNotFound]),
@@ -151,7 +159,6 @@ pub fn document() -> Value {
     require_one_query(&mut document);
     require_world_on_retrieve(&mut document);
     add_error_responses(&mut document);
-    document["paths"]["/mcp/{world}"] = mcp_path();
     document
 }
 
@@ -257,68 +264,6 @@ fn error_envelope(codes: &[&str]) -> Value {
                 "message": { "type": "string" }
             }
         } }
-    })
-}
-
-/// `/mcp/{world}`: MCP over Streamable HTTP, documented by its statuses only.
-fn mcp_path() -> Value {
-    let codes = [
-        BadRequest,
-        Unauthorized,
-        Forbidden,
-        WorldNotFound,
-        SessionNotFound,
-        NotAcceptable,
-        RequestTimeout,
-        PayloadTooLarge,
-        UnsupportedMediaType,
-        TooManySessions,
-        UriTooLong,
-        HeadersTooLarge,
-        Internal,
-        HandlerPanicked,
-        DeadlineExceeded,
-    ];
-    let mut answers: Map<String, Value> = error_responses(&codes, false).into_iter().collect();
-    let json_rpc = json!({ "type": "object", "required": ["jsonrpc"], "description": "A JSON-RPC 2.0 message" });
-    answers["400"]["content"]["application/json"]["schema"] = json!({ "anyOf": [answers["400"]["content"]["application/json"]["schema"].take(), json_rpc] });
-    answers.insert(
-        "200".to_owned(),
-        json!({
-            "description": "A JSON-RPC answer, as JSON or as an SSE stream",
-            "content": {
-                "application/json": { "schema": json_rpc },
-                "text/event-stream": { "schema": { "type": "string" } }
-            }
-        }),
-    );
-    answers.insert(
-        "202".to_owned(),
-        json!({ "description": "A notification or response accepted" }),
-    );
-    let operation = |summary: &str, body: bool| {
-        let mut operation = json!({ "summary": summary, "tags": ["mcp"], "responses": answers });
-        if body {
-            operation["requestBody"] = json!({ "required": true, "content": {
-                "application/json": { "schema": json_rpc }
-            } });
-        }
-        operation
-    };
-    json!({
-        "description": "MCP over Streamable HTTP (tools `web_search` and `web_extractor`), one \
-            fabula session per MCP session. Requests need `Accept: application/json, \
-            text/event-stream` (else 406) and a JSON body (else 415); after `initialize`, the \
-            `Mcp-Session-Id` header. The session's controls come from the query (`seed` and any \
-            control by name) or the `X-Fabula-Seed` and `X-Fabula-Controls` headers. Not part of \
-            the property-based contract check: its messages are JSON-RPC, not REST.",
-        "parameters": [
-            { "name": "world", "in": "path", "required": true, "description": "The world the MCP session searches.",
-              "schema": { "type": "integer", "minimum": 0, "maximum": u32::MAX } }
-        ],
-        "post": operation("Send a JSON-RPC message", true),
-        "get": operation("Open the server-to-client SSE stream", false),
-        "delete": operation("End the MCP session", false)
     })
 }
 

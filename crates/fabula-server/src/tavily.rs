@@ -330,19 +330,11 @@ fn filtered_hits(
 }
 
 /// `POST /compat/tavily/{id}/crawl`: refused, with what to use instead.
-#[utoipa::path(post, path = "/compat/tavily/{id}/crawl", operation_id = "tavily_crawl", tag = "tavily",
-    summary = "Not supported: always 400 in Tavily's error shape, saying to use search and extract",
-    params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
-    responses((status = 400, description = "Not supported")))]
 pub(crate) async fn crawl() -> TavilyError {
     unsupported_endpoint("crawl")
 }
 
 /// `POST /compat/tavily/{id}/map`: refused, with what to use instead.
-#[utoipa::path(post, path = "/compat/tavily/{id}/map", operation_id = "tavily_map", tag = "tavily",
-    summary = "Not supported: always 400 in Tavily's error shape, saying to use search and extract",
-    params(("id" = u32, Path, description = "The world id.", format = "uint32", maximum = 4294967295_u64)),
-    responses((status = 400, description = "Not supported")))]
 pub(crate) async fn map() -> TavilyError {
     unsupported_endpoint("map")
 }

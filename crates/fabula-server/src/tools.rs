@@ -16,13 +16,17 @@
 //! `web_extractor` answers with the page as Markdown and, when the window was cut, a hint naming
 //! the next `start_index`, like the reference MCP `fetch` server.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
 use crate::sessions::{session_extract, session_search};
 use crate::state::AppState;
-use crate::wire::{BatchItem, DEFAULT_MAX_CHARS, ExtractRequest, ExtractResponse, SearchRequest};
+use crate::wire::{
+    BatchItem, DEFAULT_MAX_CHARS, DEFAULT_TOP_K, ExtractRequest, ExtractResponse, MAX_MAX_CHARS,
+    MAX_QUERIES, MAX_QUERY_CHARS, MAX_TOP_K, SearchRequest,
+};
 
 /// The name of the search tool.
 pub const WEB_SEARCH: &str = "web_search";
@@ -40,81 +44,75 @@ pub const WEB_EXTRACTOR_DESCRIPTION: &str = "Read one page of this world's web a
 the `url` of a search result. Long pages come in windows: when the text is cut, the answer ends \
 with a hint naming the `start_index` to ask for next.";
 
-/// The JSON schema of `web_search`'s arguments.
+/// The JSON schema of `web_search`'s arguments, derived from [`WebSearchArgs`].
 pub fn web_search_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "queries": {
-                "type": "array",
-                "items": {"type": "string", "minLength": 1, "maxLength": 2000},
-                "minItems": 1,
-                "maxItems": 100,
-                "description": "Search queries, run one by one; results come back in the same order."
-            },
-            "query": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 2000,
-                "description": "A single search query, instead of `queries`."
-            },
-            "top_k": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 50,
-                "default": 10,
-                "description": "Results per query."
-            }
-        },
-        "additionalProperties": false
-    })
+    input_schema::<WebSearchArgs>()
 }
 
-/// The JSON schema of `web_extractor`'s arguments.
+/// The JSON schema of `web_extractor`'s arguments, derived from [`WebExtractorArgs`].
 pub fn web_extractor_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "url": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The URL of the page to read, as a search result gave it."
-            },
-            "start_index": {
-                "type": "integer",
-                "minimum": 0,
-                "default": 0,
-                "description": "The character to start reading from; use the one the previous answer's hint names."
-            },
-            "max_length": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 100000,
-                "default": DEFAULT_MAX_CHARS,
-                "description": "The most characters to return."
-            }
-        },
-        "required": ["url"],
-        "additionalProperties": false
-    })
+    input_schema::<WebExtractorArgs>()
 }
 
-/// The arguments of `web_search`.
-#[derive(Debug, Clone, Deserialize)]
+/// A tool's input schema as rmcp's tool macros make it (JSON Schema 2020-12 of what the type
+/// deserializes: a root `type: object` with `properties`, and `required` when a field is; the
+/// type's title and doc left out), less what only Rust knows: the `$schema` dialect (2020-12 is
+/// MCP's default), integer `format`s (`uint`: the bounds say it) and the `null` default of an
+/// `Option` field (a client leaves the field out).
+fn input_schema<T: JsonSchema + 'static>() -> Value {
+    let mut schema = match rmcp::handler::server::common::schema_for_input::<T>() {
+        Ok(schema) => schema.as_ref().clone(),
+        Err(error) => unreachable!("a tool's arguments are a struct: {error}"),
+    };
+    schema.remove("$schema");
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut().filter_map(Value::as_object_mut) {
+            property.remove("format");
+            if property.get("default") == Some(&Value::Null) {
+                property.remove("default");
+            }
+        }
+    }
+    Value::Object(schema)
+}
+
+/// The arguments of `web_search`: one of `query` and `queries`, checked by the session's search.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WebSearchArgs {
-    query: Option<String>,
-    queries: Option<Vec<String>>,
-    top_k: Option<usize>,
+pub struct WebSearchArgs {
+    /// A single search query, instead of `queries`.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1, max = MAX_QUERY_CHARS))]
+    pub query: Option<String>,
+    /// Search queries, run one by one; results come back in the same order.
+    #[serde(default)]
+    #[schemars(
+        with = "Vec<String>",
+        length(min = 1, max = MAX_QUERIES),
+        inner(length(min = 1, max = MAX_QUERY_CHARS))
+    )]
+    pub queries: Option<Vec<String>>,
+    /// Results per query.
+    #[serde(default)]
+    #[schemars(with = "usize", range(min = 1, max = MAX_TOP_K), extend("default" = DEFAULT_TOP_K))]
+    pub top_k: Option<usize>,
 }
 
 /// The arguments of `web_extractor`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WebExtractorArgs {
-    url: String,
-    start_index: Option<usize>,
-    max_length: Option<usize>,
+pub struct WebExtractorArgs {
+    /// The URL of the page to read, as a search result gave it.
+    #[schemars(length(min = 1))]
+    pub url: String,
+    /// The character to start reading from; use the one the previous answer's hint names.
+    #[serde(default)]
+    #[schemars(with = "usize", extend("default" = 0))]
+    pub start_index: Option<usize>,
+    /// The most characters to return.
+    #[serde(default)]
+    #[schemars(with = "usize", range(min = 1, max = MAX_MAX_CHARS), extend("default" = DEFAULT_MAX_CHARS))]
+    pub max_length: Option<usize>,
 }
 
 /// A tool's answer: the text an agent reads and the same answer as JSON.

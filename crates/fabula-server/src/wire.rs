@@ -32,6 +32,15 @@ pub const DEFAULT_MAX_CHARS: usize = 8_000;
 pub const MAX_MAX_CHARS: usize = 100_000;
 /// The longest url accepted, in characters.
 pub const MAX_URL_CHARS: usize = 2_000;
+/// The most bytes JSON spends on one character: a character outside the Basic Multilingual Plane
+/// written as an escaped surrogate pair (`\ud83d\ude00`), as Python's `json.dumps` writes it.
+pub const MAX_JSON_BYTES_PER_CHAR: usize = 12;
+/// The body limit of the search routes (native and session): the longest body the schema allows
+/// as a JSON writer writes it (no indentation), every query at [`MAX_QUERY_CHARS`] characters of
+/// [`MAX_JSON_BYTES_PER_CHAR`] bytes each, with room for the other fields. A schema-valid search
+/// is never refused as too large; every other route keeps the 64 KiB limit.
+pub const MAX_SEARCH_BODY_BYTES: usize =
+    MAX_QUERIES * (MAX_QUERY_CHARS * MAX_JSON_BYTES_PER_CHAR + 4) + 1024;
 
 /// A JSON Schema pattern (ECMA-262, unanchored) that a string matches when it holds a character
 /// other than Rust's whitespace (`char::is_whitespace`), which is what `str::trim` removes: the

@@ -2,12 +2,13 @@
 //! broken or foreign world files kept as unavailable.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use fabula_file::Manifest;
 use fabula_search::{Corpus, Error, SearchOptions};
 
 use crate::fixture::{generate_pages, write_manifest, write_world};
+use crate::logs::logged;
 
 /// A corpus directory with worlds 3 and 1 (listed out of order) and world 2 whose file is missing.
 fn corpus_dir() -> tempfile::TempDir {
@@ -134,40 +135,6 @@ fn unknown_and_missing_worlds_are_errors() {
     ));
     assert_eq!(corpus.world(3).unwrap().page_count(), 30, "others serve");
     assert_eq!((corpus.loaded_count(), corpus.unavailable()), (1, vec![2]));
-}
-
-/// Runs `work` with a `tracing` subscriber of its own and returns what it returned and logged.
-pub(crate) fn logged<T>(work: impl FnOnce() -> T) -> (T, String) {
-    let buffer = LogBuffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let out = tracing::subscriber::with_default(subscriber, work);
-    (out, buffer.text())
-}
-
-/// A log sink for one test: what a `tracing` subscriber writes, kept in memory.
-#[derive(Clone, Default)]
-struct LogBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl LogBuffer {
-    /// What was logged so far.
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-
-impl std::io::Write for LogBuffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[test]

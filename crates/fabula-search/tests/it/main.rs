@@ -3,6 +3,7 @@
 mod corpus;
 mod extract;
 mod fixture;
+mod logs;
 mod passages;
 mod persist;
 mod search;

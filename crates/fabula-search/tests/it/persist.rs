@@ -12,8 +12,8 @@ use fabula_search::{
     SearchResults, WorldIndex,
 };
 
-use crate::corpus::logged;
 use crate::fixture::{FixturePage, generate_pages, write_manifest, write_world};
+use crate::logs::logged;
 use crate::queries_for;
 
 /// A corpus directory of `n_worlds` generated worlds of about 60 pages, ids from 0.

@@ -367,11 +367,7 @@ async fn retrieve_takes_search_r1_sized_batches() {
         .await;
     assert_error(&answer, 413, "payload_too_large");
     let other_route = app
-        .post("/v1/worlds/0/search", json!({"queries": queries_of(700)}))
+        .post("/v1/worlds/0/extract", json!({"url": "x".repeat(70 << 10)}))
         .await;
     assert_error(&other_route, 413, "payload_too_large");
-}
-
-fn queries_of(n: usize) -> Vec<String> {
-    (0..n).map(|idx| format!("harbour {idx:0>90}")).collect()
 }

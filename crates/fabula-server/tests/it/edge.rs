@@ -181,32 +181,72 @@ async fn requests_past_the_deadline_get_503() {
     server.serving.await.unwrap().unwrap();
 }
 
+const HELD_BODY: &str = r#"{"query": "harbour ferry guild"}"#;
+
+/// Starts a search whose body is held back, and returns once the request is provably in flight:
+/// with `Expect: 100-continue`, hyper answers `100 Continue` only when the handler starts reading
+/// the body, so the request is inside the router and stays there until [`finish_held`].
+async fn held_search(addr: SocketAddr) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /v1/worlds/0/search HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Expect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+        HELD_BODY.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut interim = Vec::new();
+    while !interim.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8];
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read_exact(&mut byte)).await;
+        assert!(
+            read.is_ok_and(|read| read.is_ok()),
+            "no interim answer: {interim:?}"
+        );
+        interim.push(byte[0]);
+    }
+    let interim = String::from_utf8_lossy(&interim);
+    assert!(interim.starts_with("HTTP/1.1 100 Continue"), "{interim}");
+    stream
+}
+
+/// Sends the held body and reads the answer to the end.
+async fn finish_held(mut stream: TcpStream) -> String {
+    stream.write_all(HELD_BODY.as_bytes()).await.unwrap();
+    read_to_close(&mut stream).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_finishes_requests_in_flight_and_refuses_new_ones() {
     let server = start(|config| config.drain_timeout = Duration::from_secs(10)).await;
-    let session = slow_session(server.addr, 700).await;
     let addr = server.addr;
-    let in_flight =
-        tokio::spawn(async move { exchange(addr, session_search(&session).as_bytes()).await });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let held = held_search(addr).await;
     server.stop.send(()).unwrap();
-    let answer = in_flight.await.unwrap();
+    // The drain waits for the request in flight, whose body has not been sent yet.
+    let mut serving = server.serving;
+    let drained = tokio::time::timeout(Duration::from_millis(100), &mut serving).await;
+    assert!(
+        drained.is_err(),
+        "the server stopped with a request in flight"
+    );
+    let answer = finish_held(held).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    server.serving.await.unwrap().unwrap();
+    serving.await.unwrap().unwrap();
     assert!(TcpStream::connect(addr).await.is_err(), "still accepting");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_drain_has_a_deadline() {
-    let server = start(|config| config.drain_timeout = Duration::from_millis(300)).await;
-    let session = slow_session(server.addr, 5_000).await;
-    let addr = server.addr;
-    let _in_flight =
-        tokio::spawn(async move { exchange(addr, session_search(&session).as_bytes()).await });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The held request would wait a minute for its body: only the drain deadline ends it.
+    let server = start(|config| {
+        config.drain_timeout = Duration::from_millis(300);
+        config.body_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let _held = held_search(server.addr).await;
     let started = Instant::now();
     server.stop.send(()).unwrap();
-    server.serving.await.unwrap().unwrap();
+    let drained = tokio::time::timeout(Duration::from_secs(5), server.serving).await;
+    drained.expect("the drain did not end").unwrap().unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",

@@ -169,11 +169,6 @@ async fn bodies_over_64_kib_are_413() {
     let padding = "a".repeat(70 * 1024);
     let body = format!("{{\"query\": \"harbour\", \"pad\": \"{padding}\"}}");
     assert_error(
-        &app.post_raw("/v1/worlds/0/search", &body).await,
-        413,
-        "payload_too_large",
-    );
-    assert_error(
         &app.post_raw("/v1/worlds/0/extract", &body).await,
         413,
         "payload_too_large",
@@ -183,6 +178,43 @@ async fn bodies_over_64_kib_are_413() {
         413,
         "payload_too_large",
     );
+}
+
+#[tokio::test]
+async fn the_longest_schema_valid_search_is_accepted_and_one_byte_more_is_413() {
+    use fabula_server::wire::{MAX_QUERIES, MAX_QUERY_CHARS, MAX_SEARCH_BODY_BYTES};
+    let app = TestApp::new();
+    // Every query at its longest, each character an escaped surrogate pair (12 bytes), written
+    // with Python's separators: the largest body a client's JSON writer makes for a valid search.
+    let query = format!("\"{}\"", "\\ud83c\\udf0a".repeat(MAX_QUERY_CHARS));
+    let queries = vec![query; MAX_QUERIES].join(", ");
+    let body = format!(
+        "{{\"query\": null, \"queries\": [{queries}], \"top_k\": 50, \"page\": 1000, \"hiding\": \"partial\"}}"
+    );
+    assert!(body.len() <= MAX_SEARCH_BODY_BYTES, "{}", body.len());
+    assert!(body.len() > MAX_SEARCH_BODY_BYTES - 1024, "{}", body.len());
+    let session = app
+        .post("/v1/sessions", json!({"world": 0, "seed": 1}))
+        .await;
+    let sid = session.json["session"].as_str().unwrap();
+    let paths = [
+        "/v1/worlds/0/search".to_owned(),
+        format!("/v1/sessions/{sid}/search"),
+    ];
+    for path in &paths {
+        let answer = app.post_raw(path, &body).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.json);
+        assert_eq!(
+            answer.json["responses"].as_array().unwrap().len(),
+            MAX_QUERIES
+        );
+    }
+
+    let padding = " ".repeat(MAX_SEARCH_BODY_BYTES + 1 - body.len());
+    let over = format!("{body}{padding}");
+    for path in &paths {
+        assert_error(&app.post_raw(path, &over).await, 413, "payload_too_large");
+    }
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! The MCP endpoint's limits and errors, driven in process: the session cap (429 with
 //! `Retry-After`, freed by DELETE and by the idle time to live), JSON bodies for every HTTP error,
-//! JSON-RPC errors for bodies that are no message, an unknown tool as a tool error, and the
-//! server's name.
+//! JSON-RPC errors for bodies that are no message, an unknown tool as a tool error, the
+//! server's name, and the tool list a client is served (a snapshot).
 
 use std::time::{Duration, Instant};
 
@@ -147,28 +147,40 @@ async fn the_session_cap_refuses_with_429_until_a_session_is_deleted() {
     assert_ne!(second, third);
 }
 
-#[tokio::test]
+// Virtual time: rmcp's keep-alive and the cap run on tokio's clock, which stands still here
+// and jumps ahead whenever every task waits on a timer; an hour-long TTL passes at once.
+#[tokio::test(start_paused = true)]
 async fn idle_sessions_expire_and_free_their_place() {
+    const TTL: Duration = Duration::from_secs(3_600);
     let app = TestApp::with_config(|config| {
         config.max_mcp_sessions = 1;
-        config.mcp_session_ttl = Duration::from_millis(200);
+        config.mcp_session_ttl = TTL;
     });
     let (session, _) = open_session(&app).await;
+    let started = tokio::time::Instant::now();
     initialize(&app)
         .await
         .assert_error(429, "too_many_sessions");
-    let started = Instant::now();
+    tokio::time::sleep(TTL / 2).await;
+    initialize(&app)
+        .await
+        .assert_error(429, "too_many_sessions");
     let reopened = loop {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
         let reply = initialize(&app).await;
         if reply.status != StatusCode::TOO_MANY_REQUESTS {
             break reply;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(10),
+            started.elapsed() < TTL * 2,
             "the idle session never expired"
         );
     };
+    assert!(
+        started.elapsed() >= TTL,
+        "expired early: {:?}",
+        started.elapsed()
+    );
     assert_eq!(reopened.status, StatusCode::OK, "{}", reopened.body);
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     post(&app, Some(&session), &ping)
@@ -354,6 +366,23 @@ async fn the_server_is_fabula_and_an_unknown_tool_is_a_tool_error() {
         answer["result"]["structuredContent"]["error"]["code"],
         "bad_request"
     );
+}
+
+#[tokio::test]
+async fn the_served_tool_list_is_the_expected_one() {
+    let app = TestApp::new();
+    let (session, _) = open_session(&app).await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let reply = post(&app, Some(&session), &list).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let tools = reply.json()["result"]["tools"].clone();
+    for tool in tools.as_array().unwrap() {
+        // What LangChain's MCP adapters and other clients read.
+        let schema = &tool["inputSchema"];
+        assert_eq!(schema["type"], "object", "{tool}");
+        assert!(schema["properties"].is_object(), "{tool}");
+    }
+    insta::assert_json_snapshot!(tools);
 }
 
 /// The number of REST sessions the store holds, from `/health`.
