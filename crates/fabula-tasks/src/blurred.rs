@@ -64,6 +64,10 @@ const WORKED: &str = "worked ";
 const BORN_IN: &str = "was born in ";
 const FOUNDED: &str = "founded ";
 const BELONGED: &str = "belonged, as a member or an officer, to ";
+/// Clauses about the same thing start differently, so a question does not say "was born in"
+/// four times: the birthplace's population and an organisation's size read so.
+const NATIVE_OF: &str = "was a native of ";
+const MEMBER_OF: &str = "was a member or an officer of ";
 const HELD_OFFICE: &str = "held an office in ";
 const DIED_IN: &str = "died in ";
 const DIED_IN_THE: &str = "died in the ";
@@ -98,10 +102,10 @@ impl Hint {
             Hint::BornIn(decades) => format!("{BORN_IN}{}", decade_list(decades)),
             Hint::WorkedIn(field) => format!("{WORKED}{}", field.phrase),
             Hint::BirthplaceOver(n) => {
-                format!("{BORN_IN}{place}{MORE_THAN}{}{PEOPLE_TODAY}", count(*n))
+                format!("{NATIVE_OF}{place}{MORE_THAN}{}{PEOPLE_TODAY}", count(*n))
             }
             Hint::BirthplaceUnder(n) => {
-                format!("{BORN_IN}{place}{FEWER_THAN}{}{PEOPLE_TODAY}", count(*n))
+                format!("{NATIVE_OF}{place}{FEWER_THAN}{}{PEOPLE_TODAY}", count(*n))
             }
             Hint::BirthplaceBefore(d) => format!("{BORN_IN}{place}{FOUNDED_BEFORE}{d}s"),
             Hint::BirthplaceSince(d) => format!("{BORN_IN}{place}{FOUNDED_IN}{d}{OR_LATER}"),
@@ -109,7 +113,7 @@ impl Hint {
                 format!("{BORN_IN}{place}{HOME_TO}{org} {}", field.phrase)
             }
             Hint::Founded(field) => format!("{FOUNDED}{org} {}", field.phrase),
-            Hint::BelongedOver(n) => format!("{BELONGED}{org}{MORE_THAN}{}{MEMBERS}", count(*n)),
+            Hint::BelongedOver(n) => format!("{MEMBER_OF}{org}{MORE_THAN}{}{MEMBERS}", count(*n)),
             Hint::BelongedTo(field) => format!("{BELONGED}{org} {}", field.phrase),
             Hint::HeldOffice => format!("{HELD_OFFICE}{org}"),
             Hint::DiedIn(decades) => format!("{DIED_IN}{}", decade_list(decades)),
@@ -149,13 +153,17 @@ impl Hint {
         if let Some(rest) = clause.strip_prefix(BORN_IN) {
             return birthplace(rest);
         }
+        if let Some(rest) = clause.strip_prefix(NATIVE_OF) {
+            return population(rest);
+        }
+        if let Some(rest) = clause.strip_prefix(MEMBER_OF) {
+            let (_, n) = rest.split_once(MORE_THAN)?;
+            return number(n.strip_suffix(MEMBERS)?).map(Hint::BelongedOver);
+        }
         if let Some(rest) = clause.strip_prefix(FOUNDED) {
             return category_field(rest).map(Hint::Founded);
         }
         if let Some(rest) = clause.strip_prefix(BELONGED) {
-            if let Some((_, n)) = rest.split_once(MORE_THAN) {
-                return number(n.strip_suffix(MEMBERS)?).map(Hint::BelongedOver);
-            }
             if let Some(field) = category_field(rest) {
                 return Some(Hint::BelongedTo(field));
             }
@@ -182,17 +190,20 @@ fn birthplace(rest: &str) -> Option<Hint> {
     if let Some((_, organisation)) = rest.split_once(HOME_TO) {
         return category_field(organisation).map(Hint::BirthplaceHosts);
     }
-    if let Some((_, n)) = rest.split_once(MORE_THAN) {
-        return number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceOver);
-    }
-    if let Some((_, n)) = rest.split_once(FEWER_THAN) {
-        return number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceUnder);
-    }
     if let Some((_, d)) = rest.split_once(FOUNDED_BEFORE) {
         return number(d.strip_suffix('s')?).map(Hint::BirthplaceBefore);
     }
     let (_, d) = rest.split_once(FOUNDED_IN)?;
     number(d.strip_suffix(OR_LATER)?).map(Hint::BirthplaceSince)
+}
+
+/// A clause about the birthplace's population, after "was a native of ".
+fn population(rest: &str) -> Option<Hint> {
+    if let Some((_, n)) = rest.split_once(MORE_THAN) {
+        return number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceOver);
+    }
+    let (_, n) = rest.split_once(FEWER_THAN)?;
+    number(n.strip_suffix(PEOPLE_TODAY)?).map(Hint::BirthplaceUnder)
 }
 
 /// Every theme's fields, read once: the parser's vocabulary.
@@ -318,8 +329,8 @@ mod tests {
         check(&[Hint::HeldOffice], "held an office in an institute");
         check(
             &[Hint::BornIn(vec![2140, 2150]), Hint::BirthplaceOver(20_000)],
-            "was born in the 2140s or the 2150s; and was born in a campus town of more than \
-             20,000 people today",
+            "was born in the 2140s or the 2150s; and was a native of a campus town of more \
+             than 20,000 people today",
         );
         check(
             &[
@@ -340,11 +351,11 @@ mod tests {
                     decades: vec![2130, 2140],
                 },
             ],
-            "worked in the humanities; was born in a campus town of fewer than 900 people \
+            "worked in the humanities; was a native of a campus town of fewer than 900 people \
              today; was born in a campus town founded before the 2100s; was born in a campus \
              town founded in the 1850s or later; was born in a campus town that is home to an \
              institute in the study of life; founded an institute in the hard sciences; \
-             belonged, as a member or an officer, to an institute of more than 1,200 members; \
+             was a member or an officer of an institute of more than 1,200 members; \
              belonged, as a member or an officer, to an institute of the cloth trades; died in \
              the 2190s, the 2200s or the 2210s; joined an institute as a member before the \
              2100s; joined an institute as a member in the 2120s or later; and belonged, as a member \
