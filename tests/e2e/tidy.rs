@@ -396,6 +396,12 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
             forbid(&["fabula-export"], "the exports build on the audit");
         }
         "fabula-export" => forbid(&SERVERS, "exports read files and link no server"),
+        // The pipeline's stages know nothing of datasets: orchestration sits above them.
+        "fabula-world" | "fabula-pages" | "fabula-tasks" => forbid(
+            &["fabula-dataset"],
+            "dataset orchestration sits above the generator",
+        ),
+        "fabula-dataset" => forbid(&SERVERS, "generating a dataset links no server"),
         _ => {}
     }
     if name != "fabula" {
@@ -457,6 +463,12 @@ fn the_crate_rules_catch_each_kind_of_breach() {
         "fabula-load",
         "[dependencies]\nfabula-file.workspace = true\nfabula-tasks.workspace = true\n",
         &["fabula-tasks"],
+    );
+    check(
+        "fabula-tasks",
+        "[dependencies]\nfabula-world.workspace = true\n[dev-dependencies]\n\
+         fabula-dataset.workspace = true\n",
+        &["fabula-dataset"],
     );
     check(
         "fabula-server",

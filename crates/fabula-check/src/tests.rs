@@ -563,7 +563,7 @@ fn parallel_map_keeps_the_input_order() {
 #[test]
 fn a_directory_is_checked_against_its_manifest() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = fabula_world::dataset::GenerateConfig {
+    let cfg = fabula_dataset::GenerateConfig {
         count: 3,
         master_seed: 2,
         out: dir.path().to_path_buf(),
@@ -572,7 +572,7 @@ fn a_directory_is_checked_against_its_manifest() {
         force: false,
         themes: Vec::new(),
     };
-    fabula_world::dataset::generate_dataset(&cfg, &fabula_world::dataset::NoPages, &|| {}).unwrap();
+    fabula_dataset::generate_dataset(&cfg, &fabula_dataset::NoPages, &|| {}).unwrap();
     std::fs::remove_file(dir.path().join("world-00001.sqlite")).unwrap();
     let conn = Connection::open(dir.path().join("world-00002.sqlite")).unwrap();
     conn.execute_batch("UPDATE fabula_meta SET value = 'x' WHERE key = 'name'")

@@ -5,8 +5,8 @@
 //! WideSearch-style `table` tasks. Each task stores a read-only SQL query over the world's domain tables that
 //! recomputes its answer and a list of evidence pages that state it; [`answer`] says what a query
 //! result means as an answer and which values a page must state, for the answerability check
-//! (`fabula check`, crate `fabula-check`, derives the same rules on its own). [`FullRenderer`] plugs pages and tasks into dataset
-//! generation.
+//! (`fabula check`, crate `fabula-check`, derives the same rules on its own); `fabula-dataset`
+//! calls [`build_tasks`] for each world it generates.
 //! [`phrasings`] holds the question bank, which the baseline agents of `fabula-agent` read too;
 //! exports live in `fabula-export`, the audit and the answerability check in `fabula-audit`.
 //!
@@ -25,10 +25,6 @@ pub mod clues;
 pub mod difficulty;
 pub mod phrasings;
 
-use fabula_file::{Page, Task};
-use fabula_world::World;
-use fabula_world::dataset::Renderer;
-
 pub use build::build_tasks;
 pub use difficulty::{Features, Tier};
 pub use phrasings::phrasing_id;
@@ -42,19 +38,4 @@ pub const MIN_TABLE_TASKS: usize = 5;
 /// A version string that changes whenever the task builder or its phrasings change.
 pub fn version() -> String {
     format!("tasks-{:08x}+b3", phrasings::fingerprint())
-}
-
-/// Renders pages with `fabula_pages` and then builds tasks from them.
-pub struct FullRenderer;
-
-impl Renderer for FullRenderer {
-    fn version(&self) -> String {
-        format!("{}+{}", fabula_pages::version(), version())
-    }
-
-    fn render(&self, world: &World) -> (Vec<Page>, Vec<Task>) {
-        let pages = fabula_pages::render_pages(world);
-        let tasks = build_tasks(world, &pages);
-        (pages, tasks)
-    }
 }

@@ -11,18 +11,6 @@ pub enum Error {
     /// A theme name that no theme file defines.
     #[error("unknown theme `{name}` (known themes: {known})")]
     UnknownTheme { name: String, known: String },
-    /// The output directory holds worlds of another seed or generator version.
-    #[error(
-        "{dir} holds a manifest for seed {seed} and generator {version}; pass --force to replace it"
-    )]
-    ManifestMismatch {
-        dir: PathBuf,
-        seed: u64,
-        version: String,
-    },
-    /// The shard manifests of a directory do not join into one dataset; the reason says why.
-    #[error("cannot merge the shard manifests in {dir}: {reason}")]
-    ShardMerge { dir: PathBuf, reason: String },
     /// A theme file does not parse.
     #[error("theme file {name} is invalid: {message}")]
     Theme { name: String, message: String },
@@ -44,9 +32,6 @@ pub enum Error {
     /// A world file lacks something every world file has.
     #[error("{path}: not a fabula world file: {message}")]
     NotAWorld { path: PathBuf, message: String },
-    /// The worker threads could not be started.
-    #[error("cannot start the worker threads: {0}")]
-    Threads(#[from] rayon::ThreadPoolBuildError),
 }
 
 /// The result type of this crate.

@@ -11,7 +11,6 @@
 //! purpose), so the same inputs give byte-identical files whatever the thread count.
 
 pub mod blocklist;
-pub mod dataset;
 mod error;
 mod generate;
 pub mod inspect;

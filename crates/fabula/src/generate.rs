@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use fabula_world::dataset::{self, GenerateConfig, Shard};
+use fabula_dataset::{self as dataset, GenerateConfig, Shard};
 
 use crate::progress::{default_jobs, progress_bar};
 
@@ -94,7 +94,7 @@ pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
     };
     let bar = progress_bar(total);
     let started = Instant::now();
-    let summary = dataset::generate_dataset(&cfg, &fabula_tasks::FullRenderer, &|| bar.inc(1))
+    let summary = dataset::generate_dataset(&cfg, &fabula_dataset::FullRenderer, &|| bar.inc(1))
         .with_context(|| format!("generating into {}", cfg.out.display()))?;
     bar.finish_and_clear();
     eprintln!(

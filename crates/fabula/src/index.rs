@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
+use fabula_dataset::Shard;
 use fabula_search::{Corpus, IndexState};
-use fabula_world::dataset::Shard;
 use rayon::prelude::*;
 
 use crate::progress::{default_jobs, progress_bar};

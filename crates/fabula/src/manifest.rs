@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use fabula_world::dataset;
+use fabula_dataset as dataset;
 
 /// The subcommands of `fabula manifest`.
 #[derive(Debug, Subcommand)]

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use fabula_tasks::FullRenderer;
-use fabula_world::dataset::{self, GenerateConfig};
+use fabula_dataset::FullRenderer;
+use fabula_dataset::{self as dataset, GenerateConfig};
 
 pub const SEED: u64 = 20_250_601;
 

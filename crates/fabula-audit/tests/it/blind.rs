@@ -2,10 +2,10 @@
 
 use fabula_audit::dataset::score_record;
 use fabula_audit::{Split, blind_baseline, split_of};
+use fabula_dataset::FullRenderer;
+use fabula_dataset::{self as dataset, Renderer};
 use fabula_file::Task;
 use fabula_score::{TaskKind, evaluate};
-use fabula_tasks::FullRenderer;
-use fabula_world::dataset::{self, Renderer};
 use fabula_world::generate_world;
 use rayon::prelude::*;
 

@@ -23,7 +23,7 @@ fn dataset() -> &'static Path {
     let (_, path) = DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("worlds");
-        let config = fabula_world::dataset::GenerateConfig {
+        let config = fabula_dataset::GenerateConfig {
             count: 2,
             master_seed: 14,
             out: path.clone(),
@@ -32,8 +32,7 @@ fn dataset() -> &'static Path {
             force: true,
             themes: Vec::new(),
         };
-        fabula_world::dataset::generate_dataset(&config, &fabula_tasks::FullRenderer, &|| {})
-            .unwrap();
+        fabula_dataset::generate_dataset(&config, &fabula_dataset::FullRenderer, &|| {}).unwrap();
         (dir, path)
     });
     path

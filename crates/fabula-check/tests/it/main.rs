@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 
 use fabula_check::answer::Answer;
 use fabula_check::{Report, check_dir};
+use fabula_dataset::FullRenderer;
+use fabula_dataset::{self as dataset, GenerateConfig};
 use fabula_file::WorldFile;
-use fabula_tasks::FullRenderer;
 use fabula_tasks::answer;
-use fabula_world::dataset::{self, GenerateConfig};
 
 /// A dataset of six worlds with pages and tasks, generated once per test run.
 fn small_dataset() -> &'static Path {

@@ -3,17 +3,16 @@
 use rayon::prelude::*;
 
 use fabula_file::{Page, Task};
-use fabula_tasks::FullRenderer;
-use fabula_world::dataset::{self, Renderer};
-use fabula_world::{World, generate_world};
+use fabula_world::{World, generate_world, theme};
 
 pub const SEED: u64 = 20_250_601;
 
 /// Generates world `id` and renders its pages and tasks.
 pub fn rendered(id: u32) -> (World, Vec<Page>, Vec<Task>) {
-    let themes = dataset::select_themes(&[]).unwrap();
+    let themes = theme::all().unwrap();
     let world = generate_world(SEED, id, &themes);
-    let (pages, tasks) = FullRenderer.render(&world);
+    let pages = fabula_pages::render_pages(&world);
+    let tasks = fabula_tasks::build_tasks(&world, &pages);
     (world, pages, tasks)
 }
 

@@ -1,4 +1,3 @@
 //! Integration tests of world generation and datasets.
 
-mod dataset;
 mod generation;

@@ -4,9 +4,10 @@
 use std::fs;
 use std::path::Path;
 
+use fabula_dataset::Error;
+use fabula_dataset::{self as dataset, GenerateConfig, NoPages, Renderer, Shard};
 use fabula_file::{Page, Task};
-use fabula_world::dataset::{self, GenerateConfig, NoPages, Renderer, Shard};
-use fabula_world::{Error, World};
+use fabula_world::World;
 
 fn config(out: &Path, count: u32, jobs: usize, shard: Option<Shard>) -> GenerateConfig {
     GenerateConfig {

@@ -1,4 +1,7 @@
 //! Generating a dataset: many worlds into one directory, with a manifest, in parallel, resumably.
+//! This crate sits above the pipeline it drives: it generates each world (`fabula_world`),
+//! renders its pages (`fabula_pages`) and builds its tasks (`fabula_tasks`) through
+//! [`FullRenderer`], and writes the world file; the stages below know nothing of datasets.
 //!
 //! Each world is written to a temporary file in the output directory, synced and renamed into
 //! place, and recorded in a progress journal (`.progress.jsonl`). The manifest is written last, also
@@ -28,17 +31,36 @@ pub use fabula_file::{
 
 use fabula_file::{Page, Task};
 
-use crate::theme::{self, Theme};
-use crate::{Error, FORMAT_VERSION, GENERATOR_VERSION, Result, World, generate_world, write_world};
+use fabula_world::theme::{self, Theme};
+use fabula_world::{FORMAT_VERSION, GENERATOR_VERSION, World, generate_world, write_world};
+
+mod error;
+
+pub use error::{Error, Result};
 
 const JOURNAL: &str = ".progress.jsonl";
 
-/// Renders the pages and tasks of a world; supplied by the later stages of the pipeline.
+/// Renders the pages and tasks of a world: [`FullRenderer`], or a stand-in (tests, bare worlds).
 pub trait Renderer: Sync {
     /// A version string that changes whenever the same world would render differently.
     fn version(&self) -> String;
     /// Renders pages and tasks.
     fn render(&self, world: &World) -> (Vec<Page>, Vec<Task>);
+}
+
+/// Renders pages with `fabula_pages` and then builds tasks from them.
+pub struct FullRenderer;
+
+impl Renderer for FullRenderer {
+    fn version(&self) -> String {
+        format!("{}+{}", fabula_pages::version(), fabula_tasks::version())
+    }
+
+    fn render(&self, world: &World) -> (Vec<Page>, Vec<Task>) {
+        let pages = fabula_pages::render_pages(world);
+        let tasks = fabula_tasks::build_tasks(world, &pages);
+        (pages, tasks)
+    }
 }
 
 /// A renderer that writes no pages and no tasks: bare domain worlds.
