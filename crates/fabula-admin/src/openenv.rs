@@ -380,12 +380,7 @@ pub(crate) fn action_schema() -> Value {
 }
 
 /// `GET /ws`: one OpenEnv session per connection, refused with 429 beyond [`MAX_CONNECTIONS`].
-#[utoipa::path(get, path = "/ws", operation_id = "openenv_websocket", tag = "openenv",
-    summary = "OpenEnv: the WebSocket of openenv-core's clients, one episode per connection",
-    description = "`{\"type\": \"reset\"/\"step\"/\"state\"/\"close\", \"data\"}` in, \
-        `{\"type\": \"observation\"/\"state\"/\"error\", \"data\"}` out. Not part of the \
-        property-based contract check: its messages travel after the upgrade.",
-    responses((status = 101, description = "Switched to the WebSocket protocol")))]
+/// Left out of the OpenAPI document ([`crate::openapi::UNDOCUMENTED_ROUTES`]).
 pub(crate) async fn websocket(
     State(state): State<AdminState>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,

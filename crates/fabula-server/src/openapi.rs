@@ -113,8 +113,9 @@ pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
 ];
 
 /// The codes every operation can answer: the HTTP layer's rejections, the per-request deadline
-/// and internal errors (a panicking handler among them); the key check on all but `/health`; bad input where there is a path
-/// parameter or a body; body limits where there is a body.
+/// and internal errors (a panicking handler among them); the key (or admin token) check on all
+/// but `/health`; bad input where there is a path parameter or a body; body limits where there
+/// is a body. The admin listener's document shares them.
 fn shared_errors(operation_id: &str, has_params: bool, has_body: bool) -> Vec<ErrorCode> {
     let mut codes = vec![
         UriTooLong,
@@ -191,24 +192,30 @@ fn add_error_responses(document: &mut Value) {
             continue;
         };
         for operation in item.values_mut() {
-            let operation_id = operation["operationId"]
+            let codes = operation_errors(operation, OPERATION_ERRORS);
+            let tavily = operation["operationId"]
                 .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            let has_params = operation.get("parameters").is_some();
-            let has_body = operation.get("requestBody").is_some();
-            let mut codes = shared_errors(&operation_id, has_params, has_body);
-            let own = OPERATION_ERRORS
-                .iter()
-                .find(|(id, _)| *id == operation_id)
-                .map_or(&[][..], |(_, codes)| codes);
-            codes.extend_from_slice(own);
-            let tavily = operation_id.starts_with("tavily_");
+                .is_some_and(|id| id.starts_with("tavily_"));
             for (status, response) in error_responses(&codes, tavily) {
                 operation["responses"][status] = response;
             }
         }
     }
+}
+
+/// The error codes an operation of a document answers: those every operation shares (by its
+/// parameters and body) and its own, looked up by operation id in `own`.
+pub fn operation_errors(operation: &Value, own: &[(&str, &[ErrorCode])]) -> Vec<ErrorCode> {
+    let operation_id = operation["operationId"].as_str().unwrap_or_default();
+    let has_params = operation.get("parameters").is_some();
+    let has_body = operation.get("requestBody").is_some();
+    let mut codes = shared_errors(operation_id, has_params, has_body);
+    let mine = own
+        .iter()
+        .find(|(id, _)| *id == operation_id)
+        .map_or(&[][..], |(_, codes)| codes);
+    codes.extend_from_slice(mine);
+    codes
 }
 
 /// One response per status for `codes`, with `Retry-After` on 429.

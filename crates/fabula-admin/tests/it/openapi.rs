@@ -67,8 +67,13 @@ async fn the_served_document_is_the_generated_one_and_is_stable() {
 fn the_document_lists_every_route_of_the_router_and_no_other() {
     let declared = declared_routes();
     assert!(declared.len() >= 13, "too few routes read: {declared:?}");
+    let undocumented = fabula_admin::openapi::UNDOCUMENTED_ROUTES;
+    let expect: Vec<(String, String)> = declared
+        .into_iter()
+        .filter(|(method, path)| !undocumented.contains(&(method.as_str(), path.as_str())))
+        .collect();
     let documented = documented_routes(&fabula_admin::openapi::document());
-    assert_eq!(documented, declared);
+    assert_eq!(documented, expect);
 }
 
 #[tokio::test]
@@ -92,7 +97,7 @@ async fn every_documented_route_is_routed() {
         );
         n_checked += 1;
     }
-    assert!(n_checked >= 13, "only {n_checked} operations checked");
+    assert!(n_checked >= 12, "only {n_checked} operations checked");
 }
 
 /// Checks that `answer`'s status is documented for the operation at `method path` and that an
@@ -189,7 +194,6 @@ async fn the_answers_the_listener_gives_are_documented() {
         ("GET", "/state", "/state?episode_id=e9".into(), None),
         ("POST", "/step", "/step".into(), Some(json!({"action": {}}))),
         ("POST", "/reset", "/reset".into(), Some(json!({"world": 9}))),
-        ("GET", "/ws", "/ws".into(), None),
     ];
     for (method, path, uri, body) in cases {
         let (status, answer) = env.call(method, &uri, body).await;
