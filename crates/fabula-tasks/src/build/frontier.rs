@@ -3,8 +3,10 @@
 //!
 //! No clue names an entity. Each states a range of decades, a round bound on a count, a broader
 //! field of occupations or categories (the theme's `fields`, in words no page title uses), or a
-//! relation to an unnamed entity (a birthplace that is home to an organisation in some field),
-//! so a search for the question's words finds nothing specific. The constraints, checked for every question the builder keeps:
+//! relation to unnamed entities (a birthplace that is home to an organisation in some field; an
+//! organisation belonged to that made a work in some decades, whose years only the works' own
+//! articles state), so a search for the question's words finds nothing specific. The
+//! constraints, checked for every question the builder keeps:
 //!
 //! - every clue alone holds for at least [`MIN_HOLDERS`] people (the smallest candidate set a
 //!   single clue reaches), and no clue holds for everyone;
