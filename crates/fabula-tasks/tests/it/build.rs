@@ -47,6 +47,39 @@ fn every_world_has_enough_tasks_of_every_kind() {
     }
 }
 
+/// Every world keeps a fifth of its tasks easy whatever search shows (one page answers them)
+/// and, where it has the people for it, a fifth frontier questions.
+#[test]
+fn every_world_mixes_easy_and_frontier_tasks() {
+    let mut short_of_frontier = Vec::new();
+    for (world, _, tasks) in rendered_many(24) {
+        let one_page = tasks
+            .iter()
+            .filter(|t| {
+                serde_json::from_str::<Vec<String>>(&t.evidence)
+                    .unwrap()
+                    .len()
+                    <= 1
+            })
+            .count();
+        assert!(
+            one_page * 5 >= tasks.len(),
+            "world {}: {one_page} of {} tasks on one page",
+            world.id,
+            tasks.len()
+        );
+        let frontier = tasks
+            .iter()
+            .filter(|t| fabula_tasks::difficulty::is_frontier(&t.question))
+            .count();
+        if frontier * 5 < tasks.len() {
+            short_of_frontier.push((world.id, frontier, tasks.len()));
+        }
+    }
+    // 8 worlds in 1,000 fall short (too few people); 2 in 24 would be far off that.
+    assert!(short_of_frontier.len() <= 1, "{short_of_frontier:?}");
+}
+
 #[test]
 fn questions_map_back_to_their_phrasing_and_name_no_tables() {
     let mut phrasings = BTreeSet::new();
