@@ -49,6 +49,47 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Waits until BASE/health answers; exits 2 with the server's log if PID died first.
+wait_healthy() {
+    local base="$1" pid="$2" log="$3"
+    for _ in $(seq 1 100); do
+        if python3 -c "import urllib.request; urllib.request.urlopen('$base/health', timeout=1)" 2>/dev/null; then
+            return 0
+        fi
+        if ! kill -0 "$pid" 2>/dev/null; then
+            echo "fabula serve exited early:" >&2
+            cat "$log" >&2
+            exit 2
+        fi
+        sleep 0.1
+    done
+}
+
+# Runs Schemathesis in DIR (its schemathesis.toml there) with the flags both runs share, writing
+# its JUnit report to REPORT, then the remaining arguments (the document, more flags); on failure
+# prints the tail of the server's LOG. Its status is Schemathesis's.
+schemathesis_run() {
+    local dir="$1" log="$2" report="$3" status=0
+    shift 3
+    (
+        cd "$dir"
+        "$VENV/bin/schemathesis" --config-file "$dir/schemathesis.toml" run "$@" \
+            --checks all \
+            --phases examples,coverage,fuzzing \
+            --max-examples "$MAX_EXAMPLES" \
+            --seed "$SEED" \
+            --workers 1 \
+            --request-timeout 30 \
+            --report junit --report-dir "$report" \
+            --no-color
+    ) || status=$?
+    if [ "$status" -ne 0 ]; then
+        echo "contract check failed in $dir (schemathesis exit $status); server log tail:" >&2
+        tail -n 20 "$log" >&2
+    fi
+    return "$status"
+}
+
 # Schemathesis, pinned, in a virtual environment that later runs reuse.
 if ! "$VENV/bin/schemathesis" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
     python3 -m venv "$VENV"
@@ -61,17 +102,7 @@ PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 "$FABULA" serve --worlds "$WORK/worlds" --addr "127.0.0.1:$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 BASE="http://127.0.0.1:$PORT"
-for _ in $(seq 1 100); do
-    if python3 -c "import urllib.request; urllib.request.urlopen('$BASE/health', timeout=1)" 2>/dev/null; then
-        break
-    fi
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-        echo "fabula serve exited early:" >&2
-        cat "$WORK/serve.log" >&2
-        exit 2
-    fi
-    sleep 0.1
-done
+wait_healthy "$BASE" "$SERVER_PID" "$WORK/serve.log"
 
 # Realistic values next to the generated ones: the dataset's world ids and page urls, and two
 # sessions (one for DELETE, one for the rest) whose controls inject drops, batch failures,
@@ -127,25 +158,8 @@ parameters = {{ sid = {toml(doomed)} }}
 print(f"worlds {worlds}, {len(urls)} urls, sessions {session} and {doomed}")
 PY
 
-set +e
-(
-    cd "$WORK"
-    "$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$BASE/openapi.json" \
-        --checks all \
-        --phases examples,coverage,fuzzing \
-        --max-examples "$MAX_EXAMPLES" \
-        --seed "$SEED" \
-        --workers 1 \
-        --request-timeout 30 \
-        --report junit --report-dir "$REPORT_DIR" \
-        --no-color
-)
-STATUS=$?
-set -e
-if [ "$STATUS" -ne 0 ]; then
-    echo "contract check failed (schemathesis exit $STATUS); server log tail:" >&2
-    tail -n 20 "$WORK/serve.log" >&2
-fi
+STATUS=0
+schemathesis_run "$WORK" "$WORK/serve.log" "$REPORT_DIR" "$BASE/openapi.json" || STATUS=$?
 
 # The admin listener (`serve --admin-addr`): a second run, against the document it serves at its
 # own /openapi.json, with the admin token. Realistic values: the dataset's world ids, its task ids
@@ -168,17 +182,7 @@ read -r AGENT_PORT ADMIN_PORT <<<"$ADMIN_PORTS"
 ADMIN_PID=$!
 trap 'kill "$ADMIN_PID" 2>/dev/null || true; wait "$ADMIN_PID" 2>/dev/null || true; cleanup' EXIT
 ADMIN_BASE="http://127.0.0.1:$ADMIN_PORT"
-for _ in $(seq 1 100); do
-    if python3 -c "import urllib.request; urllib.request.urlopen('$ADMIN_BASE/health', timeout=1)" 2>/dev/null; then
-        break
-    fi
-    if ! kill -0 "$ADMIN_PID" 2>/dev/null; then
-        echo "fabula serve --admin-addr exited early:" >&2
-        cat "$WORK/admin.log" >&2
-        exit 2
-    fi
-    sleep 0.1
-done
+wait_healthy "$ADMIN_BASE" "$ADMIN_PID" "$WORK/admin.log"
 python3 - "$ADMIN_BASE" "$ADMIN_TOKEN" "$WORK/admin" <<'PY'
 import json, os, sys, urllib.request
 
@@ -231,27 +235,9 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401",
 print(f"admin: worlds {worlds}, {len(tasks)} tasks, episode {episode}")
 PY
 
-set +e
-(
-    cd "$WORK/admin"
-    "$VENV/bin/schemathesis" --config-file "$WORK/admin/schemathesis.toml" run "$WORK/admin/openapi.json" \
-        --url "$ADMIN_BASE" \
-        --header "Authorization: Bearer $ADMIN_TOKEN" \
-        --checks all \
-        --phases examples,coverage,fuzzing \
-        --max-examples "$MAX_EXAMPLES" \
-        --seed "$SEED" \
-        --workers 1 \
-        --request-timeout 30 \
-        --report junit --report-dir "$REPORT_DIR/admin" \
-        --no-color
-)
-ADMIN_STATUS=$?
-set -e
-if [ "$ADMIN_STATUS" -ne 0 ]; then
-    echo "admin contract check failed (schemathesis exit $ADMIN_STATUS); server log tail:" >&2
-    tail -n 20 "$WORK/admin.log" >&2
-fi
+ADMIN_STATUS=0
+schemathesis_run "$WORK/admin" "$WORK/admin.log" "$REPORT_DIR/admin" "$WORK/admin/openapi.json" \
+    --url "$ADMIN_BASE" --header "Authorization: Bearer $ADMIN_TOKEN" || ADMIN_STATUS=$?
 if [ "$STATUS" -eq 0 ]; then
     STATUS="$ADMIN_STATUS"
 fi

@@ -83,7 +83,7 @@ pub fn admin_app_with(state: AdminState, browse: &fabula_browse::Browse) -> Rout
 fn with_edge(routes: Router<AdminState>, state: AdminState) -> Router {
     routes
         .fallback(|| async { ApiError::new(ErrorCode::NotFound, "no such admin route") })
-        .method_not_allowed_fallback(method_not_allowed)
+        .method_not_allowed_fallback(fabula_server::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .layer(fabula_server::edge::panics::layer())
@@ -104,17 +104,6 @@ async fn require_token(State(state): State<AdminState>, request: Request, next: 
         return api_error::unauthorized();
     }
     next.run(request).await
-}
-
-async fn method_not_allowed(request: Request) -> ApiError {
-    ApiError::new(
-        ErrorCode::MethodNotAllowed,
-        format!(
-            "{} is not allowed on {}",
-            request.method(),
-            request.uri().path()
-        ),
-    )
 }
 
 /// The token of an `Authorization` header: a bearer token, or the password of Basic auth.

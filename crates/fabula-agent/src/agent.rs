@@ -59,13 +59,16 @@ pub fn run_baseline(
     let client = HttpClient::new(addr, config.client.clone());
     tasks
         .iter()
-        .map(|task| {
-            Ok(PredictionRecord {
-                task_id: task.id.clone(),
-                answer: Value::String(answer_task(&client, config, task)?),
-            })
-        })
+        .map(|task| Ok(prediction(task, answer_task(&client, config, task)?)))
         .collect()
+}
+
+/// A task's prediction: the answer as a JSON string.
+pub(crate) fn prediction(task: &TaskRecord, answer: String) -> PredictionRecord {
+    PredictionRecord {
+        task_id: task.id.clone(),
+        answer: Value::String(answer),
+    }
 }
 
 /// [`run_baseline`], with the tool calls (searches and pages read) each task took.
@@ -79,11 +82,7 @@ pub fn run_baseline_counted(
         .iter()
         .map(|task| {
             let before = client.calls();
-            let answer = answer_task(&client, config, task)?;
-            let record = PredictionRecord {
-                task_id: task.id.clone(),
-                answer: Value::String(answer),
-            };
+            let record = prediction(task, answer_task(&client, config, task)?);
             Ok((record, client.calls() - before))
         })
         .collect()

@@ -14,7 +14,6 @@
 use std::collections::BTreeMap;
 
 use fabula_score::{PredictionRecord, TaskKind, TaskRecord};
-use serde_json::Value;
 
 use crate::agent::AgentConfig;
 use crate::http::HttpClient;
@@ -58,10 +57,7 @@ pub fn run_keyword(
             } else {
                 answer_task(&client, config, task)?
             };
-            Ok(PredictionRecord {
-                task_id: task.id.clone(),
-                answer: Value::String(answer),
-            })
+            Ok(crate::agent::prediction(task, answer))
         })
         .collect()
 }

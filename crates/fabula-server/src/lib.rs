@@ -197,7 +197,8 @@ async fn not_found(request: Request) -> ApiError {
     )
 }
 
-async fn method_not_allowed(request: Request) -> ApiError {
+/// The 405 fallback of a router: the method and path in the message (the admin router's too).
+pub async fn method_not_allowed(request: Request) -> ApiError {
     ApiError::new(
         ErrorCode::MethodNotAllowed,
         format!(

@@ -5,9 +5,6 @@ use std::path::PathBuf;
 /// Everything that can go wrong while generating, writing or reading worlds.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The user asked for something impossible; the message says what.
-    #[error("{0}")]
-    BadInput(String),
     /// A theme name that no theme file defines.
     #[error("unknown theme `{name}` (known themes: {known})")]
     UnknownTheme { name: String, known: String },
@@ -58,16 +55,6 @@ impl From<fabula_file::Error> for Error {
                 path,
                 message: reason,
             },
-        }
-    }
-}
-
-impl Error {
-    /// Wraps an I/O error with the path it concerns.
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
-        Error::Io {
-            path: path.into(),
-            source,
         }
     }
 }
