@@ -1,8 +1,10 @@
 //! `fabula audit`: a dataset's difficulty ladder, per task kind and tier.
 //!
-//! Every task is measured as the world browser measures it ([`fabula_tasks::difficulty`]): its
+//! Tiers are read from the world files, where the generator stored them. Every task is measured
+//! again as the generator and the world browser measure it ([`fabula_tasks::difficulty`]): its
 //! question is searched in its own world (top 10, partial hiding, in process over the dataset's
-//! indexes) to see whether the answer shows in the results. Per kind and tier the report gives
+//! indexes) to see whether the answer shows in the results, and the report counts the stored
+//! tiers that disagree with this measure (0 on a dataset as generated). Per kind and tier the report gives
 //! the tasks, the pages needed (mean, median and max), the share whose answer shows in the
 //! question's results or in the question, the share one page answers, three cheap guessers and,
 //! with a server address, the rule-based baseline agent's mean reward:
@@ -30,17 +32,15 @@ use fabula_agent::keyword::run_keyword;
 use fabula_agent::{AgentConfig, run_baseline_counted};
 use fabula_file::{ColumnRole, Task, Value as Cell, WorldFile};
 use fabula_score::{Gold, Prediction, TaskKind, TaskRecord};
-use fabula_search::{Corpus, CorpusOptions, Hiding, SearchOptions, WorldIndex, WorldInfo};
-use fabula_tasks::difficulty::{
-    Features, Tier, all_shown, answer_rows, answer_values, is_frontier, result_text,
-};
+use fabula_search::{Corpus, CorpusOptions, SearchOptions, WorldIndex, WorldInfo};
+use fabula_tasks::difficulty::{self, Features, Tier, join_results, result_text};
 use fabula_tasks::phrasing_id;
 use fabula_tasks::phrasings::match_question;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dataset::{WorldTasks, score_record};
+use crate::dataset::score_record;
 use crate::error::{Error, Result};
 use fabula_check::search_space::{self, SearchSpace};
 
@@ -103,6 +103,8 @@ pub struct AuditRow {
 pub struct AuditReport {
     pub worlds: usize,
     pub tasks: usize,
+    /// The tasks whose stored tier is not the one measured now.
+    pub tier_disagreements: usize,
     /// Per kind and tier, then per tier over all kinds, then everything.
     pub rows: Vec<AuditRow>,
 }
@@ -111,6 +113,8 @@ pub struct AuditReport {
 #[derive(Debug, Clone)]
 struct Measured {
     record: TaskRecord,
+    /// The tier the world file stores.
+    tier: Tier,
     features: Features,
     random_entity: Option<f64>,
     first_option: Option<bool>,
@@ -152,27 +156,24 @@ pub fn audit(dir: &Path, config: &AuditConfig) -> Result<AuditReport> {
     Ok(AuditReport {
         worlds: corpus.worlds().len(),
         tasks: measured.len(),
+        tier_disagreements: measured
+            .iter()
+            .filter(|m| m.features.tier() != m.tier)
+            .count(),
         rows: rows(&measured),
     })
 }
 
-/// The search options of the difficulty measure: the question's top 10 results, hidden as
-/// agents see them.
-const TIER_SEARCH: SearchOptions = SearchOptions {
-    top_k: 10,
-    offset: 0,
-    hiding: Hiding::Partial,
-};
-
 /// A task's difficulty features: its evidence and hops, and one search of its question.
-fn measure_task(index: &WorldIndex, task: &Task, record: &TaskRecord) -> Result<Features> {
-    let values = answer_values(&record.answer);
-    let hits = index.search(&task.question, &TIER_SEARCH)?.hits;
-    let text: Vec<String> = hits
-        .iter()
-        .map(|h| result_text(&h.title, &h.snippet, &h.url, h.date.as_deref()))
-        .collect();
-    Ok(features(task, record, &values, &text.join(" \n ")))
+fn measure_task(index: &WorldIndex, task: &Task) -> Result<Features> {
+    let hits = index
+        .search(&task.question, &SearchOptions::FIRST_PAGE)?
+        .hits;
+    let results = join_results(
+        hits.iter()
+            .map(|h| result_text(&h.title, &h.snippet, &h.url, h.date.as_deref())),
+    );
+    Ok(difficulty::measure(task, Some(&results)))
 }
 
 /// Measures one world's tasks: features (one search each) and the row-based guessers.
@@ -183,9 +184,10 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
     let mut out = Vec::new();
     for task in file.tasks()? {
         let record = score_record(info.id, &task)?;
-        let features = measure_task(&index, &task, &record)?;
+        let features = measure_task(&index, &task)?;
         let short = record.answer.as_str();
         out.push(Measured {
+            tier: task.tier,
             random_entity: short.and_then(|answer| names.random_hit(answer)),
             first_option: short.map(|answer| names.first_in(&task.question) == Some(answer)),
             chance: features
@@ -205,36 +207,6 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
     Ok(out)
 }
 
-/// The tier of every task of `worlds` (a dataset of `dir`), in the same order, measured as
-/// [`audit`] measures it.
-pub fn task_tiers(dir: &Path, worlds: &[WorldTasks], jobs: usize) -> Result<Vec<Vec<Tier>>> {
-    let options = CorpusOptions {
-        write_indexes: false,
-        ..CorpusOptions::default()
-    };
-    let corpus = Corpus::open_with(dir, options)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| Error::Audit(e.to_string()))?;
-    pool.install(|| {
-        worlds
-            .par_iter()
-            .map(|world| {
-                let index = corpus.world(world.world)?;
-                world
-                    .tasks
-                    .iter()
-                    .map(|task| {
-                        let record = score_record(world.world, task)?;
-                        Ok(measure_task(&index, task, &record)?.tier())
-                    })
-                    .collect()
-            })
-            .collect()
-    })
-}
-
 /// The number of options a comparison's question names (its slots `a` to `d`).
 fn options(question: &str) -> Option<usize> {
     let matched = match_question(question)?;
@@ -245,18 +217,6 @@ fn options(question: &str) -> Option<usize> {
         .filter(|(slot, _)| is_option(slot))
         .count();
     (n > 0).then_some(n)
-}
-
-fn features(task: &Task, record: &TaskRecord, values: &[String], results: &str) -> Features {
-    Features {
-        pages_needed: record.evidence.as_array().map_or(0, Vec::len),
-        hops: task.hops,
-        rows: answer_rows(&record.answer),
-        answer_in_question: all_shown(values, &task.question),
-        answer_in_results: Some(all_shown(values, results)),
-        choice: task.kind == fabula_file::TaskKind::Compare,
-        frontier: is_frontier(&task.question),
-    }
 }
 
 /// The names of a world's rows, by table.
@@ -391,7 +351,7 @@ fn rows(measured: &[Measured]) -> Vec<AuditRow> {
             let members: Vec<&Measured> = measured
                 .iter()
                 .filter(|m| kind.is_none_or(|k| m.record.kind == k))
-                .filter(|m| tier.is_none_or(|t| m.features.tier() == t))
+                .filter(|m| tier.is_none_or(|t| m.tier == t))
                 .collect();
             if members.is_empty() || (kind.is_some() && tier.is_none()) {
                 continue;
@@ -505,9 +465,10 @@ fn maybe(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_owned(), percent)
 }
 
-/// The report as a plain-text table: shares in percent, `-` where a figure covers no task.
+/// The report as a plain-text table: shares in percent, `-` where a figure covers no task; a
+/// last line counts the stored tiers that disagree with the measure.
 pub fn render_audit(report: &AuditReport) -> String {
-    render_table(report, &COLUMNS, |r| {
+    let table = render_table(report, &COLUMNS, |r| {
         vec![
             r.kind.clone(),
             r.tier.clone(),
@@ -524,7 +485,11 @@ pub fn render_audit(report: &AuditReport) -> String {
             maybe(r.chance),
             maybe(r.agent),
         ]
-    })
+    });
+    format!(
+        "{table}stored tiers that disagree with the measure: {} of {}\n",
+        report.tier_disagreements, report.tasks
+    )
 }
 
 /// The search-space columns of the report.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use fabula_file::{Task, WorldFile};
-use fabula_search::{Hiding, Hit, SearchOptions};
+use fabula_search::{Hit, SearchOptions};
 use fabula_server::AppState;
 use fabula_server::sessions::SessionRecord;
 use serde_json::{Value as Json, json};
@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::plot::bar_chart;
 use crate::views::{hits_view, page_href, percent_encode};
 use fabula_tasks::difficulty::{
-    Features, Tier, all_shown, answer_rows, answer_values, is_frontier, result_text,
+    self, Features, Tier, all_shown, answer_values, join_results, result_text,
 };
 
 /// The most pages-needed buckets the dataset's histogram shows; larger counts join the last.
@@ -39,44 +39,34 @@ impl ParsedTask {
     }
 }
 
-/// The features of one task: its evidence, hops and rows, and where its answer shows; the
-/// question is searched in its world with the default (partial) hiding, top 10.
-pub(crate) async fn features(app: &AppState, world_id: u32, task: &ParsedTask) -> Features {
-    features_and_hits(app, world_id, task).await.0
+/// The features of one task without searching: its evidence, hops and rows, and whether the
+/// answer shows in the question. Its tier is the one its world file stores.
+pub(crate) fn features(task: &ParsedTask) -> Features {
+    difficulty::measure(&task.task, None)
 }
 
-/// [`features`] and the results of searching the question, for the task view.
+/// The features of one task measured as the generator measured them (the question searched in
+/// its world, partial hiding, top 10), and those results, for the task view.
 pub(crate) async fn features_and_hits(
     app: &AppState,
     world_id: u32,
     task: &ParsedTask,
 ) -> (Features, Vec<Hit>) {
-    let values = answer_values(&task.answer);
-    let options = SearchOptions {
-        top_k: 10,
-        offset: 0,
-        hiding: Hiding::Partial,
-    };
     let hits = app
-        .search_world(world_id, task.task.question.clone(), options)
+        .search_world(
+            world_id,
+            task.task.question.clone(),
+            SearchOptions::FIRST_PAGE,
+        )
         .await
         .map(|results| results.hits);
-    let answer_in_results = hits.as_ref().ok().map(|hits| {
-        let text: Vec<String> = hits
-            .iter()
-            .map(|hit| result_text(&hit.title, &hit.snippet, &hit.url, hit.date.as_deref()))
-            .collect();
-        all_shown(&values, &text.join(" \n "))
+    let results = hits.as_ref().ok().map(|hits| {
+        join_results(
+            hits.iter()
+                .map(|hit| result_text(&hit.title, &hit.snippet, &hit.url, hit.date.as_deref())),
+        )
     });
-    let features = Features {
-        pages_needed: task.evidence.len(),
-        hops: task.task.hops,
-        rows: answer_rows(&task.answer),
-        answer_in_question: all_shown(&values, &task.task.question),
-        answer_in_results,
-        choice: task.task.kind == fabula_file::TaskKind::Compare,
-        frontier: is_frontier(&task.task.question),
-    };
+    let features = difficulty::measure(&task.task, results.as_deref());
     (features, hits.unwrap_or_default())
 }
 
@@ -92,7 +82,7 @@ pub(crate) fn task_rows(world_id: u32, tasks: &[(ParsedTask, Features)]) -> Json
         .map(|(parsed, features)| {
             let task = &parsed.task;
             json!({"id": task.id, "kind": task.kind.as_str(), "question": task.question,
-                   "tier": features.tier().as_str(), "pages_needed": features.pages_needed,
+                   "tier": task.tier.as_str(), "pages_needed": features.pages_needed,
                    "href": format!("/ui/worlds/{world_id}/tasks/{}", percent_encode(&task.id))})
         })
         .collect();
@@ -100,7 +90,8 @@ pub(crate) fn task_rows(world_id: u32, tasks: &[(ParsedTask, Features)]) -> Json
 }
 
 /// One task: question, gold answer, the evidence pages in order (the path), each with the
-/// answer values it states, and the difficulty features with the tier.
+/// answer values it states, the difficulty features, the tier the world file stores and the
+/// one the features give now.
 pub(crate) fn task(
     file: &WorldFile,
     world_id: u32,
@@ -143,7 +134,8 @@ pub(crate) fn task(
         "path": path,
         "hits": hits_view(world_id, hits, &values),
         "features": features,
-        "tier": features.tier().as_str(),
+        "tier": task.tier.as_str(),
+        "measured_tier": features.tier().as_str(),
     }))
 }
 
@@ -225,7 +217,7 @@ pub(crate) struct Summary {
 
 impl Summary {
     pub(crate) fn add(&mut self, world_id: u32, task: &ParsedTask, features: &Features) {
-        let tier = features.tier() as usize;
+        let tier = task.task.tier as usize;
         self.per_world.entry(world_id).or_default()[tier] += 1;
         self.by_kind
             .entry(task.task.kind.as_str().to_owned())

@@ -180,7 +180,7 @@ impl Browse {
     /// A world's tasks with their features.
     async fn tasks_with_features(&self, id: &str) -> Result<(u32, Vec<(ParsedTask, Features)>)> {
         let (world_id, path) = self.world_file(id).await?;
-        let tasks = tasks_with_features(&self.inner.app, world_id, path).await?;
+        let tasks = tasks_with_features(&self.inner.app, path).await?;
         Ok((world_id, tasks))
     }
 }
@@ -240,19 +240,16 @@ async fn world_tiers(
     path: PathBuf,
 ) -> Result<Vec<(ParsedTask, Features)>> {
     app.world_ready(world_id).await.map_err(Error::from_api)?;
-    tasks_with_features(app, world_id, path).await
+    tasks_with_features(app, path).await
 }
 
-/// A checked world's tasks with their features (one search each).
-async fn tasks_with_features(
-    app: &AppState,
-    world_id: u32,
-    path: PathBuf,
-) -> Result<Vec<(ParsedTask, Features)>> {
+/// A checked world's tasks with their features (measured without searching; the tiers are
+/// the stored ones).
+async fn tasks_with_features(app: &AppState, path: PathBuf) -> Result<Vec<(ParsedTask, Features)>> {
     let tasks = admin::world_tasks(app, path).await?;
     let mut out = Vec::with_capacity(tasks.len());
     for task in tasks {
-        let features = admin::features(app, world_id, &task).await;
+        let features = admin::features(&task);
         out.push((task, features));
     }
     Ok(out)

@@ -4,14 +4,15 @@
 //! must be pages of the world and each gold value must be stated on at least one of them (by a
 //! recorded fact or in the page text); and each world must hold enough tasks. Rules:
 //! `tasks.count`, `tasks.id`, `tasks.kind`, `tasks.question`, `tasks.sql`, `tasks.answer`,
-//! `tasks.evidence`, `tasks.stated`, `tasks.threshold` (no number a query compares a column
+//! `tasks.evidence`, `tasks.stated`, `tasks.tier` (the stored tier fits the evidence count and
+//! whether the question is a frontier one), `tasks.threshold` (no number a query compares a column
 //! with is a value of that column in the world, [`crate::threshold`]) and `tasks.frontier` (a
 //! frontier question's clues each hold for at least 20 people, together for exactly one, and at
 //! least 2 people fail exactly one, counted by SQL on the world file). What an answer means is
 //! the checker's own [`crate::answer`], the numbers are its [`crate::contract`], and frontier
 //! questions are told by [`crate::frontier`] and measured by [`crate::search_space`].
 
-use fabula_file::{Task, TaskKind, WorldFile};
+use fabula_file::{Task, TaskKind, Tier, WorldFile};
 use serde_json::Value;
 
 use crate::answer::{Answer, page_states};
@@ -45,8 +46,14 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
     let tasks = match file.tasks() {
         Ok(tasks) => tasks,
         Err(e) => {
-            // The only value of `fabula_tasks` the reader refuses is a kind it does not know.
-            let rule = match e {
+            // The values of `fabula_tasks` the reader refuses are a kind or a tier it does not
+            // know.
+            let rule = match &e {
+                fabula_file::Error::BadValue {
+                    table: TASKS_TABLE,
+                    reason,
+                    ..
+                } if reason.contains("tier") => "tasks.tier",
                 fabula_file::Error::BadValue {
                     table: TASKS_TABLE, ..
                 } => "tasks.kind",
@@ -86,6 +93,9 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
         if let Some(detail) = frontier_problem(file, task) {
             report(out, "tasks.frontier", format!("task {}: {detail}", task.id));
         }
+        if let Some(detail) = tier_problem(task) {
+            report(out, "tasks.tier", format!("task {}: {detail}", task.id));
+        }
         for detail in values.iter().flat_map(|v| v.on_values(&task.sql)) {
             let detail = format!("task {}: threshold on a value, {detail}", task.id);
             report(out, "tasks.threshold", detail);
@@ -115,6 +125,28 @@ fn frontier_problem(file: &WorldFile, task: &Task) -> Option<String> {
             space.smallest_candidates, space.near_misses, space.answers
         )
     })
+}
+
+/// What makes a stored tier impossible by what the world file alone says: a frontier tier
+/// exactly for frontier questions; otherwise one evidence page is easy, `medium` needs 2 or 3
+/// pages and `hard` 4 or more. An easy task may need more pages (its answer may show in the
+/// question or in the results of searching it, which the checker does not run).
+fn tier_problem(task: &Task) -> Option<String> {
+    let frontier = is_frontier(&task.question);
+    if frontier != (task.tier == Tier::Frontier) {
+        return Some(format!(
+            "tier {} for a {}frontier question",
+            task.tier,
+            if frontier { "" } else { "non-" }
+        ));
+    }
+    let pages = serde_json::from_str::<Vec<String>>(&task.evidence).map_or(0, |urls| urls.len());
+    let fits = match task.tier {
+        Tier::Frontier | Tier::Easy => true,
+        Tier::Medium => (2..=3).contains(&pages),
+        Tier::Hard => pages >= 4,
+    };
+    (!fits).then(|| format!("tier {} with {pages} evidence pages", task.tier))
 }
 
 /// One evidence page as the rules read it: its body and the texts its facts show.
@@ -246,5 +278,54 @@ mod tests {
         check("w42-t017", None, false);
         check("t017", None, false);
         check("w00042-x017", None, false);
+    }
+
+    #[test]
+    fn stored_tiers_fit_the_evidence_and_the_question() {
+        let frontier =
+            "Track down the colonist who was born in the 2140s; and held an office in a guild.";
+        let check = |question: &str, pages: usize, tier: Tier, expect: Option<&str>| {
+            let urls: Vec<String> = (0..pages).map(|i| format!("/p{i}")).collect();
+            let task = Task {
+                id: "w00000-t000".into(),
+                kind: TaskKind::Identify,
+                question: question.into(),
+                answer: "\"1\"".into(),
+                evidence: serde_json::to_string(&urls).unwrap(),
+                hops: 1,
+                sql: "SELECT 1".into(),
+                tier,
+            };
+            assert_eq!(tier_problem(&task).as_deref(), expect, "{tier} {pages}");
+        };
+        check("How many?", 1, Tier::Easy, None);
+        check("How many?", 5, Tier::Easy, None);
+        check("How many?", 3, Tier::Medium, None);
+        check("How many?", 4, Tier::Hard, None);
+        check(frontier, 9, Tier::Frontier, None);
+        check(
+            "How many?",
+            1,
+            Tier::Medium,
+            Some("tier medium with 1 evidence pages"),
+        );
+        check(
+            "How many?",
+            3,
+            Tier::Hard,
+            Some("tier hard with 3 evidence pages"),
+        );
+        check(
+            "How many?",
+            9,
+            Tier::Frontier,
+            Some("tier frontier for a non-frontier question"),
+        );
+        check(
+            frontier,
+            9,
+            Tier::Hard,
+            Some("tier hard for a frontier question"),
+        );
     }
 }

@@ -571,6 +571,7 @@ fn a_directory_is_checked_against_its_manifest() {
         shard: None,
         force: false,
         themes: Vec::new(),
+        write_indexes: false,
     };
     fabula_dataset::generate_dataset(&cfg, &fabula_dataset::NoPages, &|| {}).unwrap();
     std::fs::remove_file(dir.path().join("world-00001.sqlite")).unwrap();
@@ -638,6 +639,7 @@ fn task_violations(world: &World, question: &str, sql: &str, rule: &str) -> Vec<
         evidence: "[]".into(),
         hops: 1,
         sql: sql.into(),
+        tier: fabula_file::Tier::Easy,
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("world-00000.sqlite");

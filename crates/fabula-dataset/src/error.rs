@@ -29,6 +29,13 @@ pub enum Error {
     /// Generating, writing or reading a world failed (its message as the world crate words it).
     #[error(transparent)]
     World(#[from] fabula_world::Error),
+    /// Indexing a world's pages, searching them to measure its tasks' tiers, or writing the
+    /// index failed.
+    #[error("world {id}: {source}")]
+    Index {
+        id: u32,
+        source: fabula_search::Error,
+    },
     /// The worker threads could not be started.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),

@@ -3,6 +3,12 @@
 //! renders its pages (`fabula_pages`) and builds its tasks (`fabula_tasks`) through
 //! [`FullRenderer`], and writes the world file; the stages below know nothing of datasets.
 //!
+//! Before a world's file is written, its pages are indexed in memory and every task's question
+//! is searched there, so its tier (`fabula_tasks::difficulty`) is measured with the answer's
+//! showing in the results and stored in the file. The same index is then persisted (unless
+//! [`GenerateConfig::write_indexes`] is off) under the finished file's key, as `fabula index`
+//! would write it, so a server is fast from its first request.
+//!
 //! Each world is written to a temporary file in the output directory, synced and renamed into
 //! place, and recorded in a progress journal (`.progress.jsonl`). The manifest is written last, also
 //! by rename. A run that was killed leaves only finished files under final names; the next run keeps
@@ -30,6 +36,8 @@ pub use fabula_file::{
 };
 
 use fabula_file::{Page, Task};
+use fabula_search::{BuiltIndex, IndexKey, SearchOptions, WorldIndex};
+use fabula_tasks::difficulty;
 
 use fabula_world::theme::{self, Theme};
 use fabula_world::{FORMAT_VERSION, GENERATOR_VERSION, World, generate_world, write_world};
@@ -126,6 +134,8 @@ pub struct GenerateConfig {
     pub force: bool,
     /// Restrict themes to these ids; empty means every theme.
     pub themes: Vec<String>,
+    /// Persist each world's search index (`DIR/index/`) beside its file.
+    pub write_indexes: bool,
 }
 
 /// The outcome of a run.
@@ -537,7 +547,24 @@ fn tmp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-/// Generates, renders and writes one world; returns its manifest entry.
+/// Measures every task's tier with its world's index: the features of the task and of the
+/// first page of results for its question.
+fn measure_tiers(index: &WorldIndex, tasks: &mut [Task]) -> fabula_search::Result<()> {
+    for task in tasks {
+        let hits = index
+            .search(&task.question, &SearchOptions::FIRST_PAGE)?
+            .hits;
+        let results = difficulty::join_results(
+            hits.iter()
+                .map(|h| difficulty::result_text(&h.title, &h.snippet, &h.url, h.date.as_deref())),
+        );
+        task.tier = difficulty::measure(task, Some(&results)).tier();
+    }
+    Ok(())
+}
+
+/// Generates, renders and writes one world, and its index when asked; returns its manifest
+/// entry.
 fn build_one(
     cfg: &GenerateConfig,
     id: u32,
@@ -545,9 +572,12 @@ fn build_one(
     renderer: &dyn Renderer,
 ) -> Result<ManifestEntry> {
     let world = generate_world(cfg.master_seed, id, themes);
-    let (pages, tasks) = renderer.render(&world);
+    let (pages, mut tasks) = renderer.render(&world);
     let file = world_file_name(id);
     let path = cfg.out.join(&file);
+    let index_error = |source| Error::Index { id, source };
+    let index = BuiltIndex::build(&path, &pages, Some(&world.name)).map_err(index_error)?;
+    measure_tiers(&index.open(&path).map_err(index_error)?, &mut tasks).map_err(index_error)?;
     let tmp = tmp_path(&path);
     let _ = fs::remove_file(&tmp);
     write_world(&tmp, &world, &pages, &tasks)?;
@@ -556,6 +586,15 @@ fn build_one(
         .map_err(|e| Error::io(&tmp, e))?;
     let sha256 = fabula_file::sha256_file(&tmp)?;
     fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+    if cfg.write_indexes {
+        let key = IndexKey {
+            world_id: id,
+            sha256: &sha256,
+        };
+        index
+            .write(&fabula_search::index_path(&cfg.out, &path), key)
+            .map_err(index_error)?;
+    }
     Ok(ManifestEntry {
         id,
         file,

@@ -17,7 +17,7 @@ pub enum Error {
     /// A manifest or world file could not be read.
     #[error(transparent)]
     File(#[from] fabula_file::Error),
-    /// The dataset's tasks could not be read, or their tiers measured.
+    /// The dataset's tasks could not be read.
     #[error(transparent)]
     Audit(#[from] fabula_audit::Error),
 }

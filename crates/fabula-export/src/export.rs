@@ -22,7 +22,6 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use fabula_audit::audit::task_tiers;
 use fabula_audit::dataset::{Split, Tiered, parse_json, read_dataset_tasks};
 use fabula_file::{Task, WorldFile};
 use fabula_tasks::Tier;
@@ -396,17 +395,9 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 /// Exports the tasks of a split in one format.
 pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     let worlds = read_dataset_tasks(&config.worlds, config.split)?;
-    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
-    let tiers = task_tiers(&config.worlds, &worlds, jobs)?;
     let tasks: Vec<Tiered<'_>> = worlds
         .iter()
-        .zip(&tiers)
-        .flat_map(|(w, tiers)| {
-            w.tasks
-                .iter()
-                .zip(tiers)
-                .map(|(t, &tier)| (w.world, t, tier))
-        })
+        .flat_map(|w| w.tasks.iter().map(|t| (w.world, t, t.tier)))
         .filter(|(_, _, tier)| config.tier.is_none_or(|want| *tier == want))
         .collect();
     let summary = match config.format {
@@ -530,6 +521,7 @@ mod tests {
             evidence: "[]".into(),
             hops: 1,
             sql: "SELECT 1".into(),
+            tier: Tier::Easy,
         };
         let value: Value = serde_json::from_str(answer).unwrap();
         assert_eq!(searchr1_target(&value), targets, "{answer}");

@@ -2,7 +2,7 @@
 //!
 //! [`export`] writes a split's tasks (read by `fabula_audit::dataset`, split by a stable hash of
 //! the world id) as fabula JSONL, WideSearch tasks with gold CSVs, Search-R1 records or verl
-//! parquet ([`verl`]), each with its difficulty tier as `fabula audit` measures it, and the pages
+//! parquet ([`verl`]), each with the difficulty tier its world file stores, and the pages
 //! as a retrieval corpus.
 //!
 //! World files are read only through `fabula_file::WorldFile`.

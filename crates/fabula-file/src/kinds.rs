@@ -1,5 +1,5 @@
 //! The closed sets of names a world file stores as text: page kinds, fact (value) kinds, task
-//! kinds, and the hiding levels that decide which fact kinds a snippet may show.
+//! kinds and tiers, and the hiding levels that decide which fact kinds a snippet may show.
 //!
 //! Each enum has one spelling per variant (`as_str`) and a `parse` that is its exact inverse, so
 //! every crate reads and writes the same words.
@@ -125,6 +125,37 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// A task's difficulty tier, as `fabula_tasks.tier` stores it: measured when the world is
+    /// generated (`fabula_tasks::difficulty` says how), ordered from easiest to hardest.
+    Tier {
+        /// One page is enough, or the answer shows in the question or its top 10 results.
+        Easy = "easy",
+        /// Two or three pages, the answer shown in neither the question nor its results.
+        Medium = "medium",
+        /// Four pages or more, the answer shown in neither.
+        Hard = "hard",
+        /// Built to the frontier's constraints: blurred clues that name no entity.
+        Frontier = "frontier",
+    }
+}
+
+impl Serialize for Tier {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Tier {
+    type Err = String;
+
+    /// A tier by its name: `easy`, `medium`, `hard` or `frontier`.
+    fn from_str(s: &str) -> Result<Tier, String> {
+        Tier::parse(s)
+            .ok_or_else(|| format!("unknown tier `{s}` (known: easy, medium, hard, frontier)"))
+    }
+}
+
 /// The spellings of every `TaskKind`, for serde's error messages.
 const TASK_KINDS: &[&str] = &[
     "lookup",
@@ -209,6 +240,15 @@ mod tests {
             "lookup multi_hop compare aggregate temporal identify table",
         );
         assert_eq!(TASK_KINDS, TaskKind::ALL.map(TaskKind::as_str));
+        check(
+            Tier::ALL,
+            Tier::as_str,
+            Tier::parse,
+            "easy medium hard frontier",
+        );
+        assert!(Tier::Easy < Tier::Frontier);
+        assert_eq!("hard".parse::<Tier>(), Ok(Tier::Hard));
+        assert!("Hard".parse::<Tier>().unwrap_err().contains("known: easy"));
     }
 
     #[test]

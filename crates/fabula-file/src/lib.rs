@@ -10,7 +10,7 @@
 //! | `fabula_tables`, `fabula_columns` | [`Table`] and [`Column`]: the role of each domain table and column |
 //! | `fabula_pages` | [`Page`]s: Markdown with a [`PageKind`] and an optional date |
 //! | `fabula_page_facts` | [`PageFact`]s: each cell a page states, with the exact text it uses |
-//! | `fabula_tasks` | [`Task`]s with JSON gold answers and a SQL query that recomputes them |
+//! | `fabula_tasks` | [`Task`]s with JSON gold answers, a SQL query that recomputes them, and a [`Tier`] |
 //!
 //! [`write_world`] writes a whole file in one transaction (only the generator and test fixtures
 //! call it); [`WorldFile`] opens one read-only and returns typed rows. No other code runs SQL
@@ -28,7 +28,7 @@ mod rows;
 mod write;
 
 pub use error::{Error, Result};
-pub use kinds::{Hiding, PageKind, TaskKind, ValueKind};
+pub use kinds::{Hiding, PageKind, TaskKind, Tier, ValueKind};
 pub use limits::{AgeRange, Limits};
 pub use manifest::{
     MANIFEST, Manifest, ManifestEntry, parse_shard_manifest_name, read_manifest,
@@ -40,4 +40,4 @@ pub use rows::{Column, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Ta
 pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;

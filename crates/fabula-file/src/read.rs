@@ -12,7 +12,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 
 use crate::rows::{Column, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value};
-use crate::{ColumnRole, Error, PageKind, Result, SqlType, TableRole, TaskKind, ValueKind};
+use crate::{ColumnRole, Error, PageKind, Result, SqlType, TableRole, TaskKind, Tier, ValueKind};
 
 /// One world file opened read-only.
 pub struct WorldFile {
@@ -313,7 +313,10 @@ impl WorldFile {
     pub fn tasks(&self) -> Result<Vec<Task>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, kind, question, answer, evidence, hops, sql FROM fabula_tasks ORDER BY id")
+            .prepare(
+                "SELECT id, kind, question, answer, evidence, hops, sql, tier FROM fabula_tasks \
+                 ORDER BY id",
+            )
             .map_err(self.sqlite())?;
         let mut rows = stmt.query([]).map_err(self.sqlite())?;
         let mut tasks = Vec::new();
@@ -323,9 +326,14 @@ impl WorldFile {
             let kind = TaskKind::parse(&kind).ok_or_else(|| {
                 self.bad_value("fabula_tasks", &id, format!("unknown task kind `{kind}`"))
             })?;
+            let tier: String = row.get(7).map_err(self.sqlite())?;
+            let tier = Tier::parse(&tier).ok_or_else(|| {
+                self.bad_value("fabula_tasks", &id, format!("unknown tier `{tier}`"))
+            })?;
             tasks.push(Task {
                 id,
                 kind,
+                tier,
                 question: row.get(2).map_err(self.sqlite())?,
                 answer: row.get(3).map_err(self.sqlite())?,
                 evidence: row.get(4).map_err(self.sqlite())?,

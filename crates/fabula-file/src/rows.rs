@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::kinds::{PageKind, TaskKind, ValueKind};
+use crate::kinds::{PageKind, TaskKind, Tier, ValueKind};
 use crate::limits::Limits;
 use crate::roles::{ColumnRole, SqlType, TableRole};
 
@@ -240,6 +240,8 @@ pub struct Task {
     /// A read-only SQL query over the domain tables that recomputes the answer, so `fabula check`
     /// can verify it without the task builder's code.
     pub sql: String,
+    /// The difficulty tier measured when the world was generated.
+    pub tier: Tier,
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ CREATE TABLE fabula_page_facts (
 ) STRICT;
 CREATE TABLE fabula_tasks (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, question TEXT NOT NULL, answer TEXT NOT NULL,
-  evidence TEXT NOT NULL, hops INTEGER NOT NULL, sql TEXT NOT NULL
+  evidence TEXT NOT NULL, hops INTEGER NOT NULL, sql TEXT NOT NULL, tier TEXT NOT NULL
 ) STRICT;
 ";
 
@@ -183,8 +183,8 @@ fn write_pages(tx: &Transaction<'_>, pages: &[Page]) -> rusqlite::Result<()> {
 
 fn write_tasks(tx: &Transaction<'_>, tasks: &[Task]) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare(
-        "INSERT INTO fabula_tasks (id, kind, question, answer, evidence, hops, sql)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO fabula_tasks (id, kind, question, answer, evidence, hops, sql, tier)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     for t in tasks {
         stmt.execute(params![
@@ -194,7 +194,8 @@ fn write_tasks(tx: &Transaction<'_>, tasks: &[Task]) -> rusqlite::Result<()> {
             t.answer,
             t.evidence,
             t.hops,
-            t.sql
+            t.sql,
+            t.tier.as_str()
         ])?;
     }
     Ok(())

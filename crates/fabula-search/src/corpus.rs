@@ -425,10 +425,7 @@ impl Corpus {
     }
 
     fn index_path_of(&self, info: &WorldInfo) -> PathBuf {
-        let stem = info.file.file_stem().unwrap_or_default().to_string_lossy();
-        self.dir
-            .join(INDEX_DIR)
-            .join(format!("{stem}.{INDEX_EXTENSION}"))
+        index_path(&self.dir, &info.file)
     }
 
     /// A world's first use, run once at a time per world by the cache: opens or builds its
@@ -539,6 +536,14 @@ impl WorldInfo {
             sha256: &self.sha256,
         }
     }
+}
+
+/// Where the persisted index of the world file `world_file` of the dataset in `dir` lives:
+/// `DIR/index/<world file stem>.fidx`.
+pub fn index_path(dir: &Path, world_file: &Path) -> PathBuf {
+    let stem = world_file.file_stem().unwrap_or_default().to_string_lossy();
+    dir.join(INDEX_DIR)
+        .join(format!("{stem}.{INDEX_EXTENSION}"))
 }
 
 /// A file's identity and version as one number, never 0: its inode, length and modification

@@ -53,12 +53,14 @@ mod text;
 mod world;
 
 pub use bundle::{INDEX_FORMAT_VERSION, IndexKey};
-pub use corpus::{Corpus, CorpusOptions, DEFAULT_MAX_OPEN_WORLDS, IndexState, WorldInfo};
+pub use corpus::{
+    Corpus, CorpusOptions, DEFAULT_MAX_OPEN_WORLDS, IndexState, WorldInfo, index_path,
+};
 pub use error::{Error, ErrorChain, Result};
 pub use fabula_file::Hiding;
 pub use passage_index::{PASSAGE_FORMAT_VERSION, PassageBuild};
 pub use text::plain_text;
-pub use world::{MAX_TOP_K, WorldIndex};
+pub use world::{BuiltIndex, MAX_TOP_K, WorldIndex};
 
 /// Options of one search call.
 #[derive(Debug, Clone)]
@@ -68,6 +70,15 @@ pub struct SearchOptions {
     /// Number of results to skip (page * top_k).
     pub offset: usize,
     pub hiding: Hiding,
+}
+
+impl SearchOptions {
+    /// The first page of results as an agent gets it by default: 10 results, partially hidden.
+    pub const FIRST_PAGE: SearchOptions = SearchOptions {
+        top_k: 10,
+        offset: 0,
+        hiding: Hiding::Partial,
+    };
 }
 
 /// One ranked result.

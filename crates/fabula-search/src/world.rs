@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fabula_file::{PageKind, StoredPage, WorldFile};
+use fabula_file::{Page, PageKind, WorldFile};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::bundle::{self, Checksum, IndexKey, Problem, Sections};
@@ -368,14 +368,26 @@ const TANTIVY_SECTIONS: &str = "tantivy/";
 /// store and tantivy index, and returns them as a bundle's sections.
 pub(crate) fn build_sections(path: &Path) -> Result<Sections> {
     let file = WorldFile::open(path)?;
-    let rows = read_pages(&file)?;
+    let pages: Vec<Page> = file
+        .pages()?
+        .into_iter()
+        .map(|stored| stored.page)
+        .collect();
     let name = file.meta_value("name")?;
     drop(file);
+    sections_of_pages(path, &pages, name.as_deref())
+}
+
+/// Builds the page store and tantivy index of a world's pages (in any order) and returns them as
+/// a bundle's sections; `path` names the world file in errors.
+fn sections_of_pages(path: &Path, pages: &[Page], name: Option<&str>) -> Result<Sections> {
     let bad_world = |reason: String| Error::BadWorld {
         path: path.to_owned(),
         reason,
     };
-    let mut pages = Vec::with_capacity(rows.len());
+    let mut rows: Vec<PageRow> = pages.iter().map(page_row).collect();
+    rows.sort_unstable_by(|a, b| a.page.url.cmp(&b.page.url));
+    let mut raw = Vec::with_capacity(rows.len());
     let mut plain = Vec::with_capacity(rows.len());
     for PageRow { mut page, hidden } in rows {
         let text = plain_text(&page.body);
@@ -388,11 +400,11 @@ pub(crate) fn build_sections(path: &Path) -> Result<Sections> {
             };
             page.masks.push((to_u32(start)?, to_u32(end)?));
         }
-        pages.push(page);
+        raw.push(page);
         plain.push(text);
     }
-    let store = PageStore::build(&pages).map_err(bad_world)?;
-    drop(pages);
+    let store = PageStore::build(&raw).map_err(bad_world)?;
+    drop(raw);
     let files = build_files(
         (0..store.len()).map(|page_idx| (store.title(page_idx), plain[page_idx].as_str())),
     )?;
@@ -402,9 +414,42 @@ pub(crate) fn build_sections(path: &Path) -> Result<Sections> {
         sections.push(format!("{TANTIVY_SECTIONS}{}", file_name.display()), bytes);
     }
     if let Some(name) = name {
-        sections.push(NAME_SECTION, name.into_bytes());
+        sections.push(NAME_SECTION, name.as_bytes().to_vec());
     }
     Ok(sections)
+}
+
+/// A world's index built in memory from its pages before its world file is written: the
+/// generator searches it (to measure each task's tier, which the file stores) and then persists
+/// it under the finished file's key, byte for byte what [`crate::Corpus`] would build from that
+/// file.
+pub struct BuiltIndex {
+    sections: Sections,
+}
+
+impl BuiltIndex {
+    /// Indexes a world's pages (in any order) and its name; `world_file` is where its file will
+    /// be, named in errors and by [`WorldIndex::path`].
+    pub fn build(world_file: &Path, pages: &[Page], name: Option<&str>) -> Result<BuiltIndex> {
+        Ok(BuiltIndex {
+            sections: sections_of_pages(world_file, pages, name)?,
+        })
+    }
+
+    /// The index, ready to search; the bytes are shared, not copied.
+    pub fn open(&self, world_file: &Path) -> Result<WorldIndex> {
+        WorldIndex::from_sections(world_file, &self.sections).map_err(Error::Internal)
+    }
+
+    /// Writes the index atomically to `index_path` (see [`crate::index_path`]), keyed by the
+    /// finished world file.
+    pub fn write(&self, index_path: &Path, key: IndexKey<'_>) -> Result<()> {
+        let bytes = self.sections.encode(key);
+        bundle::write(index_path, &bytes).map_err(|source| Error::Io {
+            path: index_path.to_owned(),
+            source,
+        })
+    }
 }
 
 /// A page as read, with the values its snippets must hide: ASCII-lowercased, distinct, not blank.
@@ -413,15 +458,7 @@ struct PageRow {
     hidden: Vec<String>,
 }
 
-/// Reads all pages, sorted by url.
-fn read_pages(file: &WorldFile) -> Result<Vec<PageRow>> {
-    let mut pages: Vec<PageRow> = file.pages()?.into_iter().map(page_row).collect();
-    pages.sort_unstable_by(|a, b| a.page.url.cmp(&b.page.url));
-    Ok(pages)
-}
-
-fn page_row(stored: StoredPage) -> PageRow {
-    let page = stored.page;
+fn page_row(page: &Page) -> PageRow {
     let mut hidden: Vec<String> = page
         .facts
         .iter()
@@ -433,11 +470,11 @@ fn page_row(stored: StoredPage) -> PageRow {
     hidden.dedup();
     PageRow {
         page: RawPage {
-            url: page.url,
-            title: page.title,
+            url: page.url.clone(),
+            title: page.title.clone(),
             kind: page.kind,
-            published: page.published,
-            body: page.body,
+            published: page.published.clone(),
+            body: page.body.clone(),
             snippet_text: String::new(),
             snippet_text_continues: false,
             masks: Vec::new(),

@@ -27,11 +27,11 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 use serde_json::{Value, json};
 
-use fabula_file::{Page, PageKind, Task, TaskKind};
+use fabula_file::{Page, PageKind, Task, TaskKind, Tier};
 use fabula_world::World;
 use fabula_world::seed::{self, WorldRng};
 
-use crate::difficulty::all_shown;
+use crate::difficulty::{self, all_shown};
 use crate::phrasings;
 
 use self::db::{Cell, Db};
@@ -258,7 +258,7 @@ impl<'a> Builder<'a> {
             .iter()
             .map(|&i| self.pages[i].url.as_str())
             .collect();
-        Some(Task {
+        let mut task = Task {
             id: format!("w{:05}-t{n:03}", self.world.id),
             kind: family.kind,
             question,
@@ -266,7 +266,12 @@ impl<'a> Builder<'a> {
             evidence: serde_json::to_string(&urls).expect("serialisable"),
             hops: template.hops,
             sql: body.sql,
-        })
+            tier: Tier::Easy,
+        };
+        // The tier without search; the dataset generator measures it again with the world's
+        // index, which only makes it easier (the answer may show in the question's results).
+        task.tier = difficulty::measure(&task, None).tier();
+        Some(task)
     }
 
     /// Draws up to `target` tasks of one kind, cycling over its templates so each gets a turn.

@@ -7,6 +7,10 @@
 //! - whether the answer shows in the question, or in the top 10 results (title, snippet, url
 //!   or date) that searching the question itself returns, with the hiding agents get by default.
 //!
+//! The generator measures every task once, with its world's index built in memory, and stores
+//! the tier in the world file (`fabula_tasks.tier`); [`measure`] is that measure, given what the
+//! question's search returned.
+//!
 //! Tiers: `easy` when one page is enough or the answer shows in the question or its results;
 //! `hard` when at least 4 pages are needed and the answer shows in neither; `medium` otherwise.
 //! `frontier` is the tier of the questions built to the frontier's constraints (blurred clues
@@ -15,6 +19,7 @@
 //! A choice among options the question names (a comparison) always shows its answer in the
 //! question and, mostly, in the results; for it only the pages needed count.
 
+use fabula_file::{Task, TaskKind};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -34,40 +39,7 @@ pub struct Features {
     pub frontier: bool,
 }
 
-/// A task's difficulty tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    Easy,
-    Medium,
-    Hard,
-    Frontier,
-}
-
-impl Tier {
-    pub const ALL: [Tier; 4] = [Tier::Easy, Tier::Medium, Tier::Hard, Tier::Frontier];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Easy => "easy",
-            Tier::Medium => "medium",
-            Tier::Hard => "hard",
-            Tier::Frontier => "frontier",
-        }
-    }
-}
-
-impl std::str::FromStr for Tier {
-    type Err = String;
-
-    /// A tier by its name: `easy`, `medium`, `hard` or `frontier`.
-    fn from_str(s: &str) -> Result<Tier, String> {
-        Tier::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("unknown tier `{s}` (known: easy, medium, hard, frontier)"))
-    }
-}
+pub use fabula_file::Tier;
 
 impl Features {
     /// The tier these features give (see the module docs).
@@ -84,6 +56,28 @@ impl Features {
         } else {
             Tier::Medium
         }
+    }
+}
+
+/// How many results of searching a question the measure reads: the first page an agent gets.
+pub const RESULTS_READ: usize = 10;
+
+/// Measures a task's features: its evidence, hops and rows from the task itself, and whether
+/// the answer shows in the question or in `results`, the text of the first [`RESULTS_READ`]
+/// results of searching the question (each made by [`result_text`]); `None` when the search
+/// could not be run. A task whose answer or evidence is not JSON has no values and no pages.
+pub fn measure(task: &Task, results: Option<&str>) -> Features {
+    let answer: Value = serde_json::from_str(&task.answer).unwrap_or(Value::Null);
+    let evidence: Value = serde_json::from_str(&task.evidence).unwrap_or(Value::Null);
+    let values = answer_values(&answer);
+    Features {
+        pages_needed: evidence.as_array().map_or(0, Vec::len),
+        hops: task.hops,
+        rows: answer_rows(&answer),
+        answer_in_question: all_shown(&values, &task.question),
+        answer_in_results: results.map(|text| all_shown(&values, text)),
+        choice: task.kind == TaskKind::Compare,
+        frontier: is_frontier(&task.question),
     }
 }
 
@@ -153,13 +147,18 @@ pub fn all_shown(values: &[String], text: &str) -> bool {
         })
 }
 
-/// The text of one search result that [`all_shown`] looks in: what an agent sees of it before
-/// opening the page (title, snippet, url and date).
+/// The text of one search result that [`measure`] looks in: what an agent sees of it before
+/// opening the page (title, snippet, url and date). Join several with [`join_results`].
 pub fn result_text(title: &str, snippet: &str, url: &str, date: Option<&str>) -> String {
     format!(
         "{title} \n {snippet} \n {url} \n {}",
         date.unwrap_or_default()
     )
+}
+
+/// The text of several results, as [`measure`] reads it.
+pub fn join_results(texts: impl IntoIterator<Item = String>) -> String {
+    texts.into_iter().collect::<Vec<_>>().join(" \n ")
 }
 
 /// Lowercased text with every run of non-alphanumeric characters (except `'` and `,` inside

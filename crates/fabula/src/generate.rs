@@ -1,5 +1,7 @@
 //! `fabula generate` and `fabula check`: the dataset commands. `generate` writes the search
-//! indexes too (`fabula index`'s, byte for byte), so a server is fast from its first request.
+//! indexes too (`fabula index`'s, byte for byte): each world's as it is generated (its tasks'
+//! tiers are measured with it), then the passage index, so a server is fast from its first
+//! request.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -37,7 +39,8 @@ pub struct GenerateArgs {
     #[arg(long = "theme")]
     pub themes: Vec<String>,
     /// Do not write the search indexes (DIR/index/); `fabula index` writes them later, or a
-    /// server builds each on first use. A sharded run never writes them.
+    /// server builds each on first use. A sharded run writes its worlds' indexes but not the
+    /// corpus-wide passage index, which `fabula index` builds once the shards are merged.
     #[arg(long)]
     pub no_index: bool,
 }
@@ -77,6 +80,7 @@ pub fn config(args: &GenerateArgs) -> anyhow::Result<GenerateConfig> {
         shard,
         force: args.force,
         themes: args.themes.clone(),
+        write_indexes: !args.no_index,
     })
 }
 

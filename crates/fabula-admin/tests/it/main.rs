@@ -23,6 +23,7 @@ fn task(id: &str, kind: TaskKind, question: &str, answer: &str, hops: i64) -> Ta
         evidence: r#"["https://a.org/wiki/Kelvar"]"#.to_owned(),
         hops,
         sql: "SELECT 1".to_owned(),
+        tier: fabula_file::Tier::Easy,
     }
 }
 

@@ -22,6 +22,7 @@ pub fn small_dataset() -> &'static Path {
             shard: None,
             force: true,
             themes: Vec::new(),
+            write_indexes: false,
         };
         dataset::generate_dataset(&config, &FullRenderer, &|| {}).unwrap();
         (dir, path)

@@ -62,6 +62,7 @@ fn hostile_dataset() -> tempfile::TempDir {
         evidence: json!([url]).to_string(),
         hops: 1,
         sql: "SELECT name FROM isles".into(),
+        tier: fabula_file::Tier::Easy,
     };
     let meta = Meta {
         world_id: 0,

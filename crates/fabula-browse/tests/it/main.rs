@@ -31,6 +31,7 @@ fn dataset() -> &'static Path {
             shard: None,
             force: true,
             themes: Vec::new(),
+            write_indexes: false,
         };
         fabula_dataset::generate_dataset(&config, &fabula_dataset::FullRenderer, &|| {}).unwrap();
         (dir, path)

@@ -28,6 +28,7 @@ fn small_dataset() -> &'static Path {
             shard: None,
             force: true,
             themes: Vec::new(),
+            write_indexes: false,
         };
         dataset::generate_dataset(&cfg, &FullRenderer, &|| {}).unwrap();
         (tmp, out)

@@ -18,6 +18,7 @@ fn config(out: &Path, count: u32, jobs: usize, shard: Option<Shard>) -> Generate
         shard,
         force: false,
         themes: Vec::new(),
+        write_indexes: false,
     }
 }
 
@@ -295,4 +296,38 @@ fn bad_input_is_refused_with_a_clear_message() {
         dataset::generate_dataset(&config(&blocked.join("sub"), 1, 1, None), &NoPages, &|| {})
             .unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err}");
+}
+
+/// A generated world's index is the one `fabula index` builds from its file, byte for byte, and
+/// its tasks carry the tiers measured with it.
+#[test]
+fn generated_indexes_match_those_built_from_the_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("worlds");
+    let cfg = GenerateConfig {
+        write_indexes: true,
+        ..config(&out, 2, 2, None)
+    };
+    dataset::generate_dataset(&cfg, &dataset::FullRenderer, &|| {}).unwrap();
+    let corpus = fabula_search::Corpus::open(&out).unwrap();
+    for info in corpus.worlds() {
+        let path = corpus.index_path(info.id).unwrap();
+        let generated = fs::read(&path).unwrap();
+        assert_eq!(
+            corpus.ensure_index(info.id).unwrap(),
+            fabula_search::IndexState::Fresh
+        );
+        fs::remove_file(&path).unwrap();
+        assert_eq!(
+            corpus.ensure_index(info.id).unwrap(),
+            fabula_search::IndexState::Built
+        );
+        assert_eq!(fs::read(&path).unwrap(), generated, "world {}", info.id);
+        let tasks = fabula_file::WorldFile::open(&info.file)
+            .unwrap()
+            .tasks()
+            .unwrap();
+        let tiers: std::collections::BTreeSet<_> = tasks.iter().map(|t| t.tier).collect();
+        assert!(tiers.len() >= 3, "world {} has tiers {tiers:?}", info.id);
+    }
 }

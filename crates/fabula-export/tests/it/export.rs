@@ -24,6 +24,7 @@ fn lookup_fixture() -> Task {
                 .into(),
         hops: 2,
         sql: "SELECT 'Orrwick'".into(),
+        tier: Tier::Easy,
     }
 }
 
@@ -36,6 +37,7 @@ fn table_fixture() -> Task {
         evidence: "[\"https://vesspedia.org/wiki/List_of_guilds\"]".into(),
         hops: 2,
         sql: "SELECT 1".into(),
+        tier: Tier::Easy,
     }
 }
 

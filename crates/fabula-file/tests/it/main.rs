@@ -5,7 +5,7 @@ use std::path::Path;
 
 use fabula_file::{
     AgeRange, Column, ColumnRole, Hiding, Limits, Meta, Page, PageFact, PageKind, SqlType, Table,
-    TableRole, Task, TaskKind, Value, ValueKind, WorldContents, WorldFile, write_world,
+    TableRole, Task, TaskKind, Tier, Value, ValueKind, WorldContents, WorldFile, write_world,
 };
 
 fn meta() -> Meta {
@@ -101,6 +101,7 @@ fn write(path: &Path) -> (Vec<Page>, Vec<Task>) {
         evidence: "[\"/wiki/Kest\"]".into(),
         hops: 1,
         sql: "SELECT population FROM isles WHERE name = 'Kest'".into(),
+        tier: Tier::Easy,
     }];
     let tables = tables();
     let contents = WorldContents {

@@ -251,6 +251,7 @@ fn write_world(path: &Path, world: &WorldSpec) {
         evidence: "[]".to_owned(),
         hops: 1,
         sql: "SELECT 'GOLD-ANSWER-Oren'".to_owned(),
+        tier: fabula_file::Tier::Easy,
     }];
     let contents = WorldContents {
         meta: &meta,
