@@ -37,6 +37,18 @@ pub fn start(dir: &Path) -> String {
         let pages = file.pages().unwrap().into_iter().map(|s| served(s.page));
         worlds.insert(entry.id, pages.collect());
     }
+    serve(worlds)
+}
+
+/// Starts a stub server whose world 0 holds only `pages`; returns `host:port`.
+pub fn start_pages(pages: Vec<fabula_file::Page>) -> String {
+    serve(BTreeMap::from([(
+        0,
+        pages.into_iter().map(served).collect(),
+    )]))
+}
+
+fn serve(worlds: BTreeMap<u32, Vec<Page>>) -> String {
     let app = Router::new()
         .route("/v1/worlds/{id}/{action}", post(route))
         .fallback(|| async { not_found("no such route") })
