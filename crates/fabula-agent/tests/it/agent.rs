@@ -136,7 +136,7 @@ fn founder_birth_year(founder: &str) -> (String, usize) {
             &[("Born", "1790")],
         ),
     ];
-    let addr = stub::start_pages(pages);
+    let addr = stub::start_worlds(BTreeMap::from([(0, pages)]));
     let task = TaskRecord {
         world: "0".into(),
         id: "t0".into(),
