@@ -3,7 +3,9 @@
 //! The agent reads the question's named values with [`fabula_tasks::phrasings::match_question`]
 //! (the phrasing bank is public, as a question parser would be), then follows its template's plan
 //! from `templates/tasks/questions.toml`, parsed into steps by the `plan` module: search an
-//! entity's name and open the page titled so, read or follow infobox rows, scan an organisation's
+//! entity's name and open the page titled so, read or follow infobox rows (a row or sentence that
+//! names an entity in plain text, not as a link, is followed by searching the name and opening
+//! the result titled so, as an outside reader would), scan an organisation's
 //! tables for the row whose years enclose a date, open every entity a page lists and compare what
 //! they say, test an identify question's clues person by person (the `identify` module), read
 //! a settlement's count off the report of one census.
@@ -110,6 +112,7 @@ fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> 
         reads: Vec::new(),
         answer: None,
         cache: RefCell::new(BTreeMap::new()),
+        found: RefCell::new(BTreeMap::new()),
     };
     for (i, step) in steps.iter().enumerate() {
         if let Some(columns) = lists::needed_columns(step, &steps[i + 1..]) {
@@ -145,6 +148,9 @@ struct Run<'a> {
     /// The pages this run has read, by url: (title, Markdown). One task's pages, so bounded by
     /// what one plan reads.
     cache: RefCell<BTreeMap<String, (String, String)>>,
+    /// The names this run has searched to follow a plain mention, and the url of the result
+    /// titled so (none when no result was).
+    found: RefCell<BTreeMap<String, Option<String>>>,
 }
 
 impl Run<'_> {
@@ -157,7 +163,10 @@ impl Run<'_> {
             },
             Step::OpenTitle { title } => self.open_name(&self.fill_slots(title)),
             Step::Follow(label) => {
-                let url = self.infobox_cell(label).and_then(|c| read::link_url(&c));
+                let url = match self.infobox_cell(label) {
+                    Some(cell) => self.cell_url(&cell)?,
+                    None => None,
+                };
                 self.open_found(url)
             }
             Step::Read(label) => Ok(self.read(label)),
@@ -275,6 +284,22 @@ impl Run<'_> {
         let Some(url) = url else { return Ok(false) };
         self.open_url(&url)?;
         Ok(true)
+    }
+
+    /// The page a cell names: its link's target or, for an entity named in plain text, the
+    /// search result titled exactly so (searched once per run); none when no result is.
+    fn cell_url(&self, cell: &str) -> Result<Option<String>> {
+        if let Some(url) = read::link_url(cell) {
+            return Ok(Some(url));
+        }
+        let name = read::cell_value(cell);
+        if let Some(url) = self.found.borrow().get(&name) {
+            return Ok(url.clone());
+        }
+        let hits = self.client.search(self.world, &name, self.config.top_k)?;
+        let url = hits.into_iter().find(|h| h.title == name).map(|h| h.url);
+        self.found.borrow_mut().insert(name, url.clone());
+        Ok(url)
     }
 
     /// Searches a name and opens the hit titled exactly so, else the top hit.
@@ -493,12 +518,19 @@ impl Run<'_> {
         let Some((first, rest)) = via.split_first() else {
             return Ok(self.infobox_cell(label).map(|c| read::cell_value(&c)));
         };
-        let Some(mut url) = self.infobox_cell(first).and_then(|c| read::link_url(&c)) else {
+        let first = match self.infobox_cell(first) {
+            Some(cell) => self.cell_url(&cell)?,
+            None => None,
+        };
+        let Some(mut url) = first else {
             return Ok(None);
         };
         for hop in rest {
-            let cell = self.linked_cell(&url, hop)?;
-            match cell.and_then(|c| read::link_url(&c)) {
+            let next = match self.linked_cell(&url, hop)? {
+                Some(cell) => self.cell_url(&cell)?,
+                None => None,
+            };
+            match next {
                 Some(next) => url = next,
                 None => return Ok(None),
             }

@@ -18,10 +18,10 @@ use crate::draft::{Ctx, Draft};
 use crate::english::measure_sentence;
 use crate::entity::{
     ListSentence, PROSE_ONLY_SHARE, Section, article, as_prose, asides, entity_draft, label,
-    listing,
+    listing, mention,
 };
 use crate::phrases::{fill, fills, say};
-use crate::plan::{self, Item, OwnPage, RawSlot, Rows, Slot, Values};
+use crate::plan::{self, Item, OwnPage, RawSlot, Rows, Slot, Source, Values};
 use crate::prose::{Alias, Prose};
 use crate::templates;
 
@@ -456,6 +456,9 @@ fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
     let name = d.own_name(ctx, role, id);
     let item = Item::new(rows, role, id, None);
     let mut values = item.fill(&mut d, ctx, &plan.slots);
+    if plan.page.is_none() {
+        unlink_some(ctx, rows, plan, &mut values);
+    }
     values.push("name", name.clone());
     let (first, alias, noun) = aliases(ctx, plan, &name, &values);
     let (facts, measures) = lead(ctx, &mut d, plan, &item, &values, first);
@@ -482,6 +485,42 @@ fn article_page(ctx: &mut Ctx, rows: &Rows, plan: &Plan, id: i64) -> Page {
         .collect();
     let lead = [Some(facts), aside].into_iter().flatten().collect();
     article(d, lead, infobox, sections, background, see_also)
+}
+
+/// Writes a share of an article's mentions of other entities as plain names: each slot that
+/// states a reference of the row to an entity whose own article links back (lists the row in a
+/// section), so the relation stays one link away from the other side while a reader here
+/// searches the name. The reference is stated all the same: its name is the fact's text.
+fn unlink_some(ctx: &mut Ctx, rows: &Rows, plan: &Plan, values: &mut Values) {
+    for slot in &plan.slots {
+        let (Some(name), Source::State(path)) = (&slot.name, &slot.source) else {
+            continue;
+        };
+        let (&[column], false) = (path.steps.as_slice(), path.from_join) else {
+            continue;
+        };
+        let linked = rows
+            .target(plan.row, column)
+            .is_some_and(|target| linked_back(plan.row, column, target));
+        if let Some(value) = values.get(name).filter(|_| linked) {
+            let value = mention(ctx, value);
+            values.replace(name, value);
+        }
+    }
+}
+
+/// Whether the article of a `target` row links every row of `role` whose `column` refers to
+/// it: a section of its plan lists them by a `link` cell.
+fn linked_back(role: TableRole, column: ColumnRole, target: TableRole) -> bool {
+    plans()
+        .iter()
+        .filter(|p| p.row == target && p.page.is_none())
+        .flat_map(|p| &p.sections)
+        .flat_map(|s| &s.parts)
+        .any(|part| {
+            (part.rows, part.by) == (role, column)
+                && part.cells.iter().any(|c| matches!(c, RowCell::Link))
+        })
 }
 
 /// The infobox's rows: those whose value has all its slots, less the `prose_only` rows the draw
@@ -589,11 +628,13 @@ fn story(
     by_year.sort_by_key(|(row, _)| row.get(at).cloned());
     for (row, tell) in by_year {
         let Some(tell) = tell else { continue };
-        let values: Vec<(&str, &str)> = tell
+        // The table beside the story links every row; the story names some in plain text.
+        let told: Vec<(&str, String)> = tell
             .cells
             .iter()
-            .filter_map(|(p, i)| Some((p.as_str(), row.get(*i)?.as_str())))
+            .filter_map(|(p, i)| Some((p.as_str(), mention(ctx, row.get(*i)?))))
             .collect();
+        let values: Vec<(&str, &str)> = told.iter().map(|(p, v)| (*p, v.as_str())).collect();
         prose.say(ctx.rng, &tell.bank, &values);
     }
     prose.finish_in_order(ctx.rng)

@@ -15,9 +15,13 @@ pub struct Ctx<'a> {
     pub layout: &'a Layout,
     pub sites: Sites,
     pub rng: &'a mut WorldRng,
+    /// Draws which mentions of other entities an article writes as plain names (its own stream,
+    /// so the page RNG draws what it drew before mentions could be plain).
+    pub mentions: WorldRng,
 }
 
-/// Runs `f` with a fresh rendering context for `world`: its layout, its sites and its page RNG.
+/// Runs `f` with a fresh rendering context for `world`: its layout, its sites, its page RNG and
+/// its mentions RNG.
 pub fn with_ctx<R>(world: &World, f: impl FnOnce(&mut Ctx) -> R) -> R {
     let layout = schema::layout(world);
     let sites = Sites::new(world);
@@ -27,6 +31,7 @@ pub fn with_ctx<R>(world: &World, f: impl FnOnce(&mut Ctx) -> R) -> R {
         layout: &layout,
         sites,
         rng: &mut rng,
+        mentions: seed::rng(world.master_seed, world.id, "mentions"),
     };
     f(&mut ctx)
 }

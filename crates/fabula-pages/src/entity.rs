@@ -20,6 +20,9 @@ const ASIDES: std::ops::RangeInclusive<usize> = 2..=3;
 const BACKGROUND: std::ops::RangeInclusive<usize> = 3..=6;
 /// How often a section that lists linked entities is a sentence instead of a table.
 const LIST_AS_PROSE_SHARE: f64 = 0.5;
+/// How often an article's prose names another entity in plain text rather than as a link, where
+/// the entity's own article links back (see `articles.rs`).
+pub(crate) const PLAIN_MENTION_SHARE: f64 = 1.0 / 3.0;
 
 /// One section of an article: prose, a table, or both.
 #[derive(Serialize, Default)]
@@ -202,12 +205,23 @@ fn say_asides(
 }
 
 /// The text of a Markdown link `[text](url)`; anything else as it is.
-fn plain(link: &str) -> String {
+pub(crate) fn plain(link: &str) -> String {
     let text = link
         .strip_prefix('[')
         .and_then(|rest| rest.split_once("]("))
         .map(|(text, _)| text);
     text.unwrap_or(link).to_owned()
+}
+
+/// Whether a link's mention is written as plain text: a draw of the mentions RNG, one per
+/// mention that may be plain; anything but a link stays as it is, with no draw.
+pub(crate) fn mention(ctx: &mut Ctx, text: &str) -> String {
+    let is_link = text.starts_with('[') && text.contains("](");
+    if is_link && ctx.mentions.random_bool(PLAIN_MENTION_SHARE) {
+        plain(text)
+    } else {
+        text.to_owned()
+    }
 }
 
 /// Whether the next listing section is a sentence rather than a table.

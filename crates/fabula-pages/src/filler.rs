@@ -107,36 +107,45 @@ impl Named {
 /// one, `filler_{bank}_sign`) and what it names.
 struct Kind {
     bank: &'static str,
+    /// The news site's section, a word of its urls.
+    section: &'static str,
     names: &'static [Named],
 }
 
 const KINDS: [Kind; 7] = [
     Kind {
         bank: "opinion",
+        section: "opinion",
         names: &[Named::Place, Named::Org],
     },
     Kind {
         bank: "review",
+        section: "reviews",
         names: &[Named::Work, Named::Work2],
     },
     Kind {
         bank: "notice",
+        section: "notices",
         names: &[Named::Place, Named::Org],
     },
     Kind {
         bank: "scene",
+        section: "events",
         names: &[Named::Event],
     },
     Kind {
         bank: "report",
+        section: "local",
         names: &[Named::Place, Named::Place2],
     },
     Kind {
         bank: "anecdote",
+        section: "people",
         names: &[Named::Person, Named::Place],
     },
     Kind {
         bank: "letter",
+        section: "letters",
         names: &[Named::Place, Named::Person],
     },
 ];
@@ -223,7 +232,7 @@ fn page(ctx: &mut Ctx, floors: &Floors, kind: &Kind) -> Option<Page> {
         &format!("filler_{}_title", kind.bank),
         &with(&values, &words),
     );
-    let url = ctx.sites.news_url(&date, &heading);
+    let url = ctx.sites.news_url(kind.section, &heading);
     let draft = Draft::new(url, heading, PageKind::News, Some(date));
     // Three distinct phrasings of the kind's bank.
     let bank = &templates::banks()[&format!("filler_{}", kind.bank)].phrases;

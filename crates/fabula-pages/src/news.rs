@@ -31,6 +31,7 @@ const MEASURE: &str = "measure";
 #[serde(deny_unknown_fields)]
 struct RawKind {
     row: String,
+    section: String,
     #[serde(default)]
     share: Option<f64>,
     date: String,
@@ -55,6 +56,8 @@ struct RawPlans {
 #[derive(Debug)]
 pub(crate) struct Kind {
     row: TableRole,
+    /// The news site's section, a word of its urls.
+    section: String,
     share: Option<f64>,
     date: ColumnRole,
     founding: bool,
@@ -77,8 +80,15 @@ fn kind(raw: &RawKind) -> Result<Kind, String> {
         return Err("a kind needs a title".into());
     }
     let path = |text: &str| plan::path(text, join.as_ref());
+    if raw.section.is_empty() || !raw.section.chars().all(|c| c.is_ascii_lowercase()) {
+        return Err(format!(
+            "section `{}` is not a lower-case word",
+            raw.section
+        ));
+    }
     Ok(Kind {
         row: plan::table_role(&raw.row)?,
+        section: raw.section.clone(),
         share: raw.share,
         date: plan::column_role(&raw.date)?,
         founding: raw.founding,
@@ -171,7 +181,7 @@ fn news_item(ctx: &mut Ctx, kind: &Kind, item: &Item, founded: &BTreeMap<i64, St
         Some(floor) if floor.starts_with(&format!("{year:04}-")) => ctx.date_from(floor),
         _ => ctx.date_in(year),
     };
-    d.url = ctx.sites.news_url(&date, &d.title);
+    d.url = ctx.sites.news_url(&kind.section, &d.title);
     d.published = Some(date);
     let mut paragraphs = Vec::new();
     for bank in &kind.paragraphs {

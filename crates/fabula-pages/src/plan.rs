@@ -393,6 +393,13 @@ impl Values {
         self.0.insert(0, (name.to_string(), value));
     }
 
+    /// Replaces the value of a slot, when it has one.
+    pub(crate) fn replace(&mut self, name: &str, value: String) {
+        if let Some((_, v)) = self.0.iter_mut().find(|(n, _)| n == name) {
+            *v = value;
+        }
+    }
+
     /// The value of a slot.
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0

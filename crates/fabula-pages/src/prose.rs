@@ -223,6 +223,8 @@ struct Reading {
 
 /// What a Markdown link looks like in prose.
 const LINK: &str = r"\[[^\]]+\]\([^)\s]+\)";
+/// What an entity's name looks like in prose where it is no link: words, no sentence break.
+const NAME: &str = r"[^\s.;,\[\]()][^.;,\[\]()]*?";
 /// A value: a number (thousands grouped) or a few words.
 const VALUE: &str = r"\d[\d,]*\d|\d|[^\s.;,\[\]()\d][^.;,\[\]()]*?";
 
@@ -263,8 +265,10 @@ fn pattern(phrasing: &str, slot: &str) -> String {
         let close = open + rest[open..].find('}').expect("placeholders are closed");
         out.push_str(&literal(&rest[..open]));
         let name = &rest[open + 1..close];
+        let object = format!("{LINK}|{NAME}");
         let what = match name {
-            "object" | "list" => LINK,
+            "object" => object.as_str(),
+            "list" => LINK,
             "value" => VALUE,
             "subject" => r"[^.;]+?",
             _ => r"[^.;\[\]]+?",
@@ -340,6 +344,24 @@ mod tests {
             "object",
             &format!("Tal lies in X. Vrask was born in 1850 in {link}; she left."),
             Some(link),
+        );
+        check(
+            "{subject} was born in {value} in {object}.",
+            "object",
+            "Tal lies in X. Vrask was born in 1850 in Kest Vale; she left.",
+            Some("Kest Vale"),
+        );
+        check(
+            "{object} is the birthplace of {subject}, who was born there in {value}.",
+            "object",
+            "It rained. Kest Vale is the birthplace of Ann Vrask, who was born there in 1850.",
+            Some("Kest Vale"),
+        );
+        check(
+            "Born in {object} in {value}, {subject} grew up there.",
+            "value",
+            "Born in Kest Vale in 1850, Ann Vrask grew up there.",
+            Some("1850"),
         );
         check(
             "{subject} worked as a {value}.",

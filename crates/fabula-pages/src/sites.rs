@@ -3,20 +3,28 @@
 //! Urls are built from names, so they are readable and stable for a given world, and each world
 //! lays its sites out its own way ([`Style`], drawn from the world's own "sites" RNG stream): the
 //! encyclopedia may live at `https://{root}pedia.org/wiki/{Title}` or
-//! `https://www.{root}-encyclopedia.org/entry/{slug}`, the news site may date its paths
-//! `/{yyyy}/{mm}/{dd}/{slug}` or `/stories/{slug}-{yyyymmdd}`, the archive may keep a yearbook at
-//! `/yearbook/{year}` or `/{year}/annals`, and each organisation's site names its own about and
-//! people pages (`/about`, `/who-we-are`; `/people`, `/team`). So an agent cannot learn one url
-//! scheme and skip searching: the pages of two worlds rarely share a path pattern.
+//! `https://www.{root}-encyclopedia.org/entry/{slug}`, the news site may file its stories at
+//! `/news/{slug}`, `/{section}/{slug}`, `/stories/{slug}-{n}` or `/article/{n}/{slug}`, the
+//! archive may keep a yearbook at `/yearbook/{year}` or `/{year}/annals`, and each organisation's
+//! site names its own about and people pages (`/about`, `/who-we-are`; `/people`, `/team`). So an
+//! agent cannot learn one url scheme and skip searching: the pages of two worlds rarely share a
+//! path pattern.
+//!
+//! A news url carries no date: a year in a result's url would give away what a question asks
+//! (a founding year, an event's year) before the page is opened. Its story number `n` is drawn
+//! at random from the world's own "news ids" stream, five or six digits, so it never reads as a
+//! year nor orders stories by date; its slug drops any number its title holds. Yearbooks and
+//! census reports name their year by nature.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rand::RngExt;
 use rand::seq::IndexedRandom;
 
 use fabula_file::TableRole;
 use fabula_world::World;
 use fabula_world::naming::capitalise;
-use fabula_world::seed;
+use fabula_world::seed::{self, WorldRng};
 
 const PAPERS: &[&str] = &[
     "tidings",
@@ -87,25 +95,28 @@ const ARTICLES: &[Article] = &[
     Article::Slug("/", ""),
 ];
 
-/// How a news path is made from a date and a title.
+/// How a news path is made from a story's section and title; none holds its date.
 #[derive(Debug, Clone, Copy)]
 enum NewsPath {
-    /// `/{yyyy}/{mm}/{dd}/{slug}`.
-    DayDirs,
-    /// `/news/{yyyy}-{mm}-{dd}/{slug}`.
-    DateDir,
-    /// `/stories/{slug}-{yyyymmdd}`.
-    DatedSlug,
-    /// `/{yyyy}/{mm}/{slug}`.
-    MonthDirs,
+    /// `/news/{slug}`.
+    Flat,
+    /// `/{section}/{slug}`.
+    Section,
+    /// `/stories/{slug}-{n}`.
+    NumberedSlug,
+    /// `/article/{n}/{slug}`.
+    NumberDir,
 }
 
 const NEWS_PATHS: &[NewsPath] = &[
-    NewsPath::DayDirs,
-    NewsPath::DateDir,
-    NewsPath::DatedSlug,
-    NewsPath::MonthDirs,
+    NewsPath::Flat,
+    NewsPath::Section,
+    NewsPath::NumberedSlug,
+    NewsPath::NumberDir,
 ];
+
+/// The story numbers of numbered news paths: five or six digits, never a year.
+const STORY_NUMBERS: std::ops::Range<u32> = 10_000..1_000_000;
 
 /// One world's url scheme.
 #[derive(Debug, Clone)]
@@ -128,6 +139,17 @@ pub fn slug(text: &str) -> String {
         }
     }
     out.trim_end_matches('-').to_string()
+}
+
+/// A news story's slug: its title's [`slug`] without the words that are numbers, so no year a
+/// title might state shows in its url.
+pub fn news_slug(title: &str) -> String {
+    let slug = slug(title);
+    let words: Vec<&str> = slug
+        .split('-')
+        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    words.join("-")
 }
 
 /// Wiki-style title path: spaces to underscores, apostrophes dropped.
@@ -157,6 +179,8 @@ pub struct Sites {
     census_urls: BTreeMap<i64, String>,
     style: Style,
     used: BTreeSet<String>,
+    /// Draws the story numbers of numbered news paths.
+    story_numbers: WorldRng,
 }
 
 impl Sites {
@@ -197,6 +221,7 @@ impl Sites {
             census_urls: BTreeMap::new(),
             style,
             used: BTreeSet::new(),
+            story_numbers: seed::rng(world.master_seed, world.id, "news ids"),
         };
         let mut entities: Vec<(TableRole, i64, &str)> = Vec::new();
         entities.extend(
@@ -275,18 +300,32 @@ impl Sites {
         self.unique(format!("https://{}{path}", self.wiki_host))
     }
 
-    /// A fresh news url for an ISO date (`YYYY-MM-DD`) and a title.
-    pub fn news_url(&mut self, date: &str, title: &str) -> String {
-        let (year, rest) = date.split_once('-').unwrap_or((date, ""));
-        let (month, day) = rest.split_once('-').unwrap_or((rest, ""));
-        let slug = slug(title);
-        let path = match self.style.news {
-            NewsPath::DayDirs => format!("{year}/{month}/{day}/{slug}"),
-            NewsPath::DateDir => format!("news/{date}/{slug}"),
-            NewsPath::DatedSlug => format!("stories/{slug}-{year}{month}{day}"),
-            NewsPath::MonthDirs => format!("{year}/{month}/{slug}"),
-        };
-        self.unique(format!("https://{}/{path}", self.news_host))
+    /// A fresh news url for a story of a section ("business", a slug's word) and a title; it
+    /// holds no date. A title told before gets a counter: `{slug}-2`.
+    pub fn news_url(&mut self, section: &str, title: &str) -> String {
+        let slug = news_slug(title);
+        for n in 1.. {
+            let slug = match n {
+                1 => slug.clone(),
+                _ => format!("{slug}-{n}"),
+            };
+            let path = match self.style.news {
+                NewsPath::Flat => format!("news/{slug}"),
+                NewsPath::Section => format!("{section}/{slug}"),
+                NewsPath::NumberedSlug => format!("stories/{slug}-{}", self.story_number()),
+                NewsPath::NumberDir => format!("article/{}/{slug}", self.story_number()),
+            };
+            let url = format!("https://{}/{path}", self.news_host);
+            if self.used.insert(url.to_lowercase()) {
+                return url;
+            }
+        }
+        unreachable!("some counter is free")
+    }
+
+    /// The next story number.
+    fn story_number(&mut self) -> u32 {
+        self.story_numbers.random_range(STORY_NUMBERS)
     }
 
     /// A fresh url for the yearbook of a year.
@@ -327,7 +366,7 @@ impl Sites {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeSet;
 
     use fabula_world::{generate_world, theme};
@@ -346,6 +385,52 @@ mod tests {
         }
     }
 
+    #[test]
+    fn news_slugs_drop_numbers() {
+        for (title, expect) in [
+            ("Kest Cup draws the crowds", "kest-cup-draws-the-crowds"),
+            (
+                "Kest Cup 1850 draws the crowds",
+                "kest-cup-draws-the-crowds",
+            ),
+            ("The 3rd Kest Cup", "the-3rd-kest-cup"),
+            ("1850", ""),
+        ] {
+            assert_eq!(news_slug(title), expect, "{title}");
+        }
+    }
+
+    /// The news urls of 24 worlds, for titles that state a year and titles told twice: none
+    /// holds a year, and the worlds use every shape.
+    #[test]
+    fn news_urls_hold_no_date() {
+        let mut shapes = BTreeSet::new();
+        for id in 0..24 {
+            let world = generate_world(5, id, &theme::all().unwrap());
+            let mut sites = Sites::new(&world);
+            for letter in ('a'..='t').chain('a'..='c') {
+                let title = format!("Hall {letter} founded in 1850");
+                let url = sites.news_url("business", &title);
+                assert!(years(&url).is_empty(), "{url}");
+                let path = url
+                    .replace(&sites.news_host, "")
+                    .replace(&news_slug(&title), "S");
+                shapes.insert(path.replace(|c: char| c.is_ascii_digit(), ""));
+            }
+        }
+        // The four shapes, and a title's second telling counted under the two without a story
+        // number.
+        assert_eq!(shapes.len(), NEWS_PATHS.len() + 2, "{shapes:?}");
+    }
+
+    /// The numbers of a url that could be a year: three or four digits (a story number has
+    /// five or six, a clash's counter one or two).
+    pub(crate) fn years(url: &str) -> Vec<&str> {
+        url.split(|c: char| !c.is_ascii_digit())
+            .filter(|n| (3..=4).contains(&n.len()))
+            .collect()
+    }
+
     /// The url of every kind of page of world (`seed`, `id`), with its letters and digits dropped.
     fn url_shapes(seed: u64, id: u32) -> Vec<String> {
         let world = generate_world(seed, id, &theme::all().unwrap());
@@ -356,7 +441,7 @@ mod tests {
                 .entity(TableRole::Person, world.people[0].id)
                 .to_string(),
             sites.wiki_url("List of things"),
-            sites.news_url("1850-03-07", "A new guild"),
+            sites.news_url("business", "A new guild"),
             sites.archive_url(1850),
             sites.about_url(org),
             sites.people_url(org),

@@ -51,8 +51,10 @@ impl Run<'_> {
     fn fits_hint(&self, person: &str, hint: &Hint) -> Result<bool> {
         let career = read::records(person);
         let birthplace = || -> Result<Option<String>> {
-            let url =
-                read::infobox_cell(person, "birthplace", false).and_then(|c| read::link_url(&c));
+            let url = match read::infobox_cell(person, "birthplace", false) {
+                Some(cell) => self.cell_url(&cell)?,
+                None => None,
+            };
             Ok(match url {
                 Some(url) => Some(self.extract(&url)?.1),
                 None => None,

@@ -59,8 +59,11 @@ impl Run<'_> {
                 Ok(cell.is_some_and(|c| same(&read::cell_value(&c), o)))
             }
             Said::BornIn(region) => {
-                let place = read::infobox_cell(person, "birthplace", false);
-                self.in_region(place.and_then(|c| read::link_url(&c)), region)
+                let place = match read::infobox_cell(person, "birthplace", false) {
+                    Some(cell) => self.cell_url(&cell)?,
+                    None => None,
+                };
+                self.in_region(place, region)
             }
             Said::Seat(seat) => Ok(career
                 .iter()
@@ -84,7 +87,10 @@ impl Run<'_> {
     fn any_based_in(&self, orgs: Vec<String>, region: &str) -> Result<bool> {
         for org in orgs {
             let (_, page) = self.extract(&org)?;
-            let home = read::infobox_cell(&page, "home", true).and_then(|c| read::link_url(&c));
+            let home = match read::infobox_cell(&page, "home", true) {
+                Some(cell) => self.cell_url(&cell)?,
+                None => None,
+            };
             if self.in_region(home, region)? {
                 return Ok(true);
             }

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use fabula_agent::http::ClientConfig;
-use fabula_agent::{AgentConfig, run_baseline};
-use fabula_file::WorldFile;
+use fabula_agent::{AgentConfig, run_baseline, run_baseline_counted};
+use fabula_file::{Page, PageKind, WorldFile};
 use fabula_score::{TaskKind, TaskRecord, evaluate};
 
 use crate::common::small_dataset;
@@ -94,4 +94,71 @@ fn a_dead_server_is_an_error() {
         ..AgentConfig::default()
     };
     assert!(run_baseline(&addr, &tasks[..1], &config).is_err());
+}
+
+/// An encyclopedia article of the stub world: its title as a heading, its lead, its infobox.
+fn article(url: &str, title: &str, lead: &str, infobox: &[(&str, &str)]) -> Page {
+    let rows: String = infobox
+        .iter()
+        .map(|(label, cell)| format!("| {label} | {cell} |\n"))
+        .collect();
+    Page {
+        url: url.to_owned(),
+        title: title.to_owned(),
+        kind: PageKind::Entity,
+        published: None,
+        body: format!("# {title}\n\n{lead}\n\n| {title} | |\n|---|---|\n{rows}"),
+        facts: Vec::new(),
+    }
+}
+
+/// The founder's birth year, asked of a guild whose founder is `founder` (a link or a plain
+/// name) in a world of the guild, its founder and a near namesake: the answer and the calls.
+fn founder_birth_year(founder: &str) -> (String, usize) {
+    let ann = "https://w/wiki/Ann_Vrask";
+    let pages = vec![
+        article(
+            "https://w/wiki/Kest_Hall",
+            "Kest Hall",
+            &format!("Kest Hall was founded in 1801 by {founder}."),
+            &[("Founder", founder), ("Founded", "1801")],
+        ),
+        article(
+            ann,
+            "Ann Vrask",
+            "Ann Vrask was born in 1770.",
+            &[("Born", "1770")],
+        ),
+        article(
+            "https://w/wiki/Ann_Vraske",
+            "Ann Vraske",
+            "Ann Vraske was born in 1790; Ann Vrask was not her aunt.",
+            &[("Born", "1790")],
+        ),
+    ];
+    let addr = stub::start_worlds(BTreeMap::from([(0, pages)]));
+    let task = TaskRecord {
+        world: "0".into(),
+        id: "t0".into(),
+        kind: TaskKind::MultiHop,
+        question: "In what year was the founder of Kest Hall born?".into(),
+        answer: "1770".into(),
+        evidence: serde_json::json!([ann]),
+        hops: 2.into(),
+    };
+    let answered = run_baseline_counted(&addr, &[task], &AgentConfig::default()).unwrap();
+    let [(prediction, calls)] = &answered[..] else {
+        panic!("one task, one prediction")
+    };
+    (prediction.answer.as_str().unwrap().to_owned(), *calls)
+}
+
+/// Where an article names an entity in plain text, the agent searches the name and opens the
+/// result titled so (not a near namesake), and the search counts as a call.
+#[test]
+fn the_baseline_agent_searches_a_name_the_prose_does_not_link() {
+    let linked = founder_birth_year("[Ann Vrask](https://w/wiki/Ann_Vrask)");
+    assert_eq!(linked, ("1770".to_owned(), 3));
+    let plain = founder_birth_year("Ann Vrask");
+    assert_eq!(plain, ("1770".to_owned(), 4));
 }

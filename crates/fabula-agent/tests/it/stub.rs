@@ -34,9 +34,18 @@ pub fn start(dir: &Path) -> String {
     let mut worlds = BTreeMap::new();
     for entry in &manifest.worlds {
         let file = WorldFile::open(&dir.join(&entry.file)).unwrap();
-        let pages = file.pages().unwrap().into_iter().map(|s| served(s.page));
+        let pages = file.pages().unwrap().into_iter().map(|s| s.page);
         worlds.insert(entry.id, pages.collect());
     }
+    start_worlds(worlds)
+}
+
+/// Starts a stub server over the pages of each world, by world id; returns `host:port`.
+pub fn start_worlds(worlds: BTreeMap<u32, Vec<fabula_file::Page>>) -> String {
+    let worlds: BTreeMap<u32, Vec<Page>> = worlds
+        .into_iter()
+        .map(|(id, pages)| (id, pages.into_iter().map(served).collect()))
+        .collect();
     let app = Router::new()
         .route("/v1/worlds/{id}/{action}", post(route))
         .fallback(|| async { not_found("no such route") })

@@ -58,6 +58,46 @@ fn snapshots_of_each_page_kind() {
     insta::assert_snapshot!("page_person", dump(person));
 }
 
+/// Some of an article's mentions of other entities are plain names, and only those whose own
+/// article links back to it: the relation stays a link away from the other side.
+#[test]
+fn some_mentions_are_plain_names_the_other_side_links() {
+    let (mut plain, mut all) = (0, 0);
+    for id in 0..6 {
+        let pages = render_pages(&world(9, id));
+        let articles: BTreeMap<&str, &Page> = pages
+            .iter()
+            .filter(|p| p.kind == PageKind::Entity)
+            .map(|p| (p.title.as_str(), p))
+            .collect();
+        for page in articles.values() {
+            for f in page
+                .facts
+                .iter()
+                .filter(|f| f.value_kind == ValueKind::Entity)
+            {
+                all += 1;
+                if page.body.contains(&format!("[{}](", f.shown)) {
+                    continue;
+                }
+                plain += 1;
+                let other = articles[f.shown.as_str()];
+                assert!(
+                    other.body.contains(&format!("]({})", page.url)),
+                    "{} names {} in plain text, whose article does not link back",
+                    page.url,
+                    f.shown
+                );
+            }
+        }
+    }
+    let share = plain as f64 / all as f64;
+    assert!(
+        (0.05..0.35).contains(&share),
+        "{plain} of {all} mentions plain"
+    );
+}
+
 #[test]
 fn rendering_is_deterministic() {
     let w = world(2, 9);
