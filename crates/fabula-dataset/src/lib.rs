@@ -35,7 +35,7 @@ pub use fabula_file::{
     world_file_name,
 };
 
-use fabula_file::{Page, Task};
+use fabula_file::{Page, Task, Tier};
 use fabula_search::{BuiltIndex, IndexKey, SearchOptions, WorldIndex};
 use fabula_tasks::difficulty;
 
@@ -548,9 +548,13 @@ fn tmp_path(path: &Path) -> PathBuf {
 }
 
 /// Measures every task's tier with its world's index: the features of the task and of the
-/// first page of results for its question.
+/// first page of results for its question. Results can only make a tier easier, so a task the
+/// builder already tiered easy or frontier is not searched.
 fn measure_tiers(index: &WorldIndex, tasks: &mut [Task]) -> fabula_search::Result<()> {
     for task in tasks {
+        if matches!(task.tier, Tier::Easy | Tier::Frontier) {
+            continue;
+        }
         let hits = index
             .search(&task.question, &SearchOptions::FIRST_PAGE)?
             .hits;
