@@ -67,9 +67,20 @@ fn every_task_is_counted_once_in_each_breakdown() {
         }
     }
     assert_eq!(run(1, None), report, "the thread count changes nothing");
+    assert_eq!(
+        report.tier_disagreements, 0,
+        "the generator stored the measured tiers"
+    );
     let text = render_audit(&report);
     assert!(
         text.starts_with("6 worlds, ") && text.contains("in results"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "disagree with the measure: 0 of {}\n",
+            tasks.len()
+        )),
         "{text}"
     );
 }
