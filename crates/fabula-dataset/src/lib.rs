@@ -562,7 +562,7 @@ fn measure_tiers(index: &WorldIndex, tasks: &mut [Task]) -> fabula_search::Resul
             hits.iter()
                 .map(|h| difficulty::result_text(&h.title, &h.snippet, &h.url, h.date.as_deref())),
         );
-        task.tier = difficulty::measure(task, Some(&results)).tier();
+        task.tier = difficulty::measure_known(task, Some(&results), false).tier();
     }
     Ok(())
 }

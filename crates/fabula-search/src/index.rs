@@ -14,8 +14,8 @@ use tantivy::fieldnorm::FieldNormReader;
 use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
-    StopWordFilter, TextAnalyzer,
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter,
+    TextAnalyzer,
 };
 use tantivy::{
     Directory, Index, IndexSettings, InvertedIndexReader, ReloadPolicy, Score, Searcher,
@@ -23,6 +23,7 @@ use tantivy::{
 };
 
 use crate::slice_dir::SliceDirectory;
+use crate::stem::CachedStemmer;
 use crate::{Error, Result};
 
 /// How much a match in the title counts against a match in the body.
@@ -55,7 +56,7 @@ pub(crate) fn analyzer() -> TextAnalyzer {
         .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
-        .filter(Stemmer::new(Language::English))
+        .filter(CachedStemmer)
         .build()
 }
 
@@ -69,7 +70,7 @@ pub(crate) fn passage_analyzer() -> TextAnalyzer {
         .filter(LowerCaser)
         .filter(StopWordFilter::new(Language::English).expect("tantivy has English stop words"))
         .filter(AsciiFoldingFilter)
-        .filter(Stemmer::new(Language::English))
+        .filter(CachedStemmer)
         .build()
 }
 

@@ -48,6 +48,7 @@ mod passage_index;
 mod passages;
 mod slice_dir;
 mod snippet;
+mod stem;
 mod store;
 mod text;
 mod world;

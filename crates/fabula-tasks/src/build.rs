@@ -270,7 +270,7 @@ impl<'a> Builder<'a> {
         };
         // The tier without search; the dataset generator measures it again with the world's
         // index, which only makes it easier (the answer may show in the question's results).
-        task.tier = difficulty::measure(&task, None).tier();
+        task.tier = difficulty::measure_known(&task, None, family.name == family::FRONTIER).tier();
         Some(task)
     }
 

@@ -67,6 +67,12 @@ pub const RESULTS_READ: usize = 10;
 /// results of searching the question (each made by [`result_text`]); `None` when the search
 /// could not be run. A task whose answer or evidence is not JSON has no values and no pages.
 pub fn measure(task: &Task, results: Option<&str>) -> Features {
+    measure_known(task, results, is_frontier(&task.question))
+}
+
+/// [`measure`] for a task whose caller knows whether it is a frontier question (reading the
+/// question's phrasing again is most of the measure's cost).
+pub fn measure_known(task: &Task, results: Option<&str>, frontier: bool) -> Features {
     let answer: Value = serde_json::from_str(&task.answer).unwrap_or(Value::Null);
     let evidence: Value = serde_json::from_str(&task.evidence).unwrap_or(Value::Null);
     let values = answer_values(&answer);
@@ -77,7 +83,7 @@ pub fn measure(task: &Task, results: Option<&str>) -> Features {
         answer_in_question: all_shown(&values, &task.question),
         answer_in_results: results.map(|text| all_shown(&values, text)),
         choice: task.kind == TaskKind::Compare,
-        frontier: is_frontier(&task.question),
+        frontier,
     }
 }
 
