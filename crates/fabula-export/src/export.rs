@@ -84,7 +84,7 @@ pub struct ExportSummary {
 }
 
 /// One line of fabula JSONL: `world` (the numeric id), `id`, `kind`, `question`, `answer`,
-/// `evidence` (real JSON), `hops` and `tier` (as `fabula audit` measures it).
+/// `evidence` (real JSON), `hops` and `tier` (as the world file stores it).
 pub fn jsonl_record(world: u32, task: &Task, tier: Tier) -> Result<Value> {
     Ok(json!({
         "world": world,

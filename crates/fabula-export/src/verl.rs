@@ -98,7 +98,7 @@ pub struct VerlRecord {
     pub world: u32,
     pub task_id: String,
     pub kind: String,
-    /// The task's difficulty tier (`easy`, `medium`, `hard`), as `fabula audit` measures it.
+    /// The task's difficulty tier (`easy` to `frontier`), as its world file stores it.
     pub tier: String,
     /// verl's agent loop for this row.
     pub agent_name: String,

@@ -34,8 +34,8 @@ pub struct TasksExportArgs {
     /// The output file (`.parquet` for verl, and for searchr1 as parquet).
     #[arg(long)]
     pub out: PathBuf,
-    /// Only tasks of this difficulty tier (easy, medium, hard or frontier, measured as
-    /// `fabula audit` measures it); every record carries its tier either way.
+    /// Only tasks of this difficulty tier (easy, medium, hard or frontier, as the world file
+    /// stores it); every record carries its tier either way.
     #[arg(long)]
     pub tier: Option<String>,
 }
@@ -236,7 +236,7 @@ pub fn run_eval(args: &EvalArgs) -> anyhow::Result<()> {
 }
 
 /// Runs `fabula eval --blind`: the most common train answer scored on the test split, then every
-/// cheap guesser per kind and tier (tiers measured as `fabula audit` measures them).
+/// cheap guesser per kind and tier (the tiers the world files store).
 fn run_blind(args: &EvalArgs) -> anyhow::Result<()> {
     let train = fabula_audit::load_tasks(&args.worlds, Split::Train)?;
     let test = fabula_audit::load_tasks(&args.worlds, Split::Test)?;
