@@ -255,9 +255,11 @@ fn readings() -> &'static [Reading] {
 /// ";" or "," of a joined sentence), the other placeholders as what they may hold.
 fn pattern(phrasing: &str, slot: &str) -> String {
     let mut out = String::from("(?i)");
-    if phrasing.starts_with(&format!("{{{slot}}}")) {
-        // A value that opens its sentence starts after a sentence end or a join, not within the
-        // words before it ("..., and mining is its field" reads "mining").
+    if !phrasing.starts_with('{') || phrasing.starts_with(&format!("{{{slot}}}")) {
+        // A value or a word that opens its sentence starts after a sentence end or a join, not
+        // within the words before it ("..., and mining is its field" reads "mining"; "In
+        // {value}, {subject} died." does not read the "in 1952" of "born there in 1952, and in
+        // 1997, Vrask died").
         out.push_str(r"(?:^|[.;]\s+|, and\s+)");
     }
     let mut rest = phrasing;
@@ -382,6 +384,13 @@ mod tests {
             Some("161,454"),
         );
         check("It has {value} residents.", "value", "It has many.", None);
+        check(
+            "In {value}, {subject} died.",
+            "value",
+            "Kest is the birthplace of Ann Vrask, who was born there in 1952, and in 1997, \
+             Vrask died.",
+            Some("1997"),
+        );
         check(
             "{value} is the field of the {kind}.",
             "value",

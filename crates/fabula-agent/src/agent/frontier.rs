@@ -64,9 +64,9 @@ impl Run<'_> {
             Ok(birthplace()?.and_then(|page| number(&page, label)))
         };
         match hint {
-            Hint::BornIn(decades) => {
+            Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => {
                 let born = read::infobox_cell(person, "born", false).and_then(|c| read::number(&c));
-                Ok(born.is_some_and(|b| in_decades(b, decades)))
+                Ok(born.is_some_and(|b| hint.fits_year(b)))
             }
             Hint::WorkedIn(field) => {
                 let cell = read::infobox_cell(person, "occupation", false);
@@ -98,9 +98,9 @@ impl Run<'_> {
                 Ok(false)
             }
             Hint::HeldOffice => Ok(career.iter().any(|row| role(row).is_some_and(is_office))),
-            Hint::DiedIn(decades) => {
+            Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => {
                 let died = read::infobox_cell(person, "died", false).and_then(|c| read::number(&c));
-                Ok(died.is_some_and(|d| in_decades(d, decades)))
+                Ok(died.is_some_and(|d| hint.fits_year(d)))
             }
             Hint::JoinedBefore(d) => Ok(joined(&career).any(|y| y < *d)),
             Hint::JoinedSince(d) => Ok(joined(&career).any(|y| y >= *d)),
@@ -177,7 +177,7 @@ fn in_decades(year: i64, decades: &[i64]) -> bool {
 }
 
 /// Whether a row of the person list leaves the person in: its `Born` and `Occupation` cells do
-/// not contradict the clue.
+/// not contradict the clue (decades of birth, or a decade bound).
 fn row_allows(row: &[(String, String)], hint: &Hint) -> bool {
     let cell = |name: &str| {
         row.iter()
@@ -185,9 +185,9 @@ fn row_allows(row: &[(String, String)], hint: &Hint) -> bool {
             .map(|(_, cell)| read::cell_value(cell))
     };
     match hint {
-        Hint::BornIn(decades) => cell("Born")
+        Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => cell("Born")
             .and_then(|b| read::number(&b))
-            .is_none_or(|b| in_decades(b, decades)),
+            .is_none_or(|b| hint.fits_year(b)),
         Hint::WorkedIn(field) => {
             cell("Occupation").is_none_or(|c| field.members.iter().any(|j| same(&c, j)))
         }
@@ -226,6 +226,8 @@ mod tests {
         ]);
         assert!(row_allows(&amo, &Hint::BornIn(vec![1690, 1700])));
         assert!(!row_allows(&amo, &Hint::BornIn(vec![1710, 1720])));
+        assert!(row_allows(&amo, &Hint::BornBefore(1710)));
+        assert!(!row_allows(&amo, &Hint::BornSince(1710)));
         let field = |members: &[&str]| {
             Hint::WorkedIn(fabula_world::theme::Field {
                 phrase: "in a field".into(),

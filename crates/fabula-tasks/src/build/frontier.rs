@@ -1,12 +1,13 @@
 //! Frontier tasks: a person singled out by blurred clues, in the manner of BrowseComp (hard to
 //! find, easy to verify, one answer).
 //!
-//! No clue names an entity. Each states a range of decades, a round bound on a count, a broader
-//! field of occupations or categories (the theme's `fields`, in words no page title uses), or a
-//! relation to unnamed entities (a birthplace that is home to an organisation in some field; an
-//! organisation belonged to that made a work in some decades, whose years only the works' own
-//! articles state), so a search for the question's words finds nothing specific. The
-//! constraints, checked for every question the builder keeps:
+//! No clue names an entity. Each states a range of decades or a decade bound ("born before the
+//! 1900s": in a world of 60 people a few decades hold fewer than [`MIN_HOLDERS`]), a round
+//! bound on a count, a broader field of occupations or categories (the theme's `fields`, in
+//! words no page title uses), or a relation to unnamed entities (a birthplace that is home to
+//! an organisation in some field; an organisation belonged to that made a work in some decades,
+//! whose years only the works' own articles state), so a search for the question's words finds
+//! nothing specific. The constraints, checked for every question the builder keeps:
 //!
 //! - every clue alone holds for at least [`MIN_HOLDERS`] people (the smallest candidate set a
 //!   single clue reaches), and no clue holds for everyone;
@@ -204,7 +205,9 @@ impl People {
                 .any(|o| self.category(*o).is_some_and(|c| set.contains(c)))
         };
         match hint {
-            Hint::BornIn(decades) => person.birth_year.is_some_and(|y| in_decades(y, decades)),
+            Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => {
+                person.birth_year.is_some_and(|y| hint.fits_year(y))
+            }
             Hint::WorkedIn(field) => person
                 .occupation
                 .as_ref()
@@ -226,7 +229,9 @@ impl People {
                 any_category(&orgs, &field.members)
             }
             Hint::HeldOffice => !person.offices.is_empty(),
-            Hint::DiedIn(decades) => person.died.is_some_and(|y| in_decades(y, decades)),
+            Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => {
+                person.died.is_some_and(|y| hint.fits_year(y))
+            }
             Hint::JoinedBefore(d) => person.joined.iter().any(|j| j.1 < *d),
             Hint::JoinedSince(d) => person.joined.iter().any(|j| j.1 >= *d),
             Hint::BelongedToMaker { decades, .. } => person
@@ -291,7 +296,8 @@ impl Builder<'_> {
         {
             return None;
         }
-        let body = self.frontier_body(x, me, &hints)?;
+        // In the order the question states them: the clues about the birth together.
+        let body = self.frontier_body(x, me, &blurred::arrange(&hints))?;
         self.frontier_asked.insert(x);
         Some(body)
     }
@@ -316,8 +322,7 @@ impl Builder<'_> {
             settlement: &theme.settlement.singular,
             organisation: &theme.organisation.singular,
         };
-        let texts: Vec<String> = hints.iter().map(|h| h.text(nouns)).collect();
-        let text = blurred::join(&texts);
+        let text = blurred::write(hints, nouns);
         (blurred::parse(&text).as_deref() == Some(hints)).then(|| Body {
             slots: vec![("clues", text)],
             answer: Answer::Text(db.name(Person, x)),
@@ -361,7 +366,7 @@ fn choose(
 /// A clue's kind: a question gives at most one clue of each.
 fn kind(hint: &Hint) -> u8 {
     match hint {
-        Hint::BornIn(_) => 0,
+        Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => 0,
         Hint::WorkedIn(_) => 1,
         Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_) => 2,
         Hint::BirthplaceBefore(_) | Hint::BirthplaceSince(_) => 3,
@@ -370,7 +375,7 @@ fn kind(hint: &Hint) -> u8 {
         Hint::BelongedOver(_) => 6,
         Hint::BelongedTo(_) => 7,
         Hint::HeldOffice => 8,
-        Hint::DiedIn(_) => 9,
+        Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => 9,
         Hint::JoinedBefore(_) | Hint::JoinedSince(_) => 10,
         Hint::BelongedToMaker { .. } => 11,
     }
@@ -451,16 +456,39 @@ fn hints_of(
         .flat_map(|p| p.joined.iter().map(|j| j.1))
         .collect();
     if let Some(&(_, joined)) = me.joined.choose(rng) {
-        let bounds = decade_bounds(joined, &years, rng).into_iter();
-        out.extend(bounds.map(|(before, d)| {
-            if before {
-                Hint::JoinedBefore(d)
-            } else {
-                Hint::JoinedSince(d)
-            }
-        }));
+        let bounds = [Hint::JoinedBefore, Hint::JoinedSince];
+        out.extend(decade_hints(joined, &years, bounds, rng));
+    }
+    // Decade bounds on birth and death years: in a small world a few decades hold too few.
+    let births: BTreeSet<i64> = people
+        .profiles
+        .iter()
+        .filter_map(|p| p.birth_year)
+        .collect();
+    if let Some(born) = me.birth_year {
+        let bounds = [Hint::BornBefore, Hint::BornSince];
+        out.extend(decade_hints(born, &births, bounds, rng));
+    }
+    let deaths: BTreeSet<i64> = people.profiles.iter().filter_map(|p| p.died).collect();
+    if let Some(died) = me.died {
+        let bounds = [Hint::DiedBefore, Hint::DiedSince];
+        out.extend(decade_hints(died, &deaths, bounds, rng));
     }
     out
+}
+
+/// Up to three clues that a year lies before a decade (the first of `bounds`) or in it or
+/// later (the second), drawn as [`decade_bounds`] draws them.
+fn decade_hints(
+    year: i64,
+    taken: &BTreeSet<i64>,
+    bounds: [fn(i64) -> Hint; 2],
+    rng: &mut WorldRng,
+) -> impl Iterator<Item = Hint> {
+    let [before, since] = bounds;
+    decade_bounds(year, taken, rng)
+        .into_iter()
+        .map(move |(is_before, d)| if is_before { before(d) } else { since(d) })
 }
 
 /// `span` consecutive decades, one of which holds `year`, drawn.
@@ -512,14 +540,8 @@ fn birthplace_hints(
     }
     if let Some(&founded) = people.founded.get(&place) {
         let years: BTreeSet<i64> = people.founded.values().copied().collect();
-        let bounds = decade_bounds(founded, &years, rng).into_iter();
-        out.extend(bounds.map(|(before, d)| {
-            if before {
-                Hint::BirthplaceBefore(d)
-            } else {
-                Hint::BirthplaceSince(d)
-            }
-        }));
+        let bounds = [Hint::BirthplaceBefore, Hint::BirthplaceSince];
+        out.extend(decade_hints(founded, &years, bounds, rng));
     }
     let hosted: Vec<&String> = people.hosted(place).into_iter().collect();
     let fields = fields_of(&hosted, &theme.organisation.fields);
@@ -579,8 +601,12 @@ fn hint_cells(db: &Db, people: &People, x: i64, me: &Profile, hint: &Hint) -> Op
         ]
     };
     match hint {
-        Hint::BornIn(_) => Some(vec![db.cell(p, x, C::BirthYear)]),
-        Hint::DiedIn(_) => Some(vec![db.cell(p, x, C::DeathYear)]),
+        Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => {
+            Some(vec![db.cell(p, x, C::BirthYear)])
+        }
+        Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => {
+            Some(vec![db.cell(p, x, C::DeathYear)])
+        }
         Hint::JoinedBefore(d) | Hint::JoinedSince(d) => {
             let before = matches!(hint, Hint::JoinedBefore(_));
             let &(row, _) = me.joined.iter().find(|j| (j.1 < *d) == before)?;
@@ -684,17 +710,22 @@ fn hint_sql(db: &Db, hint: &Hint) -> String {
             .collect();
         format!("({})", exists.join(" OR "))
     };
+    let (born, died) = (col(p, C::BirthYear), col(p, C::DeathYear));
     match hint {
-        Hint::BornIn(decades) => {
+        Hint::BornIn(decades) | Hint::DiedIn(decades) => {
+            let column = if matches!(hint, Hint::BornIn(_)) {
+                born
+            } else {
+                died
+            };
             let first = decades.first().copied().unwrap_or_default();
             let last = decades.last().copied().unwrap_or_default() + 9;
-            format!("p.{} BETWEEN {first} AND {last}", col(p, C::BirthYear))
+            format!("p.{column} BETWEEN {first} AND {last}")
         }
-        Hint::DiedIn(decades) => {
-            let first = decades.first().copied().unwrap_or_default();
-            let last = decades.last().copied().unwrap_or_default() + 9;
-            format!("p.{} BETWEEN {first} AND {last}", col(p, C::DeathYear))
-        }
+        Hint::BornBefore(d) => format!("p.{born} < {d}"),
+        Hint::BornSince(d) => format!("p.{born} >= {d}"),
+        Hint::DiedBefore(d) => format!("p.{died} < {d}"),
+        Hint::DiedSince(d) => format!("p.{died} >= {d}"),
         Hint::JoinedBefore(d) | Hint::JoinedSince(d) => {
             let op = if matches!(hint, Hint::JoinedBefore(_)) {
                 "<"
@@ -815,7 +846,12 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
         (set.len() + members.len(), homes)
     };
     Some(match hint {
-        Hint::BornIn(_) | Hint::DiedIn(_) => return None,
+        Hint::BornIn(_)
+        | Hint::BornBefore(_)
+        | Hint::BornSince(_)
+        | Hint::DiedIn(_)
+        | Hint::DiedBefore(_)
+        | Hint::DiedSince(_) => return None,
         // Every organisation's people page lists its members with the years they joined.
         Hint::JoinedBefore(_) | Hint::JoinedSince(_) => pages(orgs) + orgs,
         Hint::WorkedIn(field) => field

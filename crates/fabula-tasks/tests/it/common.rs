@@ -9,8 +9,13 @@ pub const SEED: u64 = 20_250_601;
 
 /// Generates world `id` and renders its pages and tasks.
 pub fn rendered(id: u32) -> (World, Vec<Page>, Vec<Task>) {
+    rendered_of(SEED, id)
+}
+
+/// Generates world `id` of master seed `seed` and renders its pages and tasks.
+pub fn rendered_of(seed: u64, id: u32) -> (World, Vec<Page>, Vec<Task>) {
     let themes = theme::all().unwrap();
-    let world = generate_world(SEED, id, &themes);
+    let world = generate_world(seed, id, &themes);
     let pages = fabula_pages::render_pages(&world);
     let tasks = fabula_tasks::build_tasks(&world, &pages);
     (world, pages, tasks)
