@@ -5,10 +5,9 @@ and endpoints refused with a readable `BadRequestError`.
 Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula`).
 """
 
-import datetime
+import email.utils
 import json
 import os
-import re
 import socket
 import subprocess
 import time
@@ -85,11 +84,12 @@ def test_filters_are_honoured(base):
     without = tavily.search(query, max_results=20, exclude_domains=[hosts[0]])["results"]
     assert without and all(host(result["url"]) != hosts[0] for result in without)
 
-    # News urls carry their date; time ranges count back from the world's latest page date.
+    # Dated results carry `published_date` (RFC 2822, as Tavily writes it; urls hold no date);
+    # time ranges count back from the world's latest page date.
     def dates(results):
-        found = [re.search(r"/(\d{4})/(\d{2})/(\d{2})/", result["url"]) for result in results]
+        found = [result.get("published_date") for result in results]
         assert all(found), [result["url"] for result in results]
-        return sorted(datetime.date(*map(int, match.groups())) for match in found)
+        return sorted(email.utils.parsedate_to_datetime(date).date() for date in found)
 
     # The world's latest page is news whose title ends in one of these words; whichever it is,
     # a week back from it holds it, and a year back holds it and older news.
