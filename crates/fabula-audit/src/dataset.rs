@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use fabula_file::{Task, WorldFile};
-use fabula_tasks::Tier;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -139,9 +138,6 @@ pub fn load_tasks(dir: &Path, split: Split) -> Result<Vec<fabula_score::TaskReco
     }
     Ok(out)
 }
-
-/// A task with its world and its difficulty tier.
-pub type Tiered<'a> = (u32, &'a Task, Tier);
 
 #[cfg(test)]
 mod tests {

@@ -22,7 +22,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use fabula_audit::dataset::{Split, Tiered, parse_json, read_dataset_tasks};
+use fabula_audit::dataset::{Split, parse_json, read_dataset_tasks};
 use fabula_file::{Task, WorldFile};
 use fabula_tasks::Tier;
 use serde_json::{Value, json};
@@ -85,7 +85,7 @@ pub struct ExportSummary {
 
 /// One line of fabula JSONL: `world` (the numeric id), `id`, `kind`, `question`, `answer`,
 /// `evidence` (real JSON), `hops` and `tier` (as the world file stores it).
-pub fn jsonl_record(world: u32, task: &Task, tier: Tier) -> Result<Value> {
+pub fn jsonl_record(world: u32, task: &Task) -> Result<Value> {
     Ok(json!({
         "world": world,
         "id": task.id,
@@ -94,7 +94,7 @@ pub fn jsonl_record(world: u32, task: &Task, tier: Tier) -> Result<Value> {
         "answer": parse_json::<Value>(task, &task.answer)?,
         "evidence": parse_json::<Value>(task, &task.evidence)?,
         "hops": task.hops,
-        "tier": tier.as_str(),
+        "tier": task.tier.as_str(),
     }))
 }
 
@@ -178,7 +178,7 @@ pub fn to_csv(columns: &[String], rows: &[Vec<String>]) -> String {
 /// `evaluation` is a JSON object, as WideSearch's local loader reads it, with the task's tier as
 /// `evaluation.tier`; [`widesearch_hf_record`] turns it into the string its Hugging Face loader
 /// reads.
-pub fn widesearch_record(task: &Task, tier: Tier) -> Result<Option<(Value, String)>> {
+pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
     let Some(table) = table_answer(&parse_json(task, &task.answer)?) else {
         return Ok(None);
     };
@@ -200,7 +200,7 @@ pub fn widesearch_record(task: &Task, tier: Tier) -> Result<Option<(Value, Strin
         "unique_columns": table.key.iter().map(|k| widesearch_column(k)).collect::<Vec<_>>(),
         "required": columns,
         "eval_pipeline": pipeline,
-        "tier": tier.as_str(),
+        "tier": task.tier.as_str(),
     });
     let query = format!(
         "{}\n\nGive the answer as one Markdown table in a ```markdown code block, with exactly these columns: {}. \
@@ -257,14 +257,8 @@ fn answer_hint(answer: &Value) -> String {
 /// `ground_truth.target` lists the accepted strings (a table's gold is its Markdown table),
 /// `ground_truth.answer` is the gold as JSON text (one type in every row, as `datasets` needs),
 /// and `extra_info` carries the tier and verl's `tools_kwargs`.
-pub fn searchr1_record(
-    world: u32,
-    task: &Task,
-    tier: Tier,
-    split: Split,
-    index: usize,
-) -> Result<Value> {
-    Ok(searchr1_parquet_record(world, task, tier, split, index)?.to_json())
+pub fn searchr1_record(world: u32, task: &Task, split: Split, index: usize) -> Result<Value> {
+    Ok(searchr1_parquet_record(world, task, split, index)?.to_json())
 }
 
 /// The instructions a verl prompt puts before the question: the tools of `fabula_env.verl`
@@ -278,13 +272,7 @@ explanation, for example <answer> Port Vessa </answer>.";
 /// the gold JSON as text, and `tool_agent` as the agent loop. A table task's prompt names its
 /// columns and asks for a Markdown table inside the answer tags; a set answer's asks for every
 /// item, separated by semicolons.
-pub fn verl_record(
-    world: u32,
-    task: &Task,
-    tier: Tier,
-    split: Split,
-    index: usize,
-) -> Result<VerlRecord> {
+pub fn verl_record(world: u32, task: &Task, split: Split, index: usize) -> Result<VerlRecord> {
     let answer: Value = parse_json(task, &task.answer)?;
     let hint = answer_hint(&answer);
     Ok(VerlRecord {
@@ -301,7 +289,7 @@ pub fn verl_record(
         world,
         task_id: task.id.clone(),
         kind: task.kind.as_str().into(),
-        tier: tier.as_str().into(),
+        tier: task.tier.as_str().into(),
         agent_name: "tool_agent".into(),
     })
 }
@@ -312,7 +300,6 @@ pub fn verl_record(
 pub fn searchr1_parquet_record(
     world: u32,
     task: &Task,
-    tier: Tier,
     split: Split,
     index: usize,
 ) -> Result<VerlRecord> {
@@ -327,7 +314,7 @@ pub fn searchr1_parquet_record(
             ),
         }],
         agent_name: "single_turn_agent".into(),
-        ..verl_record(world, task, tier, split, index)?
+        ..verl_record(world, task, split, index)?
     })
 }
 
@@ -395,10 +382,10 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 /// Exports the tasks of a split in one format.
 pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     let worlds = read_dataset_tasks(&config.worlds, config.split)?;
-    let tasks: Vec<Tiered<'_>> = worlds
+    let tasks: Vec<(u32, &Task)> = worlds
         .iter()
-        .flat_map(|w| w.tasks.iter().map(|t| (w.world, t, t.tier)))
-        .filter(|(_, _, tier)| config.tier.is_none_or(|want| *tier == want))
+        .flat_map(|w| w.tasks.iter().map(|t| (w.world, t)))
+        .filter(|(_, task)| config.tier.is_none_or(|want| task.tier == want))
         .collect();
     let summary = match config.format {
         Format::Verl => export_verl(&tasks, config, verl_record)?,
@@ -414,12 +401,12 @@ pub fn export_tasks(config: &ExportConfig) -> Result<ExportSummary> {
     })
 }
 
-fn export_jsonl(tasks: &[Tiered<'_>], config: &ExportConfig) -> Result<ExportSummary> {
+fn export_jsonl(tasks: &[(u32, &Task)], config: &ExportConfig) -> Result<ExportSummary> {
     let mut lines = Vec::new();
-    for &(world, task, tier) in tasks {
+    for &(world, task) in tasks {
         let record = match config.format {
-            Format::SearchR1 => searchr1_record(world, task, tier, config.split, lines.len())?,
-            _ => jsonl_record(world, task, tier)?,
+            Format::SearchR1 => searchr1_record(world, task, config.split, lines.len())?,
+            _ => jsonl_record(world, task)?,
         };
         lines.push(record.to_string());
     }
@@ -431,13 +418,13 @@ fn export_jsonl(tasks: &[Tiered<'_>], config: &ExportConfig) -> Result<ExportSum
 }
 
 fn export_verl(
-    tasks: &[Tiered<'_>],
+    tasks: &[(u32, &Task)],
     config: &ExportConfig,
-    record: fn(u32, &Task, Tier, Split, usize) -> Result<VerlRecord>,
+    record: fn(u32, &Task, Split, usize) -> Result<VerlRecord>,
 ) -> Result<ExportSummary> {
     let mut records = Vec::new();
-    for &(world, task, tier) in tasks {
-        records.push(record(world, task, tier, config.split, records.len())?);
+    for &(world, task) in tasks {
+        records.push(record(world, task, config.split, records.len())?);
     }
     create_parent(&config.out)?;
     write_verl_parquet(&config.out, &records)?;
@@ -448,14 +435,14 @@ fn export_verl(
 }
 
 /// Writes the WideSearch task JSONL, its Hugging Face copy and the gold CSVs.
-fn export_widesearch(tasks: &[Tiered<'_>], out: &Path) -> Result<ExportSummary> {
+fn export_widesearch(tasks: &[(u32, &Task)], out: &Path) -> Result<ExportSummary> {
     let dir = out.parent().unwrap_or(Path::new("."));
     let gold_dir = dir.join("widesearch_gold");
     let mut lines = Vec::new();
     let mut hf_lines = Vec::new();
     let mut gold = Vec::new();
-    for &(_, task, tier) in tasks {
-        if let Some((record, csv)) = widesearch_record(task, tier)? {
+    for &(_, task) in tasks {
+        if let Some((record, csv)) = widesearch_record(task)? {
             gold.push((gold_dir.join(format!("{}.csv", task.id)), csv));
             hf_lines.push(widesearch_hf_record(&record).to_string());
             lines.push(record.to_string());
@@ -525,9 +512,7 @@ mod tests {
         };
         let value: Value = serde_json::from_str(answer).unwrap();
         assert_eq!(searchr1_target(&value), targets, "{answer}");
-        let gold = widesearch_record(&task, Tier::Easy)
-            .unwrap()
-            .map(|(_, csv)| csv);
+        let gold = widesearch_record(&task).unwrap().map(|(_, csv)| csv);
         assert_eq!(gold.as_deref(), csv, "{answer}");
     }
 

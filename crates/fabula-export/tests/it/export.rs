@@ -24,7 +24,7 @@ fn lookup_fixture() -> Task {
                 .into(),
         hops: 2,
         sql: "SELECT 'Orrwick'".into(),
-        tier: Tier::Easy,
+        tier: Tier::Medium,
     }
 }
 
@@ -37,7 +37,7 @@ fn table_fixture() -> Task {
         evidence: "[\"https://vesspedia.org/wiki/List_of_guilds\"]".into(),
         hops: 2,
         sql: "SELECT 1".into(),
-        tier: Tier::Easy,
+        tier: Tier::Hard,
     }
 }
 
@@ -47,22 +47,16 @@ fn pretty(value: &serde_json::Value) -> String {
 
 #[test]
 fn jsonl_record_shape() {
-    insta::assert_snapshot!(pretty(
-        &jsonl_record(42, &lookup_fixture(), Tier::Medium).unwrap()
-    ));
+    insta::assert_snapshot!(pretty(&jsonl_record(42, &lookup_fixture()).unwrap()));
 }
 
 #[test]
 fn widesearch_record_shape() {
     assert!(
-        widesearch_record(&lookup_fixture(), Tier::Medium)
-            .unwrap()
-            .is_none(),
+        widesearch_record(&lookup_fixture()).unwrap().is_none(),
         "short answers are not WideSearch tasks"
     );
-    let (record, csv) = widesearch_record(&table_fixture(), Tier::Hard)
-        .unwrap()
-        .unwrap();
+    let (record, csv) = widesearch_record(&table_fixture()).unwrap().unwrap();
     // WideSearch's loaders build `WideSearchQuery(**item)`, a dataclass of exactly these fields
     // (and `answer`, which they add): the tier rides inside `evaluation`, which they read by key.
     let mut fields: Vec<&str> = record
@@ -87,15 +81,15 @@ fn widesearch_record_shape() {
 
 #[test]
 fn verl_record_shape() {
-    let short = verl_record(42, &lookup_fixture(), Tier::Medium, Split::Test, 0).unwrap();
-    let table = verl_record(42, &table_fixture(), Tier::Hard, Split::Test, 1).unwrap();
+    let short = verl_record(42, &lookup_fixture(), Split::Test, 0).unwrap();
+    let table = verl_record(42, &table_fixture(), Split::Test, 1).unwrap();
     insta::assert_snapshot!(format!("{short:#?}\n\n{table:#?}"));
 }
 
 #[test]
 fn searchr1_record_shape() {
-    let short = searchr1_record(42, &lookup_fixture(), Tier::Medium, Split::Test, 0).unwrap();
-    let table = searchr1_record(42, &table_fixture(), Tier::Hard, Split::Test, 1).unwrap();
+    let short = searchr1_record(42, &lookup_fixture(), Split::Test, 0).unwrap();
+    let table = searchr1_record(42, &table_fixture(), Split::Test, 1).unwrap();
     insta::assert_snapshot!(format!("{}\n\n{}", pretty(&short), pretty(&table)));
 }
 
