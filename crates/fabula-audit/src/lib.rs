@@ -2,9 +2,9 @@
 //! guessers and the search space, and the answerability of every gold value.
 //!
 //! [`dataset`] reads a dataset's tasks, split by a stable hash of the world id ([`split_of`]);
-//! [`load_tasks`] reads a split's tasks in fabula-score's shape. [`audit`] measures every task's
-//! tier (the exports tag tasks with it: [`audit::task_tiers`]) and reports the ladder per kind and
-//! tier, with the agents of `fabula-agent` when given a server. [`blind_baseline`] answers
+//! [`load_tasks`] reads a split's tasks in fabula-score's shape. [`audit`](fn@audit) reports the ladder per
+//! kind and the tier each world file stores, measures every task again (counting the stored
+//! tiers that disagree), and runs the agents of `fabula-agent` when given a server. [`blind_baseline`] answers
 //! without searching, to show tasks are not guessable; [`check_answerability`] confirms through
 //! the server's API that every gold value can be read.
 //!

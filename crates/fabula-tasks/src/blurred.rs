@@ -8,7 +8,7 @@
 //! category (the theme's `fields`, whose phrases share no word with the names they cover, so no
 //! search for the clue's words lands on a category page), or a relation to another unnamed
 //! entity (a birthplace that is home to an organisation in some field). The task builder
-//! writes clues only through [`write`] (after [`arrange`]), and keeps a question only when
+//! writes clues only through [`write`](fn@write) (after [`arrange`]), and keeps a question only when
 //! [`parse`] reads its clues back unchanged; the baseline agent reads them with [`parse`],
 //! which knows every theme's fields (their phrases are unique over all themes, a test makes
 //! sure).
@@ -194,7 +194,7 @@ impl Hint {
     }
 }
 
-/// The hints in the order [`write`] states them and [`parse`] reads them back: the clues about
+/// The hints in the order [`write`](fn@write) states them and [`parse`] reads them back: the clues about
 /// the person's birth together (time, population, founding, organisations), where the first of
 /// them was, the others as they come.
 pub fn arrange(hints: &[Hint]) -> Vec<Hint> {
@@ -461,7 +461,7 @@ fn join(texts: &[String]) -> String {
     }
 }
 
-/// Reads the clues of a `{clues}` slot back, in the order [`write`] states them; `None` when a
+/// Reads the clues of a `{clues}` slot back, in the order [`write`](fn@write) states them; `None` when a
 /// clause is not a clue.
 pub fn parse(text: &str) -> Option<Vec<Hint>> {
     let mut hints = Vec::new();
