@@ -22,6 +22,9 @@ if [ "$(cat "$VENV/fabula-env-stamp" 2>/dev/null)" != "$STAMP" ]; then
     omegaconf==2.4.0 pillow==13.0.0 ray==2.60.0 pydantic==2.14.4 pyarrow==26.0.1 \
     pandas==3.1.1 numpy==2.4.6 httpx==0.28.1 pyyaml==6.0.4 pytest==9.2.0 \
     cachetools==8.0.2 uvicorn==0.55.0 fastapi==0.165.0
+  # torch pulls in triton (1 GB) for compiling kernels, which nothing here does; CI's disk is
+  # tight, so it goes (`import torch` and verl's modules do not need it).
+  "$VENV/bin/pip" uninstall --quiet --disable-pip-version-check -y triton
   # verl's own requirements (vllm-free, but wandb, peft, accelerate, ...) are not needed by
   # the modules the tests import, so verl goes in without them.
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps verl==0.9.1
