@@ -36,6 +36,10 @@ pub enum Error {
         id: u32,
         source: fabula_search::Error,
     },
+    /// The thread that syncs, renames and journals finished worlds panicked; the worlds it had
+    /// not finished are redone by the next run.
+    #[error("the thread that finishes written worlds stopped unexpectedly")]
+    FinisherStopped,
     /// The worker threads could not be started.
     #[error("cannot start the worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),

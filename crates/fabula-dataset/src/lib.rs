@@ -25,8 +25,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 
 use rayon::prelude::*;
 
@@ -488,6 +488,11 @@ fn keep_finished(
 /// Builds the worlds of `todo` on `cfg.jobs` threads and journals each as it finishes. After a
 /// failure (or a panic) no further world is started; the error of the lowest failed id is
 /// returned. The entries come back in the order of `todo`.
+///
+/// The workers only compute: a world's file is written to its temporary name, and a thread of
+/// its own ([`finish_all`]) syncs it, renames it into place, persists its index and journals it,
+/// so no core waits on the disk while there is a world to build. The queue between them holds
+/// at most `2 * jobs` built worlds, which bounds the memory their indexes take.
 fn build_all(
     cfg: &GenerateConfig,
     todo: &[u32],
@@ -499,24 +504,98 @@ fn build_all(
     let jobs = cfg.jobs.max(1).min(todo.len().max(1));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
     let failed = AtomicBool::new(false);
-    let outcomes: Vec<Option<Result<ManifestEntry>>> = pool.install(|| {
-        todo.par_iter()
-            .map(|&id| {
-                if failed.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let _stop = StopOnPanic(&failed);
-                let outcome = build_one(cfg, id, themes, renderer)
-                    .and_then(|entry| journal.record(&entry).map(|()| entry));
-                match &outcome {
-                    Ok(_) => progress(),
-                    Err(_) => failed.store(true, Ordering::Relaxed),
-                }
-                Some(outcome)
-            })
-            .collect()
+    let (send, receive) = mpsc::sync_channel::<Built>(2 * jobs);
+    let mut outcomes: Vec<(u32, Result<ManifestEntry>)> = std::thread::scope(|scope| {
+        let finisher = scope.spawn(|| finish_all(cfg, receive, journal, progress, &failed));
+        let mut outcomes: Vec<(u32, Result<ManifestEntry>)> = pool.install(|| {
+            todo.par_iter()
+                .filter_map(|&id| {
+                    if failed.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let _stop = StopOnPanic(&failed);
+                    match build_one(cfg, id, themes, renderer) {
+                        // The finisher only stops once every sender is gone, or by a panic.
+                        Ok(built) => match send.send(built) {
+                            Ok(()) => None,
+                            Err(_) => Some((id, Err(Error::FinisherStopped))),
+                        },
+                        Err(error) => {
+                            failed.store(true, Ordering::Relaxed);
+                            Some((id, Err(error)))
+                        }
+                    }
+                })
+                .collect()
+        });
+        drop(send);
+        let finished = finisher
+            .join()
+            .unwrap_or_else(|_| vec![(u32::MAX, Err(Error::FinisherStopped))]);
+        outcomes.extend(finished);
+        outcomes
     });
-    outcomes.into_iter().flatten().collect()
+    outcomes.sort_by_key(|(id, _)| *id);
+    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
+}
+
+/// A world built and written to its temporary file, waiting to be finished.
+struct Built {
+    id: u32,
+    tmp: PathBuf,
+    path: PathBuf,
+    index: BuiltIndex,
+    entry: ManifestEntry,
+}
+
+/// Finishes the worlds that arrive on `receive` until every worker has stopped: syncs each file,
+/// renames it into place, persists its index (when asked) and journals it. A world that fails
+/// raises `failed`, so no further world is started; the others are still finished.
+fn finish_all(
+    cfg: &GenerateConfig,
+    receive: mpsc::Receiver<Built>,
+    journal: &Journal,
+    progress: &(dyn Fn() + Sync),
+    failed: &AtomicBool,
+) -> Vec<(u32, Result<ManifestEntry>)> {
+    let _stop = StopOnPanic(failed);
+    let mut finished = Vec::new();
+    for built in receive {
+        let id = built.id;
+        let outcome =
+            finish_one(cfg, built).and_then(|entry| journal.record(&entry).map(|()| entry));
+        match &outcome {
+            Ok(_) => progress(),
+            Err(_) => failed.store(true, Ordering::Relaxed),
+        }
+        finished.push((id, outcome));
+    }
+    finished
+}
+
+/// Syncs a built world's file, renames it into place and persists its index when asked.
+fn finish_one(cfg: &GenerateConfig, built: Built) -> Result<ManifestEntry> {
+    let Built {
+        id,
+        tmp,
+        path,
+        index,
+        entry,
+    } = built;
+    fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| Error::io(&tmp, e))?;
+    fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+    if cfg.write_indexes {
+        let key = IndexKey {
+            world_id: id,
+            sha256: &entry.sha256,
+        };
+        index
+            .write(&fabula_search::index_path(&cfg.out, &path), key)
+            .map_err(|source| Error::Index { id, source })?;
+    }
+    Ok(entry)
 }
 
 /// Raises a flag when dropped by a panicking thread, so that the other workers stop.
@@ -567,14 +646,14 @@ fn measure_tiers(index: &WorldIndex, tasks: &mut [Task]) -> fabula_search::Resul
     Ok(())
 }
 
-/// Generates, renders and writes one world, and its index when asked; returns its manifest
-/// entry.
+/// Generates and renders one world, measures its tasks' tiers with its index and writes its
+/// file to a temporary name, for [`finish_one`] to sync and rename.
 fn build_one(
     cfg: &GenerateConfig,
     id: u32,
     themes: &[Theme],
     renderer: &dyn Renderer,
-) -> Result<ManifestEntry> {
+) -> Result<Built> {
     let world = generate_world(cfg.master_seed, id, themes);
     let (pages, mut tasks) = renderer.render(&world);
     let file = world_file_name(id);
@@ -585,21 +664,8 @@ fn build_one(
     let tmp = tmp_path(&path);
     let _ = fs::remove_file(&tmp);
     write_world(&tmp, &world, &pages, &tasks)?;
-    fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io(&tmp, e))?;
     let sha256 = fabula_file::sha256_file(&tmp)?;
-    fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    if cfg.write_indexes {
-        let key = IndexKey {
-            world_id: id,
-            sha256: &sha256,
-        };
-        index
-            .write(&fabula_search::index_path(&cfg.out, &path), key)
-            .map_err(index_error)?;
-    }
-    Ok(ManifestEntry {
+    let entry = ManifestEntry {
         id,
         file,
         sha256,
@@ -609,5 +675,12 @@ fn build_one(
         tables: world.n_tables(),
         pages: pages.len(),
         tasks: tasks.len(),
+    };
+    Ok(Built {
+        id,
+        tmp,
+        path,
+        index,
+        entry,
     })
 }

@@ -331,3 +331,29 @@ fn generated_indexes_match_those_built_from_the_files() {
         assert!(tiers.len() >= 3, "world {} has tiers {tiers:?}", info.id);
     }
 }
+
+/// A world that cannot be finished (its index cannot be written) fails the run with the lowest
+/// failed id; the worlds finished before it stay journaled, their files under final names.
+#[test]
+fn a_world_that_cannot_be_finished_fails_the_run_with_the_lowest_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("w");
+    fs::create_dir_all(&out).unwrap();
+    // A file where the index folder should be: no world's index can be written. One job starts
+    // world 0 first; worlds built meanwhile fail too, and the run names the lowest.
+    fs::write(out.join("index"), b"in the way").unwrap();
+    let cfg = GenerateConfig {
+        write_indexes: true,
+        ..config(&out, 6, 1, None)
+    };
+    let err = dataset::generate_dataset(&cfg, &NoPages, &|| {}).unwrap_err();
+    assert!(matches!(err, Error::Index { id: 0, .. }), "{err}");
+    assert!(!out.join(dataset::MANIFEST).exists());
+    let left: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "temporary files left");
+}
