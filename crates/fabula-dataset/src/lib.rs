@@ -627,11 +627,12 @@ fn tmp_path(path: &Path) -> PathBuf {
 }
 
 /// Measures every task's tier with its world's index: the features of the task and of the
-/// first page of results for its question. Results can only make a tier easier, so a task the
-/// builder already tiered easy or frontier is not searched.
+/// first page of results for its question. Only a task whose tier the results could change
+/// ([`difficulty::Features::results_matter`]) is searched.
 fn measure_tiers(index: &WorldIndex, tasks: &mut [Task]) -> fabula_search::Result<()> {
     for task in tasks {
-        if matches!(task.tier, Tier::Easy | Tier::Frontier) {
+        let frontier = task.tier == Tier::Frontier;
+        if !difficulty::measure_known(task, None, frontier).results_matter() {
             continue;
         }
         let hits = index

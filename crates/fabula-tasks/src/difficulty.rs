@@ -59,6 +59,14 @@ impl Features {
     }
 }
 
+impl Features {
+    /// Whether the question's search results could change the tier: not for a frontier
+    /// question, a choice, an answer the question already shows, or one page needed.
+    pub fn results_matter(&self) -> bool {
+        !self.frontier && !self.choice && !self.answer_in_question && self.pages_needed > 1
+    }
+}
+
 /// How many results of searching a question the measure reads: the first page an agent gets.
 pub const RESULTS_READ: usize = 10;
 
@@ -202,6 +210,28 @@ mod tests {
             choice: false,
             frontier: false,
         }
+    }
+
+    /// The results matter exactly when the tier with the answer in them differs from the tier
+    /// without, over every combination of the other features.
+    #[test]
+    fn results_matter_exactly_when_they_change_the_tier() {
+        for pages in 0..6 {
+            for (in_question, choice, frontier) in flag_combinations() {
+                let with = |in_results| Features {
+                    choice,
+                    frontier,
+                    ..features(pages, in_question, Some(in_results))
+                };
+                let changes = with(true).tier() != with(false).tier();
+                assert_eq!(with(false).results_matter(), changes, "{:?}", with(false));
+            }
+        }
+    }
+
+    /// Every combination of three flags.
+    fn flag_combinations() -> impl Iterator<Item = (bool, bool, bool)> {
+        (0..8).map(|bits| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0))
     }
 
     #[test]
