@@ -5,6 +5,7 @@ mod generate;
 mod index;
 mod manifest;
 mod mcp;
+mod memory;
 mod progress;
 mod serve;
 mod tasks;
