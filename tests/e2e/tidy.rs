@@ -395,7 +395,13 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
             );
             forbid(&["fabula-export"], "the exports build on the audit");
         }
-        "fabula-export" => forbid(&SERVERS, "exports read files and link no server"),
+        "fabula-export" => {
+            forbid(&SERVERS, "exports read files and link no server");
+            forbid(
+                &["fabula-agent"],
+                "exports read world files and run no agent",
+            );
+        }
         // The pipeline's stages know nothing of datasets: orchestration sits above them.
         "fabula-world" | "fabula-pages" | "fabula-tasks" => forbid(
             &["fabula-dataset"],
@@ -489,8 +495,9 @@ fn the_crate_rules_catch_each_kind_of_breach() {
     );
     check(
         "fabula-export",
-        "[dependencies]\nfabula-audit.workspace = true\nfabula-browse.workspace = true\n",
-        &["fabula-browse"],
+        "[dependencies]\nfabula-agent.workspace = true\nfabula-browse.workspace = true\n\
+         [dev-dependencies]\nfabula-audit.workspace = true\n",
+        &["fabula-browse", "fabula-agent"],
     );
     check(
         "fabula",

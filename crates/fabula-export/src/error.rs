@@ -14,12 +14,9 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// A manifest or world file could not be read.
+    /// A manifest, world file or task could not be read.
     #[error(transparent)]
     File(#[from] fabula_file::Error),
-    /// The dataset's tasks could not be read.
-    #[error(transparent)]
-    Audit(#[from] fabula_audit::Error),
 }
 
 /// The result type of this crate.

@@ -1,5 +1,5 @@
 //! Exporting a dataset's tasks and pages: task formats and the retrieval corpus, for one split
-//! ([`fabula_audit::Split`]) and optionally one difficulty tier. Tasks export as fabula JSONL (what
+//! ([`fabula_file::Split`]) and optionally one difficulty tier. Tasks export as fabula JSONL (what
 //! `fabula_score::read_tasks` reads), as WideSearch tasks with one gold CSV per table task in
 //! `widesearch_gold/` beside the JSONL, as Search-R1 rows (JSONL or parquet, the same records), or
 //! as verl parquet ([`crate::verl`]); pages export as a JSONL corpus for offline retrievers. The
@@ -22,7 +22,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use fabula_audit::dataset::{Split, parse_json, read_dataset_tasks};
+use fabula_file::{Split, parse_json, read_dataset_tasks};
 use fabula_file::{Task, WorldFile};
 use fabula_tasks::Tier;
 use serde_json::{Value, json};

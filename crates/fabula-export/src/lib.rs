@@ -1,6 +1,6 @@
 //! Exports of a generated fabula dataset, for trainers and benchmarks outside fabula.
 //!
-//! [`export`] writes a split's tasks (read by `fabula_audit::dataset`, split by a stable hash of
+//! [`export`] writes a split's tasks (read by `fabula_file::read_dataset_tasks`, split by a stable hash of
 //! the world id) as fabula JSONL, WideSearch tasks with gold CSVs, Search-R1 records or verl
 //! parquet ([`verl`]), each with the difficulty tier its world file stores, and the pages
 //! as a retrieval corpus.

@@ -28,6 +28,15 @@ pub enum Error {
         row: String,
         reason: String,
     },
+    /// A split name that is not `train`, `dev`, `test` or `all`.
+    #[error("unknown split `{0}` (known: train, dev, test, all)")]
+    UnknownSplit(String),
+    /// A task's stored answer or evidence is not the JSON it should be.
+    #[error("task {task}: invalid JSON: {source}")]
+    TaskJson {
+        task: String,
+        source: serde_json::Error,
+    },
     /// A world file or manifest that breaks the format as a whole.
     #[error("{path}: {reason}")]
     BadFile { path: PathBuf, reason: String },

@@ -25,6 +25,7 @@ mod manifest;
 mod read;
 mod roles;
 mod rows;
+mod split;
 mod write;
 
 pub use error::{Error, Result};
@@ -37,6 +38,7 @@ pub use manifest::{
 pub use read::WorldFile;
 pub use roles::{ColumnRole, SqlType, TableRole};
 pub use rows::{Column, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value};
+pub use split::{Split, WorldTasks, parse_json, read_dataset_tasks, split_of};
 pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.

@@ -29,6 +29,9 @@ pub enum Error {
     /// A world file lacks something every world file has.
     #[error("{path}: not a fabula world file: {message}")]
     NotAWorld { path: PathBuf, message: String },
+    /// Another error of the world file's crate (a split name, a task's stored JSON).
+    #[error(transparent)]
+    File(fabula_file::Error),
 }
 
 /// The result type of this crate.
@@ -55,6 +58,9 @@ impl From<fabula_file::Error> for Error {
                 path,
                 message: reason,
             },
+            other @ (fabula_file::Error::UnknownSplit(_) | fabula_file::Error::TaskJson { .. }) => {
+                Error::File(other)
+            }
         }
     }
 }

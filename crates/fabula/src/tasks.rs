@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use fabula_agent::AgentConfig;
-use fabula_audit::Split;
 use fabula_export::{ExportConfig, Format};
+use fabula_file::Split;
 use fabula_score::{EvalReport, widesearch};
 use fabula_tasks::Tier;
 
