@@ -1,7 +1,7 @@
 //! The small web of one world: site names and the stable url of every page.
 //!
 //! Urls are built from names, so they are readable and stable for a given world, and each world
-//! lays its sites out its own way ([`Style`], drawn from the world's own "sites" RNG stream): the
+//! lays its sites out its own way (`Style`, drawn from the world's own "sites" RNG stream): the
 //! encyclopedia may live at `https://{root}pedia.org/wiki/{Title}` or
 //! `https://www.{root}-encyclopedia.org/entry/{slug}`, the news site may file its stories at
 //! `/news/{slug}`, `/{section}/{slug}`, `/stories/{slug}-{n}` or `/article/{n}/{slug}`, the

@@ -71,7 +71,7 @@ pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
     ("post", "/compat/tavily/{id}/map"),
 ];
 
-/// The error codes each operation (by operation id) answers besides those of [`shared_errors`].
+/// The error codes each operation (by operation id) answers besides the shared ones (`shared_errors`).
 pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
     ("health", &[]),
     ("list_worlds", &[]),

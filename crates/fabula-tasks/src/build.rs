@@ -362,7 +362,7 @@ impl<'a> Builder<'a> {
 }
 
 /// Builds the tasks of a world from its pages: a mix of every kind drawn per world (see
-/// [`TARGETS`]), at least [`MIN_TASKS`] in all when the world allows, deterministic for a
+/// `TARGETS`), at least `MIN_TASKS` in all when the world allows, deterministic for a
 /// given world.
 pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
     let mut b = Builder::new(world, pages);

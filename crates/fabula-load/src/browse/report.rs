@@ -30,7 +30,7 @@ pub struct ViewReport {
     pub p95_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
-    /// Whether the p99 is under [`TARGET_MS`].
+    /// Whether the p99 is under `TARGET_MS`.
     pub under_50_ms: bool,
 }
 
