@@ -61,6 +61,27 @@ struct Profile {
     belonged: Vec<(TableRole, i64, i64)>,
     /// The tenure rows of the offices the person held.
     offices: Vec<i64>,
+    /// What the clues test, derived from the fields above once ([`People::derive`]).
+    derived: Derived,
+}
+
+/// The facts about a person's birthplace and organisations that clues test, looked up once
+/// per world rather than once per clue.
+#[derive(Default)]
+struct Derived {
+    /// The present population and the founding year of the birthplace.
+    population: Option<i64>,
+    founded: Option<i64>,
+    /// The categories of the organisations based in the birthplace ([`People::hosted`]).
+    hosts: Vec<String>,
+    /// The categories of the organisations the person founded.
+    founded_categories: Vec<String>,
+    /// The categories of the organisations the person belonged to.
+    belonged_categories: Vec<String>,
+    /// The largest member count of an organisation the person belonged to.
+    most_members: Option<i64>,
+    /// The years of the works made by the organisations the person belonged to.
+    work_years: Vec<i64>,
 }
 
 /// What blurred clues can test about one organisation.
@@ -100,6 +121,7 @@ impl People {
                 founded: Vec::new(),
                 belonged: Vec::new(),
                 offices: Vec::new(),
+                derived: Derived::default(),
             })
             .collect();
         let slot = |id: i64| usize::try_from(id - 1).ok();
@@ -158,11 +180,37 @@ impl People {
                 .filter_map(|s| Some((s, db.int(Settlement, s, column)?)))
                 .collect()
         };
-        People {
-            profiles,
+        let mut people = People {
+            profiles: Vec::new(),
             population: by_settlement(C::Population),
             founded: by_settlement(C::Founded),
             orgs,
+        };
+        for profile in &mut profiles {
+            profile.derived = people.derive(profile);
+        }
+        people.profiles = profiles;
+        people
+    }
+
+    /// What the clues test about a person, from the settlements and organisations read.
+    fn derive(&self, person: &Profile) -> Derived {
+        let place = person.birthplace;
+        let categories = |orgs: &mut dyn Iterator<Item = i64>| -> Vec<String> {
+            orgs.filter_map(|o| self.category(o).cloned()).collect()
+        };
+        let belonged = || person.belonged.iter().map(|b| b.2);
+        Derived {
+            population: place.and_then(|s| self.population.get(&s).copied()),
+            founded: place.and_then(|s| self.founded.get(&s).copied()),
+            hosts: place.map_or_else(Vec::new, |s| self.hosted(s).into_iter().cloned().collect()),
+            founded_categories: categories(&mut person.founded.iter().copied()),
+            belonged_categories: categories(&mut belonged()),
+            most_members: belonged().filter_map(|o| self.members(o)).max(),
+            work_years: belonged()
+                .filter_map(|o| self.orgs.get(&o))
+                .flat_map(|o| o.works.iter().map(|w| w.1))
+                .collect(),
         }
     }
 
@@ -196,13 +244,10 @@ impl People {
             .collect()
     }
 
-    fn holds(&self, person: &Profile, hint: &Hint) -> bool {
-        let place = person.birthplace;
-        let pop = place.and_then(|s| self.population.get(&s).copied());
-        let founded = place.and_then(|s| self.founded.get(&s).copied());
-        let any_category = |orgs: &[i64], set: &[String]| {
-            orgs.iter()
-                .any(|o| self.category(*o).is_some_and(|c| set.contains(c)))
+    fn holds(person: &Profile, hint: &Hint) -> bool {
+        let d = &person.derived;
+        let any_in = |categories: &[String], field: &Field| {
+            categories.iter().any(|c| field.members.contains(c))
         };
         match hint {
             Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => {
@@ -212,39 +257,30 @@ impl People {
                 .occupation
                 .as_ref()
                 .is_some_and(|o| field.members.contains(o)),
-            Hint::BirthplaceOver(n) => pop.is_some_and(|p| p > *n),
-            Hint::BirthplaceUnder(n) => pop.is_some_and(|p| p < *n),
-            Hint::BirthplaceBefore(d) => founded.is_some_and(|f| f < *d),
-            Hint::BirthplaceSince(d) => founded.is_some_and(|f| f >= *d),
-            Hint::BirthplaceHosts(field) => {
-                place.is_some_and(|s| self.hosted(s).iter().any(|c| field.members.contains(c)))
-            }
-            Hint::Founded(field) => any_category(&person.founded, &field.members),
-            Hint::BelongedOver(n) => person
-                .belonged
-                .iter()
-                .any(|b| self.members(b.2).is_some_and(|m| m > *n)),
-            Hint::BelongedTo(field) => {
-                let orgs: Vec<i64> = person.belonged.iter().map(|b| b.2).collect();
-                any_category(&orgs, &field.members)
-            }
+            Hint::BirthplaceOver(n) => d.population.is_some_and(|p| p > *n),
+            Hint::BirthplaceUnder(n) => d.population.is_some_and(|p| p < *n),
+            Hint::BirthplaceBefore(y) => d.founded.is_some_and(|f| f < *y),
+            Hint::BirthplaceSince(y) => d.founded.is_some_and(|f| f >= *y),
+            Hint::BirthplaceHosts(field) => any_in(&d.hosts, field),
+            Hint::Founded(field) => any_in(&d.founded_categories, field),
+            Hint::BelongedOver(n) => d.most_members.is_some_and(|m| m > *n),
+            Hint::BelongedTo(field) => any_in(&d.belonged_categories, field),
             Hint::HeldOffice => !person.offices.is_empty(),
             Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => {
                 person.died.is_some_and(|y| hint.fits_year(y))
             }
-            Hint::JoinedBefore(d) => person.joined.iter().any(|j| j.1 < *d),
-            Hint::JoinedSince(d) => person.joined.iter().any(|j| j.1 >= *d),
-            Hint::BelongedToMaker { decades, .. } => person
-                .belonged
-                .iter()
-                .any(|b| self.made_in(b.2, decades).is_some()),
+            Hint::JoinedBefore(y) => person.joined.iter().any(|j| j.1 < *y),
+            Hint::JoinedSince(y) => person.joined.iter().any(|j| j.1 >= *y),
+            Hint::BelongedToMaker { decades, .. } => {
+                d.work_years.iter().any(|&year| in_decades(year, decades))
+            }
         }
     }
 
     /// The people (indices) a clue holds for.
     fn holders(&self, hint: &Hint) -> BTreeSet<usize> {
         (0..self.profiles.len())
-            .filter(|&i| self.holds(&self.profiles[i], hint))
+            .filter(|&i| Self::holds(&self.profiles[i], hint))
             .collect()
     }
 }
@@ -798,8 +834,13 @@ const PAGE_ROWS: usize = 25;
 /// choice of clues to enumerate.
 fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BTreeSet<usize>]) -> usize {
     let n = people.profiles.len();
+    // The calls to enumerate each clue's holders, counted once for every choice below.
+    let enumeration: Vec<Option<usize>> = hints
+        .iter()
+        .map(|h| enumeration_calls(people, db, h))
+        .collect();
     let side: Vec<usize> = (0..hints.len())
-        .filter(|&i| enumeration_calls(people, db, &hints[i]).is_some())
+        .filter(|&i| enumeration[i].is_some())
         .collect();
     let mut best = usize::MAX;
     for mask in 0..(1_u32 << side.len()) {
@@ -812,7 +853,7 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BTreeSet<usize>
         let mut candidates: BTreeSet<usize> = (0..n).collect();
         let mut calls = if enumerated.is_empty() { pages(n) } else { 0 };
         for &i in &enumerated {
-            calls += enumeration_calls(people, db, &hints[i]).unwrap_or(usize::MAX / 4);
+            calls += enumeration[i].unwrap_or(usize::MAX / 4);
             candidates.retain(|c| sets[i].contains(c));
         }
         calls += candidates.len();
