@@ -21,7 +21,8 @@ mod tests;
 mod threshold;
 
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -109,7 +110,7 @@ struct Builder<'a> {
     db: Db,
     pages: &'a [Page],
     /// Cell -> indices of the pages that state it.
-    stated_on: BTreeMap<Cell, Vec<usize>>,
+    stated_on: HashMap<Cell, Vec<usize>>,
     rng: WorldRng,
     nouns: Vec<(&'static str, String)>,
     /// What identify clues can say about each person, read from the world once.
@@ -126,7 +127,7 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(world: &'a World, pages: &'a [Page]) -> Builder<'a> {
-        let mut stated_on: BTreeMap<Cell, Vec<usize>> = BTreeMap::new();
+        let mut stated_on: HashMap<Cell, Vec<usize>> = HashMap::new();
         for (i, page) in pages.iter().enumerate() {
             for f in &page.facts {
                 stated_on
@@ -170,24 +171,37 @@ impl<'a> Builder<'a> {
                 page_cells.entry(page).or_default().push(i);
             }
         }
-        let rank = |page: usize| match self.pages[page].kind {
-            PageKind::Entity => 0,
-            PageKind::List => 1,
-            PageKind::Category => 2,
-            PageKind::History => 3,
-            PageKind::News => 4,
+        let rank = |page: usize| -> u8 {
+            match self.pages[page].kind {
+                PageKind::Entity => 0,
+                PageKind::List => 1,
+                PageKind::Category => 2,
+                PageKind::History => 3,
+                PageKind::News => 4,
+            }
         };
         let mut covered = vec![false; needed.len()];
+        let new_cells = |page: usize, covered: &[bool]| {
+            page_cells[&page].iter().filter(|&&c| !covered[c]).count()
+        };
+        // Pages by (new cells, best rank, first page), the new cells as last counted: a page
+        // only loses new cells as others are chosen, so the top is the best once its count
+        // is current (a lazy greedy, choosing what a full scan would).
+        let mut queue: BinaryHeap<(usize, Reverse<u8>, Reverse<usize>)> = page_cells
+            .keys()
+            .map(|&p| (new_cells(p, &covered), Reverse(rank(p)), Reverse(p)))
+            .collect();
         let mut left = needed.len();
         let mut chosen: Vec<usize> = Vec::new();
         while left > 0 {
-            let (gain, page) = page_cells
-                .iter()
-                .filter(|(p, _)| !chosen.contains(p))
-                .map(|(&p, cs)| (cs.iter().filter(|&&c| !covered[c]).count(), p))
-                .max_by(|(na, pa), (nb, pb)| {
-                    na.cmp(nb).then(rank(*pb).cmp(&rank(*pa))).then(pb.cmp(pa))
-                })?;
+            let (gain, page) = loop {
+                let (counted, rank, Reverse(page)) = queue.pop()?;
+                let now = new_cells(page, &covered);
+                if now == counted {
+                    break (now, page);
+                }
+                queue.push((now, rank, Reverse(page)));
+            };
             if gain == 0 {
                 return None;
             }

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use aho_corasick::AhoCorasick;
 use serde::Deserialize;
 
 use fabula_world::theme::{self, Theme};
@@ -259,9 +260,11 @@ impl QuestionMatch {
 /// Finds the phrasing a question was written from. When several match, the one with the most
 /// literal text wins, then the first in file order.
 pub fn match_question(question: &str) -> Option<QuestionMatch> {
+    let bank = bank();
+    let found = bank.literals_in(question);
     let mut best: Option<(usize, QuestionMatch)> = None;
-    for parsed in parsed() {
-        if !has_literals(&parsed.pieces, question) {
+    for parsed in &bank.parsed {
+        if !parsed.literals.iter().all(|&id| found[id]) {
             continue;
         }
         let mut slots = Vec::new();
@@ -281,19 +284,23 @@ pub fn match_question(question: &str) -> Option<QuestionMatch> {
     best.map(|(_, m)| m)
 }
 
-/// Whether the question holds every literal piece of a phrasing, which a match needs: a cheap
-/// test that rules out most phrasings before [`match_pieces`] backtracks. The first piece is
-/// tested without its first character, which filling may upper-case.
-fn has_literals(pieces: &[Piece], question: &str) -> bool {
-    pieces.iter().enumerate().all(|(i, piece)| match piece {
-        Piece::Slot(_) => true,
-        Piece::Literal(lit) if i == 0 => {
-            let mut chars = lit.chars();
-            chars.next();
-            question.contains(chars.as_str())
-        }
-        Piece::Literal(lit) => question.contains(lit.as_str()),
-    })
+/// The literal texts a question must hold to match a phrasing, which rules out most phrasings
+/// before [`match_pieces`] backtracks: every literal piece, the first without its first
+/// character (filling may upper-case it); empty texts, which every question holds, left out.
+fn needed_literals(pieces: &[Piece]) -> impl Iterator<Item = &str> {
+    pieces
+        .iter()
+        .enumerate()
+        .filter_map(|(i, piece)| match piece {
+            Piece::Slot(_) => None,
+            Piece::Literal(lit) if i == 0 => {
+                let mut chars = lit.chars();
+                chars.next();
+                Some(chars.as_str())
+            }
+            Piece::Literal(lit) => Some(lit.as_str()),
+        })
+        .filter(|text| !text.is_empty())
 }
 
 /// One phrasing split into pieces, parsed once.
@@ -304,12 +311,34 @@ struct Parsed {
     pieces: Vec<Piece>,
     /// The length of its literal text, which ranks competing matches.
     literal_len: usize,
+    /// The ids of its [`needed_literals`] in [`Bank::literals`].
+    literals: Vec<usize>,
 }
 
-fn parsed() -> &'static [Parsed] {
-    static PARSED: OnceLock<Vec<Parsed>> = OnceLock::new();
-    PARSED.get_or_init(|| {
-        let mut out = Vec::new();
+/// Every phrasing parsed, and an automaton that finds every needed literal of every phrasing
+/// in a question in one pass.
+struct Bank {
+    parsed: Vec<Parsed>,
+    literals: AhoCorasick,
+    count: usize,
+}
+
+impl Bank {
+    /// Which literals (by id) a question holds.
+    fn literals_in(&self, question: &str) -> Vec<bool> {
+        let mut found = vec![false; self.count];
+        for m in self.literals.find_overlapping_iter(question) {
+            found[m.pattern().as_usize()] = true;
+        }
+        found
+    }
+}
+
+fn bank() -> &'static Bank {
+    static BANK: OnceLock<Bank> = OnceLock::new();
+    BANK.get_or_init(|| {
+        let mut ids: BTreeMap<String, usize> = BTreeMap::new();
+        let mut parsed = Vec::new();
         for (kind, by_name) in templates() {
             for (name, template) in by_name {
                 for (index, phrasing) in template.phrasings.iter().enumerate() {
@@ -321,17 +350,32 @@ fn parsed() -> &'static [Parsed] {
                             Piece::Slot(_) => 0,
                         })
                         .sum();
-                    out.push(Parsed {
+                    let literals = needed_literals(&pieces)
+                        .map(|text| {
+                            let next = ids.len();
+                            *ids.entry(text.to_string()).or_insert(next)
+                        })
+                        .collect();
+                    parsed.push(Parsed {
                         kind: kind.clone(),
                         template: name.clone(),
                         index,
                         pieces,
                         literal_len,
+                        literals,
                     });
                 }
             }
         }
-        out
+        let mut texts: Vec<(usize, String)> = ids.into_iter().map(|(t, id)| (id, t)).collect();
+        texts.sort_unstable();
+        let literals = AhoCorasick::new(texts.iter().map(|(_, t)| t))
+            .expect("the phrasing literals build an automaton");
+        Bank {
+            parsed,
+            literals,
+            count: texts.len(),
+        }
     })
 }
 
@@ -517,7 +561,8 @@ mod bank_tests {
 
     /// Every phrasing the question matches, with its length of literal text.
     fn all_matches(question: &str) -> Vec<(String, usize)> {
-        parsed()
+        bank()
+            .parsed
             .iter()
             .filter(|p| match_pieces(&p.pieces, question, &mut Vec::new()))
             .map(|p| {

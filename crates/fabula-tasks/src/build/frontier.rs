@@ -23,6 +23,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use bit_set::BitSet;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
@@ -61,6 +62,27 @@ struct Profile {
     belonged: Vec<(TableRole, i64, i64)>,
     /// The tenure rows of the offices the person held.
     offices: Vec<i64>,
+    /// What the clues test, derived from the fields above once ([`People::derive`]).
+    derived: Derived,
+}
+
+/// The facts about a person's birthplace and organisations that clues test, looked up once
+/// per world rather than once per clue.
+#[derive(Default)]
+struct Derived {
+    /// The present population and the founding year of the birthplace.
+    population: Option<i64>,
+    founded: Option<i64>,
+    /// The categories of the organisations based in the birthplace ([`People::hosted`]).
+    hosts: Vec<String>,
+    /// The categories of the organisations the person founded.
+    founded_categories: Vec<String>,
+    /// The categories of the organisations the person belonged to.
+    belonged_categories: Vec<String>,
+    /// The largest member count of an organisation the person belonged to.
+    most_members: Option<i64>,
+    /// The years of the works made by the organisations the person belonged to.
+    work_years: Vec<i64>,
 }
 
 /// What blurred clues can test about one organisation.
@@ -100,6 +122,7 @@ impl People {
                 founded: Vec::new(),
                 belonged: Vec::new(),
                 offices: Vec::new(),
+                derived: Derived::default(),
             })
             .collect();
         let slot = |id: i64| usize::try_from(id - 1).ok();
@@ -158,11 +181,37 @@ impl People {
                 .filter_map(|s| Some((s, db.int(Settlement, s, column)?)))
                 .collect()
         };
-        People {
-            profiles,
+        let mut people = People {
+            profiles: Vec::new(),
             population: by_settlement(C::Population),
             founded: by_settlement(C::Founded),
             orgs,
+        };
+        for profile in &mut profiles {
+            profile.derived = people.derive(profile);
+        }
+        people.profiles = profiles;
+        people
+    }
+
+    /// What the clues test about a person, from the settlements and organisations read.
+    fn derive(&self, person: &Profile) -> Derived {
+        let place = person.birthplace;
+        let categories = |orgs: &mut dyn Iterator<Item = i64>| -> Vec<String> {
+            orgs.filter_map(|o| self.category(o).cloned()).collect()
+        };
+        let belonged = || person.belonged.iter().map(|b| b.2);
+        Derived {
+            population: place.and_then(|s| self.population.get(&s).copied()),
+            founded: place.and_then(|s| self.founded.get(&s).copied()),
+            hosts: place.map_or_else(Vec::new, |s| self.hosted(s).into_iter().cloned().collect()),
+            founded_categories: categories(&mut person.founded.iter().copied()),
+            belonged_categories: categories(&mut belonged()),
+            most_members: belonged().filter_map(|o| self.members(o)).max(),
+            work_years: belonged()
+                .filter_map(|o| self.orgs.get(&o))
+                .flat_map(|o| o.works.iter().map(|w| w.1))
+                .collect(),
         }
     }
 
@@ -196,13 +245,10 @@ impl People {
             .collect()
     }
 
-    fn holds(&self, person: &Profile, hint: &Hint) -> bool {
-        let place = person.birthplace;
-        let pop = place.and_then(|s| self.population.get(&s).copied());
-        let founded = place.and_then(|s| self.founded.get(&s).copied());
-        let any_category = |orgs: &[i64], set: &[String]| {
-            orgs.iter()
-                .any(|o| self.category(*o).is_some_and(|c| set.contains(c)))
+    fn holds(person: &Profile, hint: &Hint) -> bool {
+        let d = &person.derived;
+        let any_in = |categories: &[String], field: &Field| {
+            categories.iter().any(|c| field.members.contains(c))
         };
         match hint {
             Hint::BornIn(_) | Hint::BornBefore(_) | Hint::BornSince(_) => {
@@ -212,40 +258,35 @@ impl People {
                 .occupation
                 .as_ref()
                 .is_some_and(|o| field.members.contains(o)),
-            Hint::BirthplaceOver(n) => pop.is_some_and(|p| p > *n),
-            Hint::BirthplaceUnder(n) => pop.is_some_and(|p| p < *n),
-            Hint::BirthplaceBefore(d) => founded.is_some_and(|f| f < *d),
-            Hint::BirthplaceSince(d) => founded.is_some_and(|f| f >= *d),
-            Hint::BirthplaceHosts(field) => {
-                place.is_some_and(|s| self.hosted(s).iter().any(|c| field.members.contains(c)))
-            }
-            Hint::Founded(field) => any_category(&person.founded, &field.members),
-            Hint::BelongedOver(n) => person
-                .belonged
-                .iter()
-                .any(|b| self.members(b.2).is_some_and(|m| m > *n)),
-            Hint::BelongedTo(field) => {
-                let orgs: Vec<i64> = person.belonged.iter().map(|b| b.2).collect();
-                any_category(&orgs, &field.members)
-            }
+            Hint::BirthplaceOver(n) => d.population.is_some_and(|p| p > *n),
+            Hint::BirthplaceUnder(n) => d.population.is_some_and(|p| p < *n),
+            Hint::BirthplaceBefore(y) => d.founded.is_some_and(|f| f < *y),
+            Hint::BirthplaceSince(y) => d.founded.is_some_and(|f| f >= *y),
+            Hint::BirthplaceHosts(field) => any_in(&d.hosts, field),
+            Hint::Founded(field) => any_in(&d.founded_categories, field),
+            Hint::BelongedOver(n) => d.most_members.is_some_and(|m| m > *n),
+            Hint::BelongedTo(field) => any_in(&d.belonged_categories, field),
             Hint::HeldOffice => !person.offices.is_empty(),
             Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => {
                 person.died.is_some_and(|y| hint.fits_year(y))
             }
-            Hint::JoinedBefore(d) => person.joined.iter().any(|j| j.1 < *d),
-            Hint::JoinedSince(d) => person.joined.iter().any(|j| j.1 >= *d),
-            Hint::BelongedToMaker { decades, .. } => person
-                .belonged
-                .iter()
-                .any(|b| self.made_in(b.2, decades).is_some()),
+            Hint::JoinedBefore(y) => person.joined.iter().any(|j| j.1 < *y),
+            Hint::JoinedSince(y) => person.joined.iter().any(|j| j.1 >= *y),
+            Hint::BelongedToMaker { decades, .. } => {
+                d.work_years.iter().any(|&year| in_decades(year, decades))
+            }
         }
     }
 
     /// The people (indices) a clue holds for.
-    fn holders(&self, hint: &Hint) -> BTreeSet<usize> {
-        (0..self.profiles.len())
-            .filter(|&i| self.holds(&self.profiles[i], hint))
-            .collect()
+    fn holders(&self, hint: &Hint) -> BitSet {
+        let mut set = BitSet::with_capacity(self.profiles.len());
+        for (i, person) in self.profiles.iter().enumerate() {
+            if Self::holds(person, hint) {
+                set.insert(i);
+            }
+        }
+        set
     }
 }
 
@@ -278,7 +319,7 @@ impl Builder<'_> {
         let me = people.profiles.get(me_at)?;
         let theme = &self.world.theme;
         let n = people.profiles.len();
-        let pool: Vec<(Hint, BTreeSet<usize>)> = hints_of(people, me, theme, &mut self.rng)
+        let pool: Vec<(Hint, BitSet)> = hints_of(people, me, theme, &mut self.rng)
             .into_iter()
             .map(|h| {
                 let holders = people.holders(&h);
@@ -290,7 +331,7 @@ impl Builder<'_> {
             .collect();
         let chosen = choose(pool, n, me_at, &mut self.rng)?;
         let hints: Vec<Hint> = chosen.iter().map(|(h, _)| h.clone()).collect();
-        let sets: Vec<&BTreeSet<usize>> = chosen.iter().map(|(_, s)| s).collect();
+        let sets: Vec<&BitSet> = chosen.iter().map(|(_, s)| s).collect();
         if near_misses(&sets, n) < MIN_NEAR_MISSES
             || plan_calls(people, &self.db, &hints, &sets) < MIN_PLAN_CALLS
         {
@@ -336,19 +377,20 @@ impl Builder<'_> {
 /// used) that leave the fewest people, drawn, then further clues up to [`CLUES`]'s least;
 /// `None` when the pool cannot single `me` out within [`CLUES`].
 fn choose(
-    mut pool: Vec<(Hint, BTreeSet<usize>)>,
+    mut pool: Vec<(Hint, BitSet)>,
     n: usize,
     me: usize,
     rng: &mut WorldRng,
-) -> Option<Vec<(Hint, BTreeSet<usize>)>> {
-    let mut left: BTreeSet<usize> = (0..n).collect();
-    let mut chosen: Vec<(Hint, BTreeSet<usize>)> = Vec::new();
+) -> Option<Vec<(Hint, BitSet)>> {
+    let mut left: BitSet = (0..n).collect();
+    let mut chosen: Vec<(Hint, BitSet)> = Vec::new();
     while chosen.len() < CLUES.1 && (left.len() > 1 || chosen.len() < CLUES.0) {
+        let remaining = left.len();
         let mut ranked: Vec<(usize, usize)> = pool
             .iter()
             .enumerate()
             .map(|(i, (_, holders))| (left.intersection(holders).count(), i))
-            .filter(|&(size, _)| size < left.len() || left.len() == 1)
+            .filter(|&(size, _)| size < remaining || remaining == 1)
             .collect();
         if ranked.is_empty() {
             return None;
@@ -357,10 +399,10 @@ fn choose(
         let pick = ranked[rng.random_range(0..ranked.len().min(2))].1;
         let (hint, holders) = pool.swap_remove(pick);
         pool.retain(|(h, _)| kind(h) != kind(&hint));
-        left = left.intersection(&holders).copied().collect();
+        left.intersect_with(&holders);
         chosen.push((hint, holders));
     }
-    (left.len() == 1 && left.contains(&me)).then_some(chosen)
+    (left.len() == 1 && left.contains(me)).then_some(chosen)
 }
 
 /// A clue's kind: a question gives at most one clue of each.
@@ -387,9 +429,9 @@ fn in_decades(year: i64, decades: &[i64]) -> bool {
 }
 
 /// The people who fail exactly one clue.
-fn near_misses(sets: &[&BTreeSet<usize>], n: usize) -> usize {
+fn near_misses(sets: &[&BitSet], n: usize) -> usize {
     (0..n)
-        .filter(|i| sets.iter().filter(|s| !s.contains(i)).count() == 1)
+        .filter(|&i| sets.iter().filter(|s| !s.contains(i)).count() == 1)
         .count()
 }
 
@@ -796,10 +838,15 @@ const PAGE_ROWS: usize = 25;
 /// clues need: each distinct birthplace's article, the category pages of a clue's categories
 /// once, each distinct organisation's article for a member count. The cheapest over every
 /// choice of clues to enumerate.
-fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BTreeSet<usize>]) -> usize {
+fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet]) -> usize {
     let n = people.profiles.len();
+    // The calls to enumerate each clue's holders, counted once for every choice below.
+    let enumeration: Vec<Option<usize>> = hints
+        .iter()
+        .map(|h| enumeration_calls(people, db, h))
+        .collect();
     let side: Vec<usize> = (0..hints.len())
-        .filter(|&i| enumeration_calls(people, db, &hints[i]).is_some())
+        .filter(|&i| enumeration[i].is_some())
         .collect();
     let mut best = usize::MAX;
     for mask in 0..(1_u32 << side.len()) {
@@ -809,11 +856,11 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BTreeSet<usize>
             .filter(|(bit, _)| mask & (1 << bit) != 0)
             .map(|(_, &i)| i)
             .collect();
-        let mut candidates: BTreeSet<usize> = (0..n).collect();
+        let mut candidates: BitSet = (0..n).collect();
         let mut calls = if enumerated.is_empty() { pages(n) } else { 0 };
         for &i in &enumerated {
-            calls += enumeration_calls(people, db, &hints[i]).unwrap_or(usize::MAX / 4);
-            candidates.retain(|c| sets[i].contains(c));
+            calls += enumeration[i].unwrap_or(usize::MAX / 4);
+            candidates.intersect_with(sets[i]);
         }
         calls += candidates.len();
         let rest: Vec<&Hint> = (0..hints.len())
@@ -894,8 +941,8 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
 }
 
 /// The calls beyond each candidate's article that test the clues not enumerated.
-fn verification_calls(people: &People, rest: &[&Hint], candidates: &BTreeSet<usize>) -> usize {
-    let profiles = || candidates.iter().map(|&i| &people.profiles[i]);
+fn verification_calls(people: &People, rest: &[&Hint], candidates: &BitSet) -> usize {
+    let profiles = || candidates.iter().map(|i| &people.profiles[i]);
     let mut calls = 0;
     let about_birthplace = rest.iter().any(|h| {
         matches!(
@@ -945,16 +992,16 @@ mod tests {
 
     #[test]
     fn near_misses_fail_exactly_one_clue() {
-        let a: BTreeSet<usize> = [0, 1, 2, 3].into();
-        let b: BTreeSet<usize> = [0, 1, 4].into();
-        let c: BTreeSet<usize> = [0, 2, 4, 5].into();
+        let a: BitSet = [0, 1, 2, 3].into_iter().collect();
+        let b: BitSet = [0, 1, 4].into_iter().collect();
+        let c: BitSet = [0, 2, 4, 5].into_iter().collect();
         // 0 fits all; 1 fails c; 2 fails b; 3 fails b and c; 4 fails a; 5 fails a and b.
         assert_eq!(near_misses(&[&a, &b, &c], 6), 3);
     }
 
     #[test]
     fn clues_single_out_one_person_one_of_each_kind() {
-        let set = |ids: &[usize]| ids.iter().copied().collect::<BTreeSet<usize>>();
+        let set = |ids: &[usize]| ids.iter().copied().collect::<BitSet>();
         let pool = vec![
             (Hint::BornIn(vec![2140]), set(&[0, 1, 2, 3])),
             (Hint::DiedIn(vec![2200]), set(&[0, 1, 4, 5])),
@@ -965,9 +1012,9 @@ mod tests {
         let mut rng = fabula_world::seed::rng(1, 1, "test");
         for _ in 0..20 {
             let chosen = choose(pool.clone(), 6, 0, &mut rng).expect("clues that single 0 out");
-            let mut left: BTreeSet<usize> = (0..6).collect();
+            let mut left: BitSet = (0..6).collect();
             for (_, holders) in &chosen {
-                left = left.intersection(holders).copied().collect();
+                left.intersect_with(holders);
             }
             assert_eq!(left, set(&[0]));
             assert!(chosen.len() >= CLUES.0, "{chosen:?}");
