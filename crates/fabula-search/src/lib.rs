@@ -44,6 +44,7 @@ mod bundle;
 mod corpus;
 mod error;
 mod index;
+mod lz4;
 mod passage_index;
 mod passages;
 mod slice_dir;

@@ -15,6 +15,7 @@ use fabula_file::PageKind;
 use tantivy::directory::OwnedBytes;
 
 use crate::bundle::{ByteReader, Sections};
+use crate::lz4::Compressor;
 use crate::{Error, Result};
 
 /// How many bytes of sampled page text make up a world's compression dictionary.
@@ -95,6 +96,7 @@ impl PageStore {
     /// for 32-bit offsets.
     pub(crate) fn build(pages: &[RawPage]) -> std::result::Result<PageStore, String> {
         let dict = sample_dict(pages);
+        let compressor = Compressor::new(&dict);
         let mut strings = String::new();
         let mut masks = Vec::new();
         let mut texts = Vec::new();
@@ -109,8 +111,8 @@ impl PageStore {
             let masks_start = to_u32(masks.len())?;
             masks.extend_from_slice(&page.masks);
             let masks_end = to_u32(masks.len())?;
-            let body = push_compressed(&mut texts, &page.body, &dict)?;
-            let snippet_text = push_compressed(&mut texts, &page.snippet_text, &dict)?;
+            let body = push_compressed(&mut texts, &page.body, &compressor)?;
+            let snippet_text = push_compressed(&mut texts, &page.snippet_text, &compressor)?;
             entries.push(PageEntry {
                 url,
                 title,
@@ -390,9 +392,9 @@ fn sample_dict(pages: &[RawPage]) -> Vec<u8> {
 fn push_compressed(
     texts: &mut Vec<u8>,
     text: &str,
-    dict: &[u8],
+    compressor: &Compressor<'_>,
 ) -> std::result::Result<Span, String> {
-    let compressed = lz4_flex::block::compress_with_dict(text.as_bytes(), dict);
+    let compressed = compressor.compress(text.as_bytes());
     let span = Span {
         start: to_u32(texts.len())?,
         len: to_u32(compressed.len())?,
