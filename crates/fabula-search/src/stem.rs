@@ -2,11 +2,12 @@
 //! word stemmed once per analyzer. Stemming was the largest cost of indexing a world (a world's
 //! pages hold about 150,000 words but about 10,000 distinct ones). tantivy's filter keeps no
 //! state between tokens, so this one wraps `rust_stemmers` itself (the crate tantivy uses).
-//! The cache is bounded ([`MAX_CACHED`]); past it, words are stemmed without being kept.
-
-use std::collections::HashMap;
+//! The cache is bounded ([`MAX_CACHED`]); past it, words are stemmed without being kept. It
+//! hashes with FxHash: the keys are short words from the world's own pages, and SipHash was a
+//! visible part of indexing.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
 /// The most stems one analyzer keeps.
@@ -22,7 +23,7 @@ impl TokenFilter for CachedStemmer {
     fn transform<T: Tokenizer>(self, inner: T) -> CachedStemmerFilter<T> {
         CachedStemmerFilter {
             inner,
-            stems: HashMap::new(),
+            stems: FxHashMap::default(),
         }
     }
 }
@@ -31,7 +32,7 @@ impl TokenFilter for CachedStemmer {
 #[derive(Clone)]
 pub(crate) struct CachedStemmerFilter<T> {
     inner: T,
-    stems: HashMap<String, String>,
+    stems: FxHashMap<String, String>,
 }
 
 impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
@@ -49,7 +50,7 @@ impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
 /// The stream of stemmed tokens.
 pub(crate) struct CachedStemStream<'a, S> {
     tail: S,
-    stems: &'a mut HashMap<String, String>,
+    stems: &'a mut FxHashMap<String, String>,
     stemmer: Stemmer,
 }
 
