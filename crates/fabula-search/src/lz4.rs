@@ -39,6 +39,8 @@ const SKIP_SHIFT: usize = 5;
 pub(crate) struct Compressor<'a> {
     dict: &'a [u8],
     table: Box<[u16; TABLE_LEN]>,
+    /// The table one text is compressed with: a copy of `table`, made again for each text.
+    work: Box<[u16; TABLE_LEN]>,
 }
 
 impl<'a> Compressor<'a> {
@@ -57,24 +59,29 @@ impl<'a> Compressor<'a> {
             table[slot(dict, pos)] = pos as u16;
             pos += 3;
         }
-        Compressor { dict, table }
+        Compressor {
+            dict,
+            work: table.clone(),
+            table,
+        }
     }
 
-    /// Compresses `input` as `lz4_flex::block::compress_with_dict(input, dict)` does.
-    pub(crate) fn compress(&self, input: &[u8]) -> Vec<u8> {
+    /// Appends `input` compressed to `out`, the bytes
+    /// `lz4_flex::block::compress_with_dict(input, dict)` returns.
+    pub(crate) fn compress_into(&mut self, input: &[u8], out: &mut Vec<u8>) {
         if self.dict.len() + input.len() >= usize::from(u16::MAX) {
-            return lz4_flex::block::compress_with_dict(input, self.dict);
+            out.extend_from_slice(&lz4_flex::block::compress_with_dict(input, self.dict));
+            return;
         }
-        let mut out = Vec::with_capacity(16 + 4 + input.len() * 110 / 100);
-        let mut table = self.table.clone();
+        out.reserve(16 + 4 + input.len() * 110 / 100);
+        *self.work = *self.table;
         Block {
             input,
             dict: self.dict,
-            table: &mut table,
-            out: &mut out,
+            table: &mut self.work,
+            out,
         }
         .compress();
-        out
     }
 }
 
@@ -85,7 +92,7 @@ fn slot(bytes: &[u8], pos: usize) -> usize {
 }
 
 fn read4(bytes: &[u8], pos: usize) -> [u8; 4] {
-    [bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]
+    bytes[pos..pos + 4].try_into().expect("4 bytes")
 }
 
 /// One text being compressed. Positions in the table are stream positions: the dictionary's
@@ -243,7 +250,9 @@ mod tests {
     #[track_caller]
     fn check(dict: &[u8], input: &[u8]) {
         let want = lz4_flex::block::compress_with_dict(input, dict);
-        let got = Compressor::new(dict).compress(input);
+        let mut got = b"before".to_vec();
+        Compressor::new(dict).compress_into(input, &mut got);
+        assert_eq!(got.drain(..6).as_slice(), b"before");
         assert_eq!(
             got,
             want,
