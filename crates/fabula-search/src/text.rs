@@ -67,26 +67,36 @@ pub fn plain_text(markdown: &str) -> String {
 pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut pos = 0;
     std::iter::from_fn(move || {
-        while pos < text.len() {
-            let (is_alnum, len) = char_class(text, pos);
-            if is_alnum {
-                break;
-            }
-            pos += len;
-        }
+        pos = skip_class(text, pos, false);
         if pos >= text.len() {
             return None;
         }
         let start = pos;
-        while pos < text.len() {
-            let (is_alnum, len) = char_class(text, pos);
-            if !is_alnum {
-                break;
-            }
-            pos += len;
-        }
+        pos = skip_class(text, pos, true);
         Some((start, pos))
     })
+}
+
+/// Where the run of characters from byte `pos` that are alphanumeric (or not, as `is_alnum`
+/// says) ends. ASCII bytes are looked at one by one, without decoding characters.
+fn skip_class(text: &str, mut pos: usize, is_alnum: bool) -> usize {
+    let bytes = text.as_bytes();
+    while pos < bytes.len() {
+        let byte = bytes[pos];
+        if byte.is_ascii() {
+            if byte.is_ascii_alphanumeric() != is_alnum {
+                break;
+            }
+            pos += 1;
+            continue;
+        }
+        let (alnum, len) = char_class(text, pos);
+        if alnum != is_alnum {
+            break;
+        }
+        pos += len;
+    }
+    pos
 }
 
 /// Whether the character at byte `pos` (a character boundary) is alphanumeric, and its length,
@@ -457,6 +467,11 @@ mod tests {
         assert_eq!(words, ["Kest", "s", "1", "204", "Vélmora"]);
         assert_eq!(super::words("").count(), 0);
         assert_eq!(super::words("...").count(), 0);
+        let text = "a·b …c1— ünï9 ";
+        let words: Vec<&str> = super::words(text)
+            .map(|(start, end)| &text[start..end])
+            .collect();
+        assert_eq!(words, ["a", "b", "c1", "ünï9"]);
     }
 
     #[test]
