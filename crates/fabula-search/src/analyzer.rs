@@ -193,8 +193,8 @@ mod fixture;
 mod tests {
     use tantivy::tokenizer::SimpleTokenizer;
 
-    use super::*;
     use super::fixture;
+    use super::*;
     use crate::plain_text;
 
     /// tantivy's chain as it was before this module: the reference.
