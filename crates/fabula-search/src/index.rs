@@ -13,17 +13,14 @@ use tantivy::directory::RamDirectory;
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter,
-    TextAnalyzer,
-};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{
     Directory, Index, IndexSettings, InvertedIndexReader, ReloadPolicy, Score, Searcher,
     SingleSegmentIndexWriter, TantivyDocument, TantivyError, Term,
 };
 
+use crate::analyzer::analyzer;
 use crate::slice_dir::SliceDirectory;
-use crate::stem::CachedStemmer;
 use crate::{Error, Result};
 
 /// How much a match in the title counts against a match in the body.
@@ -42,37 +39,9 @@ const BODY_FIELD: &str = "body";
 /// The id every index's one segment gets in place of tantivy's random one.
 const SEGMENT_ID: &str = "fab1de0000000000000000000000000a";
 
-/// Tokens longer than this many bytes are dropped, as tantivy's default analyzer does.
-const MAX_TOKEN_LEN: usize = 40;
-
 /// The indexing memory budget. One world is about a megabyte of text, so this is never reached;
 /// it also sizes the writer's initial term hash table, which is why it is kept small.
 const WRITER_MEMORY: usize = 4 << 20;
-
-/// The analyzer of titles, bodies and queries: words split on non-alphanumeric characters,
-/// lowercased, folded to ASCII where possible and stemmed as English.
-pub(crate) fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .filter(CachedStemmer)
-        .build()
-}
-
-/// The analyzer of the passage index (see `passage_index`): [`analyzer`]'s, less the English
-/// stop words of Lucene's `EnglishAnalyzer` (`the`, `of`, `which` is kept), as Pyserini's BM25,
-/// the retriever behind Search-R1, drops them. Questions are full sentences; without this, every
-/// one of them would walk the postings of `the` and `of` in every passage of the dataset.
-pub(crate) fn passage_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
-        .filter(LowerCaser)
-        .filter(StopWordFilter::new(Language::English).expect("tantivy has English stop words"))
-        .filter(AsciiFoldingFilter)
-        .filter(CachedStemmer)
-        .build()
-}
 
 /// The distinct terms of `text` in order of first appearance, at most [`MAX_QUERY_TERMS`].
 pub(crate) fn query_terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {

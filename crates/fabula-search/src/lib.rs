@@ -40,15 +40,16 @@
 //! (equal to tantivy's boolean OR of boosted term queries) and every match is ranked, so ties are
 //! cut by url even at a page boundary.
 
+mod analyzer;
 mod bundle;
 mod corpus;
 mod error;
 mod index;
+mod lz4;
 mod passage_index;
 mod passages;
 mod slice_dir;
 mod snippet;
-mod stem;
 mod store;
 mod text;
 mod world;

@@ -38,8 +38,9 @@ use tantivy::{
     TantivyDocument, TantivyError, Term,
 };
 
+use crate::analyzer::passage_analyzer;
 use crate::bundle;
-use crate::index::{hyphenated, passage_analyzer, query_terms, ram_file, text_options};
+use crate::index::{hyphenated, query_terms, ram_file, text_options};
 use crate::slice_dir::SliceDirectory;
 use crate::{Error, Result, WorldIndex};
 

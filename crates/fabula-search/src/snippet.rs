@@ -442,7 +442,8 @@ fn site(url: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{analyzer, query_terms};
+    use crate::analyzer::analyzer;
+    use crate::index::query_terms;
     use crate::text::plain_text;
 
     fn source(text: &str) -> Source {

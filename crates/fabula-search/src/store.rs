@@ -15,6 +15,7 @@ use fabula_file::PageKind;
 use tantivy::directory::OwnedBytes;
 
 use crate::bundle::{ByteReader, Sections};
+use crate::lz4::Compressor;
 use crate::{Error, Result};
 
 /// How many bytes of sampled page text make up a world's compression dictionary.
@@ -95,6 +96,7 @@ impl PageStore {
     /// for 32-bit offsets.
     pub(crate) fn build(pages: &[RawPage]) -> std::result::Result<PageStore, String> {
         let dict = sample_dict(pages);
+        let mut compressor = Compressor::new(&dict);
         let mut strings = String::new();
         let mut masks = Vec::new();
         let mut texts = Vec::new();
@@ -109,8 +111,8 @@ impl PageStore {
             let masks_start = to_u32(masks.len())?;
             masks.extend_from_slice(&page.masks);
             let masks_end = to_u32(masks.len())?;
-            let body = push_compressed(&mut texts, &page.body, &dict)?;
-            let snippet_text = push_compressed(&mut texts, &page.snippet_text, &dict)?;
+            let body = push_compressed(&mut texts, &page.body, &mut compressor)?;
+            let snippet_text = push_compressed(&mut texts, &page.snippet_text, &mut compressor)?;
             entries.push(PageEntry {
                 url,
                 title,
@@ -390,16 +392,15 @@ fn sample_dict(pages: &[RawPage]) -> Vec<u8> {
 fn push_compressed(
     texts: &mut Vec<u8>,
     text: &str,
-    dict: &[u8],
+    compressor: &mut Compressor<'_>,
 ) -> std::result::Result<Span, String> {
-    let compressed = lz4_flex::block::compress_with_dict(text.as_bytes(), dict);
-    let span = Span {
-        start: to_u32(texts.len())?,
-        len: to_u32(compressed.len())?,
-    };
-    texts.extend_from_slice(&compressed);
+    let start = texts.len();
+    compressor.compress_into(text.as_bytes(), texts);
     to_u32(texts.len())?;
-    Ok(span)
+    Ok(Span {
+        start: to_u32(start)?,
+        len: to_u32(texts.len() - start)?,
+    })
 }
 
 fn push_str(strings: &mut String, value: &str) -> std::result::Result<Span, String> {

@@ -67,26 +67,36 @@ pub fn plain_text(markdown: &str) -> String {
 pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut pos = 0;
     std::iter::from_fn(move || {
-        while pos < text.len() {
-            let (is_alnum, len) = char_class(text, pos);
-            if is_alnum {
-                break;
-            }
-            pos += len;
-        }
+        pos = skip_class(text, pos, false);
         if pos >= text.len() {
             return None;
         }
         let start = pos;
-        while pos < text.len() {
-            let (is_alnum, len) = char_class(text, pos);
-            if !is_alnum {
-                break;
-            }
-            pos += len;
-        }
+        pos = skip_class(text, pos, true);
         Some((start, pos))
     })
+}
+
+/// Where the run of characters from byte `pos` that are alphanumeric (or not, as `is_alnum`
+/// says) ends. ASCII bytes are looked at one by one, without decoding characters.
+fn skip_class(text: &str, mut pos: usize, is_alnum: bool) -> usize {
+    let bytes = text.as_bytes();
+    while pos < bytes.len() {
+        let byte = bytes[pos];
+        if byte.is_ascii() {
+            if byte.is_ascii_alphanumeric() != is_alnum {
+                break;
+            }
+            pos += 1;
+            continue;
+        }
+        let (alnum, len) = char_class(text, pos);
+        if alnum != is_alnum {
+            break;
+        }
+        pos += len;
+    }
+    pos
 }
 
 /// Whether the character at byte `pos` (a character boundary) is alphanumeric, and its length,
@@ -226,9 +236,20 @@ fn list_item_text(line: &str) -> Option<&str> {
 
 /// Appends one line's inline Markdown as plain text: links and images keep their text, emphasis
 /// and code markers go, `#` goes, a stray `|` becomes `/`, and runs of blank space collapse.
+/// Runs of bytes that need none of this (see [`ORDINARY`]) are copied at once, which is most of
+/// a line.
 fn push_inline(out: &mut String, text: &str) {
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
+        let run = rest
+            .bytes()
+            .position(|byte| !ORDINARY[usize::from(byte)])
+            .unwrap_or(rest.len());
+        if run > 0 {
+            out.push_str(&rest[..run]);
+            rest = &rest[run..];
+            continue;
+        }
         if c == '[' || (c == '!' && rest[1..].starts_with('[')) {
             let label_start = if c == '!' { 2 } else { 1 };
             if let Some((label, after)) = split_link(&rest[label_start..]) {
@@ -258,6 +279,33 @@ fn push_inline(out: &mut String, text: &str) {
     }
 }
 
+/// The bytes that [`push_inline`] copies as they are: ASCII, not blank space (as
+/// `char::is_whitespace` has it) and none of the characters inline Markdown gives a meaning.
+const ORDINARY: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = !matches!(
+            byte as u8,
+            b'[' | b'!'
+                | b'*'
+                | b'`'
+                | b'#'
+                | b'_'
+                | b'\\'
+                | b'|'
+                | b'\t'
+                | b'\n'
+                | 0x0b
+                | 0x0c
+                | b'\r'
+                | b' '
+        );
+        byte += 1;
+    }
+    table
+};
+
 fn push_inline_char(out: &mut String, c: char) {
     match c {
         '*' | '`' | '#' => {}
@@ -283,6 +331,80 @@ fn split_link(text: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `push_inline` as it was, char by char: the fast one must write the same.
+    fn push_inline_reference(out: &mut String, text: &str) {
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            if c == '[' || (c == '!' && rest[1..].starts_with('[')) {
+                let label_start = if c == '!' { 2 } else { 1 };
+                if let Some((label, after)) = split_link(&rest[label_start..]) {
+                    push_inline_reference(out, label);
+                    rest = after;
+                    continue;
+                }
+            }
+            let mut len = c.len_utf8();
+            match c {
+                '*' | '`' | '#' => {}
+                '_' if rest.starts_with("__") => len = 2,
+                '\\' => {
+                    if let Some(escaped) = rest[1..].chars().next() {
+                        len += escaped.len_utf8();
+                        if escaped.is_ascii_punctuation() {
+                            push_inline_char(out, escaped);
+                        } else {
+                            push_inline_char(out, '\\');
+                            push_inline_char(out, escaped);
+                        }
+                    }
+                }
+                _ => push_inline_char(out, c),
+            }
+            rest = &rest[len..];
+        }
+    }
+
+    /// Pushes `text` both ways after the same prefix and compares.
+    #[track_caller]
+    fn check_inline(prefix: &str, text: &str) {
+        let (mut fast, mut slow) = (prefix.to_owned(), prefix.to_owned());
+        push_inline(&mut fast, text);
+        push_inline_reference(&mut slow, text);
+        assert_eq!(fast, slow, "prefix {prefix:?}, text {text:?}");
+    }
+
+    #[test]
+    fn inline_matches_char_by_char() {
+        let texts = [
+            "",
+            "plain words, 1,204 of them.",
+            "**bold** [link](/x) ![img](/y) `code` __strong__ _one_ #tag a|b \\* \\n \\",
+            "tabs\tand\u{b}odd\u{c}blanks\r  and\u{a0}non-breaking\u{2003}em space",
+            "Vélmora — “quoted” · [unclosed and ![x] and [a](b",
+        ];
+        for prefix in ["", "x", "x "] {
+            for text in texts {
+                check_inline(prefix, text);
+            }
+        }
+        // Pseudo-random lines over an alphabet of every byte class push_inline treats apart.
+        let alphabet: Vec<char> = "ab1 \t[]()!*`#_\\|é\u{a0}—.".chars().collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            let len = (state % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            check_inline("", &text);
+            check_inline("y ", &text);
+        }
+    }
 
     fn check(markdown: &str, expect: &str) {
         assert_eq!(plain_text(markdown), expect, "markdown: {markdown:?}");
@@ -345,6 +467,11 @@ mod tests {
         assert_eq!(words, ["Kest", "s", "1", "204", "Vélmora"]);
         assert_eq!(super::words("").count(), 0);
         assert_eq!(super::words("...").count(), 0);
+        let text = "a·b …c1— ünï9 ";
+        let words: Vec<&str> = super::words(text)
+            .map(|(start, end)| &text[start..end])
+            .collect();
+        assert_eq!(words, ["a", "b", "c1", "ünï9"]);
     }
 
     #[test]

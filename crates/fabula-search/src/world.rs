@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use fabula_file::{Page, PageKind, WorldFile};
 use tantivy::tokenizer::TextAnalyzer;
 
+use crate::analyzer::analyzer;
 use crate::bundle::{self, Checksum, IndexKey, Problem, Sections};
 use crate::error::ErrorChain;
-use crate::index::{PageIndex, analyzer, build_files, query_terms};
+use crate::index::{PageIndex, build_files, query_terms};
 use crate::passages::{passage_ranges, passage_text};
 use crate::slice_dir::SliceDirectory;
 use crate::snippet::{
