@@ -98,10 +98,8 @@ pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
     };
     let bar = progress_bar(total);
     let started = Instant::now();
-    let summary = crate::memory::keeping_freed_pages(|| {
-        dataset::generate_dataset(&cfg, &fabula_dataset::FullRenderer, &|| bar.inc(1))
-    })
-    .with_context(|| format!("generating into {}", cfg.out.display()))?;
+    let summary = dataset::generate_dataset(&cfg, &fabula_dataset::FullRenderer, &|| bar.inc(1))
+        .with_context(|| format!("generating into {}", cfg.out.display()))?;
     bar.finish_and_clear();
     eprintln!(
         "generated {} worlds ({} kept from an earlier run), {} rows, {} pages, {} tasks in {:.2} s -> {}",

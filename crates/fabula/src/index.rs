@@ -59,9 +59,11 @@ impl IndexSummary {
 /// Runs `fabula index`.
 pub fn run_index(args: &IndexArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let jobs = args.jobs.unwrap_or_else(default_jobs);
-    let summary =
-        crate::memory::keeping_freed_pages(|| index_dataset(&args.dir, jobs, args.shard))?;
+    let summary = index_dataset(
+        &args.dir,
+        args.jobs.unwrap_or_else(default_jobs),
+        args.shard,
+    )?;
     let per_world = |bytes: u64| bytes as f64 / summary.worlds().max(1) as f64 / 1e6;
     eprintln!(
         "indexed {} worlds ({} built, {} rebuilt, {} already fresh) in {:.2} s -> {}; \

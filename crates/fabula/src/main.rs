@@ -5,7 +5,6 @@ mod generate;
 mod index;
 mod manifest;
 mod mcp;
-mod memory;
 mod progress;
 mod serve;
 mod tasks;
