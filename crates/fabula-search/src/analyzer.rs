@@ -300,18 +300,8 @@ mod tests {
     /// characters, upper and lower case.
     #[test]
     fn random_texts_give_tantivys_tokens() {
-        let alphabet: Vec<char> = "aAeEsSiIngNG1 .,-'é·ÉßİÆ东\u{a0}".chars().collect();
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..300 {
-            let len = (state % 120) as usize;
-            let text: String = (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    alphabet[(state % alphabet.len() as u64) as usize]
-                })
-                .collect();
+        let alphabet = "aAeEsSiIngNG1 .,-'é·ÉßİÆ东\u{a0}";
+        for text in crate::text::random_texts(alphabet, 0x2545_f491_4f6c_dd1d, 300, 120) {
             check_same_tokens(&text);
         }
     }

@@ -328,6 +328,30 @@ fn split_link(text: &str) -> Option<(&str, &str)> {
     Some((&text[..label_end], &target[target_end + 1..]))
 }
 
+/// `count` pseudo-random texts of fewer than `max_len` characters of `alphabet`, the same for a
+/// given `seed` (xorshift), for tests that compare a fast path with its reference.
+#[cfg(test)]
+pub(crate) fn random_texts(
+    alphabet: &str,
+    seed: u64,
+    count: usize,
+    max_len: u64,
+) -> impl Iterator<Item = String> {
+    let alphabet: Vec<char> = alphabet.chars().collect();
+    let mut state = seed;
+    (0..count).map(move |_| {
+        let len = state % max_len;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                alphabet[(state % alphabet.len() as u64) as usize]
+            })
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,18 +413,8 @@ mod tests {
             }
         }
         // Pseudo-random lines over an alphabet of every byte class push_inline treats apart.
-        let alphabet: Vec<char> = "ab1 \t[]()!*`#_\\|é\u{a0}—.".chars().collect();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..2000 {
-            let len = (state % 40) as usize;
-            let text: String = (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    alphabet[(state % alphabet.len() as u64) as usize]
-                })
-                .collect();
+        let alphabet = "ab1 \t[]()!*`#_\\|é\u{a0}—.";
+        for text in random_texts(alphabet, 0x9e37_79b9_7f4a_7c15, 2000, 40) {
             check_inline("", &text);
             check_inline("y ", &text);
         }
