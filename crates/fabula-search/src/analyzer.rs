@@ -39,21 +39,26 @@ pub(crate) fn passage_analyzer() -> TextAnalyzer {
 
 /// tantivy's filters over one word: the whole text as one token, then the chain.
 fn word_chain(stop_words: bool) -> TextAnalyzer {
-    let builder = TextAnalyzer::builder(RawTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
-        .filter(LowerCaser);
+    chain_after(RawTokenizer::default(), stop_words)
+}
+
+/// tantivy's chain of filters after `tokenizer`: long tokens dropped, lowercased, (with
+/// `stop_words`) English stop words dropped, folded to ASCII, stemmed as English. Built
+/// dynamically, as the filters depend on `stop_words`: it runs once per distinct word.
+fn chain_after<T: Tokenizer>(tokenizer: T, stop_words: bool) -> TextAnalyzer {
+    let mut builder = TextAnalyzer::builder(tokenizer)
+        .dynamic()
+        .filter_dynamic(RemoveLongFilter::limit(MAX_TOKEN_LEN))
+        .filter_dynamic(LowerCaser);
     if stop_words {
-        builder
-            .filter(StopWordFilter::new(Language::English).expect("tantivy has English stop words"))
-            .filter(AsciiFoldingFilter)
-            .filter(Stemmer::new(Language::English))
-            .build()
-    } else {
-        builder
-            .filter(AsciiFoldingFilter)
-            .filter(Stemmer::new(Language::English))
-            .build()
+        builder = builder.filter_dynamic(
+            StopWordFilter::new(Language::English).expect("tantivy has English stop words"),
+        );
     }
+    builder
+        .filter_dynamic(AsciiFoldingFilter)
+        .filter_dynamic(Stemmer::new(Language::English))
+        .build()
 }
 
 /// The tokenizer: words of the text, each replaced by what `chain` makes of it (cached), and
@@ -197,23 +202,10 @@ mod tests {
     use super::*;
     use crate::plain_text;
 
-    /// tantivy's chain as it was before this module: the reference.
+    /// tantivy's chain as it was before this module, over tantivy's own word splitting: the
+    /// reference.
     fn chain(stop_words: bool) -> TextAnalyzer {
-        let builder = TextAnalyzer::builder(SimpleTokenizer::default())
-            .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
-            .filter(LowerCaser);
-        if stop_words {
-            builder
-                .filter(StopWordFilter::new(Language::English).unwrap())
-                .filter(AsciiFoldingFilter)
-                .filter(Stemmer::new(Language::English))
-                .build()
-        } else {
-            builder
-                .filter(AsciiFoldingFilter)
-                .filter(Stemmer::new(Language::English))
-                .build()
-        }
+        chain_after(SimpleTokenizer::default(), stop_words)
     }
 
     fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
