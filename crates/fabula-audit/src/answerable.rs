@@ -15,8 +15,8 @@ use fabula_file::{Task, WorldFile};
 use fabula_tasks::answer::{required_values, text_states};
 use serde_json::Value;
 
-use crate::dataset::parse_json;
 use crate::{Error, Result};
+use fabula_file::parse_json;
 
 /// How the answerability check talks to the server.
 #[derive(Debug, Clone)]

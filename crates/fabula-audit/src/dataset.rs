@@ -1,10 +1,10 @@
 //! A dataset's tasks in the shape fabula-score reads, for baselines, evaluation and the audit.
-//! Splits and the task reader are the world file crate's (`fabula_file::Split`), re-exported.
+//! Splits and the task reader are the world file crate's ([`fabula_file::Split`],
+//! [`fabula_file::read_dataset_tasks`]).
 
 use std::path::Path;
 
-use fabula_file::Task;
-pub use fabula_file::{Split, WorldTasks, parse_json, read_dataset_tasks, split_of};
+use fabula_file::{Split, Task, parse_json, read_dataset_tasks};
 use serde_json::Value;
 
 use crate::Result;

@@ -4,10 +4,7 @@
 /// server.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The user asked for something impossible; the message says what.
-    #[error("{0}")]
-    BadInput(String),
-    /// A manifest or world file could not be read.
+    /// A manifest, world file, split name or task's stored JSON could not be read.
     #[error(transparent)]
     File(#[from] fabula_file::Error),
     /// A world's search index could not be opened or searched (`fabula audit`).
@@ -16,12 +13,6 @@ pub enum Error {
     /// The audit could not run; the message says why.
     #[error("audit: {0}")]
     Audit(String),
-    /// A stored task holds JSON that does not parse.
-    #[error("task {task}: invalid JSON: {source}")]
-    TaskJson {
-        task: String,
-        source: serde_json::Error,
-    },
     /// A stored task's SQL does not run; the message says why.
     #[error("task {task}: {message}")]
     TaskSql { task: String, message: String },

@@ -1,8 +1,8 @@
 //! `fabula audit` and the checks of a dataset from outside: its difficulty ladder, the blind
 //! guessers and the search space, and the answerability of every gold value.
 //!
-//! [`dataset`] reads a dataset's tasks, split by a stable hash of the world id ([`split_of`]);
-//! [`load_tasks`] reads a split's tasks in fabula-score's shape. [`audit`](fn@audit) reports the ladder per
+//! [`load_tasks`] reads a split's tasks (splits are `fabula_file`'s: a stable hash of the world
+//! id) in fabula-score's shape. [`audit`](fn@audit) reports the ladder per
 //! kind and the tier each world file stores, measures every task again (counting the stored
 //! tiers that disagree), and runs the agents of `fabula-agent` when given a server. [`blind_baseline`] answers
 //! without searching, to show tasks are not guessable; [`check_answerability`] confirms through
@@ -24,5 +24,5 @@ pub use audit::{
     render_search_space,
 };
 pub use blind::blind_baseline;
-pub use dataset::{Split, load_tasks, split_of};
+pub use dataset::load_tasks;
 pub use error::{Error, Result};

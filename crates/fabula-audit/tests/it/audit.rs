@@ -2,7 +2,8 @@
 //! shares, the guessers apply to short answers only, the report does not depend on the thread
 //! count, and with a server the baseline agent's reward is filled in.
 
-use fabula_audit::{AuditConfig, AuditReport, AuditRow, Split, audit, load_tasks, render_audit};
+use fabula_audit::{AuditConfig, AuditReport, AuditRow, audit, load_tasks, render_audit};
+use fabula_file::Split;
 
 use crate::common::small_dataset;
 use crate::stub;

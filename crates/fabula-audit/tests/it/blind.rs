@@ -1,10 +1,11 @@
 //! The blind baseline stays under 5% exact match for every short-answer kind.
 
+use fabula_audit::blind_baseline;
 use fabula_audit::dataset::score_record;
-use fabula_audit::{Split, blind_baseline, split_of};
 use fabula_dataset::FullRenderer;
 use fabula_dataset::{self as dataset, Renderer};
 use fabula_file::Task;
+use fabula_file::{Split, split_of};
 use fabula_score::{TaskKind, evaluate};
 use fabula_world::generate_world;
 use rayon::prelude::*;
