@@ -385,7 +385,7 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
             forbid(&SERVERS, "the agents are clients of the HTTP API");
             forbid(
                 &["fabula-audit", "fabula-export"],
-                "the audit and the exports build on the agents",
+                "the audit runs the agents; the agents know no dataset",
             );
         }
         "fabula-audit" => {
@@ -393,7 +393,10 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
                 &SERVERS,
                 "the audit reads files and reaches a server over HTTP only",
             );
-            forbid(&["fabula-export"], "the exports build on the audit");
+            forbid(
+                &["fabula-export"],
+                "the exports' tests check them against the audit",
+            );
         }
         "fabula-export" => {
             forbid(&SERVERS, "exports read files and link no server");

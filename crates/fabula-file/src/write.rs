@@ -4,8 +4,9 @@
 //! The journal is off because the caller writes to a temporary path and renames the finished
 //! file into place. Foreign keys are declared but not enforced while writing: rows go in parents
 //! first, `fabula check` runs `PRAGMA foreign_key_check` over every file, and a lookup per
-//! inserted row (a page's facts are most of a file's rows) cost about a tenth of the write. Statements run in a fixed order (fixed tables, metadata, each domain table
-//! with its roles, rows parents first, pages, tasks), so the same contents give the same bytes.
+//! inserted row (a page's facts are most of a file's rows) cost about a tenth of the write.
+//! Statements run in a fixed order (fixed tables, metadata, each domain table with its roles,
+//! rows parents first, pages, tasks), so the same contents give the same bytes.
 
 use std::path::Path;
 

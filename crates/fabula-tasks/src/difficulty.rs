@@ -57,9 +57,7 @@ impl Features {
             Tier::Medium
         }
     }
-}
 
-impl Features {
     /// Whether the question's search results could change the tier: not for a frontier
     /// question, a choice, an answer the question already shows, or one page needed.
     pub fn results_matter(&self) -> bool {

@@ -3,9 +3,9 @@
 //! A world is a small relational database of 300 to 500 rows drawn from one theme (an island
 //! nation, a sports league, ...). [`generate_world`] builds the typed model from a master seed and a
 //! world id; [`write_world`] writes it, with the pages and tasks that later stages render from it,
-//! into one self-describing SQLite file; `fabula_dataset` generates many worlds into a directory with a
-//! manifest, crash-safely and deterministically; [`inspect`] prints a readable overview of one
-//! file. `fabula check` lives in its own crate, `fabula-check`, and never calls the generator.
+//! into one self-describing SQLite file; `fabula_dataset` generates many worlds into a directory
+//! with a manifest, crash-safely and deterministically; [`inspect`] prints a readable overview of
+//! one file. `fabula check` lives in its own crate, `fabula-check`, and never calls the generator.
 //!
 //! Every random choice flows from [`seed::rng`], a ChaCha RNG keyed by (master seed, world id,
 //! purpose), so the same inputs give byte-identical files whatever the thread count.
