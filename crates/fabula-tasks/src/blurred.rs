@@ -1,7 +1,9 @@
 //! The blurred clues of a frontier question, as its `{clues}` slot writes them and as a reader
 //! parses them back: "was born in the 2140s or the 2150s in a colony of more than 20,000
-//! people today that was founded before the 2100s; worked in the life sciences; and belonged,
-//! as a member or an officer, to a consortium in heavy industry".
+//! people today that was founded before the 2100s; worked, by occupation, in growing or studying
+//! living things; and belonged, as a member or an officer, to a consortium in extraction or
+//! manufacturing". Each clause says which relation it means: an occupation, not a role in an
+//! organisation; a seat, not a founding or a membership; a membership in any role.
 //!
 //! A blurred clue names no entity: it states a range instead of a year (decades, or a decade
 //! bound), a round bound instead of a count, a broader field instead of an occupation or a
@@ -16,7 +18,7 @@
 //! Clauses are joined by `; `, since a clause's own lists use `, ` and ` or `. The clues about
 //! a person's birth (when, and the birthplace's population, founding and organisations) share
 //! one clause, "was born in the 1890s in a town of more than 15,000 people today that was
-//! founded before the 1700s and is home to a guild of the cloth trades", so a question says
+//! founded before the 1700s and is home to a guild of the textile crafts", so a question says
 //! "was born" once; every other clause opens with its own words.
 
 use std::sync::OnceLock;
@@ -74,16 +76,16 @@ pub enum Hint {
 }
 
 const BORN: &str = "was born";
-const WORKED: &str = "worked ";
+const WORKED: &str = "worked, by occupation, ";
 const FOUNDED: &str = "founded ";
 const BELONGED: &str = "belonged, as a member or an officer, to ";
 const MEMBER_OF: &str = "was a member or an officer of ";
 const AMONG: &str = "was among the members or officers of ";
-const HELD_OFFICE: &str = "held an office in ";
+const HELD_OFFICE: &str = "held an office (a seat, not a founding or a membership) in ";
 const DIED: &str = "died";
 const JOINED: &str = "joined ";
-const AS_MEMBER_BEFORE: &str = " as a member before the ";
-const AS_MEMBER_IN: &str = " as a member in the ";
+const AS_MEMBER_BEFORE: &str = " as a member (in any role) before the ";
+const AS_MEMBER_IN: &str = " as a member (in any role) in the ";
 const PEOPLE_TODAY: &str = " people today";
 const MORE_THAN: &str = " of more than ";
 const FEWER_THAN: &str = " of fewer than ";
@@ -115,6 +117,12 @@ impl Hint {
             Hint::BornSince(d) | Hint::DiedSince(d) => year >= *d,
             _ => false,
         }
+    }
+
+    /// Whether a clue is about the person's birthplace (its population, founding or
+    /// organisations) rather than the person.
+    pub fn birth_place(&self) -> bool {
+        self.birth_part().is_some_and(|part| part > 0)
     }
 
     /// Where a clue about the person's birth goes in the shared birth clause: its time, the
@@ -236,7 +244,7 @@ pub fn write(hints: &[Hint], nouns: Nouns<'_>) -> String {
 }
 
 /// "was born in the 1890s in a town of more than 15,000 people today that was founded before
-/// the 1700s and is home to a guild of the cloth trades": the clues about the birth, one of
+/// the 1700s and is home to a guild of the textile crafts": the clues about the birth, one of
 /// each part at most.
 fn birth_clause(hints: &[&Hint], nouns: Nouns<'_>) -> String {
     let mut text = BORN.to_owned();
@@ -322,7 +330,7 @@ fn birth(rest: &str) -> Option<Vec<Hint>> {
 }
 
 /// The clues about a birthplace, after "was born ... in ": "a town of more than 15,000 people
-/// today that was founded before the 1700s and is home to a guild of the cloth trades".
+/// today that was founded before the 1700s and is home to a guild of the textile crafts".
 fn birthplace(place: &str) -> Option<Vec<Hint>> {
     let (head, facets) = match place.split_once(THAT) {
         Some((head, facets)) => (head, Some(facets)),
@@ -392,7 +400,7 @@ fn vocabulary() -> &'static Vocabulary {
     })
 }
 
-/// The category field an organisation's description ends with: "a guild of the cloth trades".
+/// The category field an organisation's description ends with: "a guild of the textile crafts".
 fn category_field(organisation: &str) -> Option<Field> {
     vocabulary()
         .categories
@@ -513,27 +521,31 @@ mod tests {
 
     #[test]
     fn hints_are_written_and_parse_back() {
-        check(&[Hint::HeldOffice], "held an office in an institute");
+        check(
+            &[Hint::HeldOffice],
+            "held an office (a seat, not a founding or a membership) in an institute",
+        );
         check(
             &[
                 Hint::WorkedIn(field(&vocabulary().occupations, "in the humanities")),
-                Hint::Founded(category("in the hard sciences")),
+                Hint::Founded(category("in the physical sciences")),
                 Hint::BelongedOver(1_200),
-                Hint::BelongedTo(category("of the cloth trades")),
+                Hint::BelongedTo(category("of the textile crafts")),
                 Hint::DiedIn(vec![2190, 2200, 2210]),
                 Hint::JoinedBefore(2100),
                 maker(),
             ],
-            "worked in the humanities; founded an institute in the hard sciences; was a member \
-             or an officer of an institute of more than 1,200 members; belonged, as a member or \
-             an officer, to an institute of the cloth trades; died in the 2190s, the 2200s or \
-             the 2210s; joined an institute as a member before the 2100s; and was among the \
-             members or officers of an institute that published an atlas in the 2130s or the \
-             2140s",
+            "worked, by occupation, in the humanities; founded an institute in the physical \
+             sciences; was a member or an officer of an institute of more than 1,200 members; \
+             belonged, as a member or an officer, to an institute of the textile crafts; died in \
+             the 2190s, the 2200s or the 2210s; joined an institute as a member (in any role) \
+             before the 2100s; and was among the members or officers of an institute that \
+             published an atlas in the 2130s or the 2140s",
         );
         check(
             &[Hint::DiedBefore(2200), Hint::JoinedSince(2120)],
-            "died before the 2200s; and joined an institute as a member in the 2120s or later",
+            "died before the 2200s; and joined an institute as a member (in any role) in the \
+             2120s or later",
         );
         check(&[Hint::DiedSince(1850)], "died in the 1850s or later");
     }
@@ -545,12 +557,13 @@ mod tests {
                 Hint::BornIn(vec![2140, 2150]),
                 Hint::BirthplaceOver(20_000),
                 Hint::BirthplaceBefore(2100),
-                Hint::BirthplaceHosts(category("dealing in goods grown on land")),
+                Hint::BirthplaceHosts(category("dealing in plant goods")),
                 Hint::HeldOffice,
             ],
             "was born in the 2140s or the 2150s in a campus town of more than 20,000 people \
              today that was founded before the 2100s and is home to an institute dealing in \
-             goods grown on land; and held an office in an institute",
+             plant goods; and held an office (a seat, not a founding or a membership) in an \
+             institute",
         );
         check(
             &[
@@ -558,21 +571,24 @@ mod tests {
                 Hint::BornBefore(1900),
                 Hint::BirthplaceSince(1850),
             ],
-            "held an office in an institute; and was born before the 1900s in a campus town \
-             that was founded in the 1850s or later",
+            "held an office (a seat, not a founding or a membership) in an institute; and was \
+             born before the 1900s in a campus town that was founded in the 1850s or later",
         );
         check(
             &[
                 Hint::BornSince(1900),
                 Hint::BirthplaceUnder(900),
-                Hint::BirthplaceHosts(category("of a craft worked with fire")),
+                Hint::BirthplaceHosts(category("of a craft working glass or precious metal")),
             ],
             "was born in the 1900s or later in a campus town of fewer than 900 people today \
-             that is home to an institute of a craft worked with fire",
+             that is home to an institute of a craft working glass or precious metal",
         );
         check(
-            &[Hint::BirthplaceHosts(category("in the study of life"))],
-            "was born in a campus town that is home to an institute in the study of life",
+            &[Hint::BirthplaceHosts(category(
+                "in the study of plants, animals or disease",
+            ))],
+            "was born in a campus town that is home to an institute in the study of plants, \
+             animals or disease",
         );
         check(&[Hint::BornIn(vec![2140])], "was born in the 2140s");
         check(
@@ -591,7 +607,7 @@ mod tests {
     fn arranged_birth_clues_come_together_in_order() {
         let hints = [
             Hint::HeldOffice,
-            Hint::BirthplaceHosts(category("in the study of life")),
+            Hint::BirthplaceHosts(category("in the study of plants, animals or disease")),
             Hint::WorkedIn(field(&vocabulary().occupations, "in the humanities")),
             Hint::BornBefore(2100),
             Hint::BirthplaceUnder(900),
@@ -603,7 +619,7 @@ mod tests {
                 Hint::HeldOffice,
                 Hint::BornBefore(2100),
                 Hint::BirthplaceUnder(900),
-                Hint::BirthplaceHosts(category("in the study of life")),
+                Hint::BirthplaceHosts(category("in the study of plants, animals or disease")),
                 Hint::WorkedIn(field(&vocabulary().occupations, "in the humanities")),
             ]
         );
@@ -620,10 +636,10 @@ mod tests {
             Hint::WorkedIn(field(&vocabulary().occupations, "in the humanities")),
             Hint::BirthplaceOver(900),
             Hint::BirthplaceBefore(2100),
-            Hint::BirthplaceHosts(category("in the study of life")),
-            Hint::Founded(category("in the hard sciences")),
+            Hint::BirthplaceHosts(category("in the study of plants, animals or disease")),
+            Hint::Founded(category("in the physical sciences")),
             Hint::BelongedOver(1_200),
-            Hint::BelongedTo(category("of the cloth trades")),
+            Hint::BelongedTo(category("of the textile crafts")),
             Hint::HeldOffice,
             Hint::DiedBefore(2200),
             Hint::JoinedSince(2120),
