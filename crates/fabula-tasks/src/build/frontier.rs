@@ -15,6 +15,9 @@
 //!   fail exactly one clue (near misses: an agent that stops early answers wrong);
 //! - the cheapest plan of an agent that knows every page layout ([`plan_calls`]: lists name
 //!   their rows and nothing else) needs at least [`MIN_PLAN_CALLS`] calls;
+//! - the clues about the birthplace fit at least [`MIN_PLACES`] settlements together, and each
+//!   clue about an organisation at least [`MIN_ORGS`] organisations: an agent narrows one level
+//!   up first (places, organisations), so neither may be a handle;
 //! - thresholds equal no value of their column in the world, so "more than" never hinges on
 //!   strictness.
 //!
@@ -46,6 +49,11 @@ use crate::difficulty::{
 const CLUES: (usize, usize) = (4, 7);
 /// The largest share of people (in percent) one clue may hold for: a clue must narrow.
 const MAX_SHARE: usize = 75;
+/// The fewest settlements the clues about a birthplace may fit together, and the fewest
+/// organisations a clue about an organisation may fit: no place or organisation is a handle
+/// that narrows the candidates in a few calls (an agent narrows one level up first).
+const MIN_PLACES: usize = 5;
+const MIN_ORGS: usize = 5;
 
 /// What blurred clues can test about one person.
 struct Profile {
@@ -245,6 +253,69 @@ impl People {
             .collect()
     }
 
+    /// The calls that list the organisations of some categories (each category's page, then
+    /// each organisation's article), and the settlements those organisations are based in.
+    fn in_categories(&self, set: &[String]) -> (usize, BTreeSet<Option<i64>>) {
+        let members: Vec<&Org> = self
+            .orgs
+            .values()
+            .filter(|o| o.category.as_ref().is_some_and(|c| set.contains(c)))
+            .collect();
+        let homes = members.iter().map(|o| o.home).collect();
+        (set.len() + members.len(), homes)
+    }
+
+    /// The settlements a clue about a birthplace fits; `None` for any other clue.
+    fn places(&self, hint: &Hint) -> Option<BTreeSet<i64>> {
+        let settlements = self.population.keys().chain(self.founded.keys());
+        let fits = |s: i64| match hint {
+            Hint::BirthplaceOver(n) => self.population.get(&s).is_some_and(|p| p > n),
+            Hint::BirthplaceUnder(n) => self.population.get(&s).is_some_and(|p| p < n),
+            Hint::BirthplaceBefore(y) => self.founded.get(&s).is_some_and(|f| f < y),
+            Hint::BirthplaceSince(y) => self.founded.get(&s).is_some_and(|f| f >= y),
+            Hint::BirthplaceHosts(field) => {
+                self.hosted(s).iter().any(|c| field.members.contains(c))
+            }
+            _ => false,
+        };
+        hint.birth_place()
+            .then(|| settlements.copied().filter(|&s| fits(s)).collect())
+    }
+
+    /// How many organisations a clue about an organisation fits; `None` for any other clue.
+    fn orgs_fitting(&self, hint: &Hint) -> Option<usize> {
+        let in_field = |o: &Org, field: &Field| {
+            o.category
+                .as_ref()
+                .is_some_and(|c| field.members.contains(c))
+        };
+        let fits = |o: &Org| match hint {
+            Hint::Founded(field) | Hint::BelongedTo(field) => in_field(o, field),
+            Hint::BelongedOver(n) => o.members.is_some_and(|m| m > *n),
+            Hint::BelongedToMaker { decades, .. } => {
+                o.works.iter().any(|w| in_decades(w.1, decades))
+            }
+            _ => false,
+        };
+        matches!(
+            hint,
+            Hint::Founded(_)
+                | Hint::BelongedTo(_)
+                | Hint::BelongedOver(_)
+                | Hint::BelongedToMaker { .. }
+        )
+        .then(|| self.orgs.values().filter(|o| fits(o)).count())
+    }
+
+    /// The settlements that fit every clue about the birthplace among `hints`; `None` when
+    /// none is about it.
+    fn birthplaces(&self, hints: &[&Hint]) -> Option<BTreeSet<i64>> {
+        hints
+            .iter()
+            .filter_map(|h| self.places(h))
+            .reduce(|a, b| a.intersection(&b).copied().collect())
+    }
+
     fn holds(person: &Profile, hint: &Hint) -> bool {
         let d = &person.derived;
         let any_in = |categories: &[String], field: &Field| {
@@ -325,14 +396,21 @@ impl Builder<'_> {
                 let holders = people.holders(&h);
                 (h, holders)
             })
-            .filter(|(_, holders)| {
-                holders.len() >= MIN_HOLDERS && holders.len() * 100 <= n * MAX_SHARE
+            .filter(|(hint, holders)| {
+                holders.len() >= MIN_HOLDERS
+                    && holders.len() * 100 <= n * MAX_SHARE
+                    && people.places(hint).is_none_or(|p| p.len() >= MIN_PLACES)
+                    && people.orgs_fitting(hint).is_none_or(|o| o >= MIN_ORGS)
             })
             .collect();
         let chosen = choose(pool, n, me_at, &mut self.rng)?;
         let hints: Vec<Hint> = chosen.iter().map(|(h, _)| h.clone()).collect();
         let sets: Vec<&BitSet> = chosen.iter().map(|(_, s)| s).collect();
+        let all: Vec<&Hint> = hints.iter().collect();
         if near_misses(&sets, n) < MIN_NEAR_MISSES
+            || people
+                .birthplaces(&all)
+                .is_some_and(|p| p.len() < MIN_PLACES)
             || plan_calls(people, &self.db, &hints, &sets) < MIN_PLAN_CALLS
         {
             return None;
@@ -341,6 +419,23 @@ impl Builder<'_> {
         let body = self.frontier_body(x, me, &blurred::arrange(&hints))?;
         self.frontier_asked.insert(x);
         Some(body)
+    }
+
+    /// What a frontier question's clues leave an agent that narrows one level up: the
+    /// settlements its clues about a birthplace fit together (`None` when it has none), the
+    /// fewest organisations one of its clues about an organisation fits (`None` likewise), and
+    /// the calls of its cheapest plan ([`plan_calls`]).
+    #[cfg(test)]
+    pub(super) fn frontier_handles(&self, hints: &[Hint]) -> (Option<usize>, Option<usize>, usize) {
+        let people = self.frontier.get_or_init(|| People::read(&self.db));
+        let sets: Vec<BitSet> = hints.iter().map(|h| people.holders(h)).collect();
+        let refs: Vec<&BitSet> = sets.iter().collect();
+        let all: Vec<&Hint> = hints.iter().collect();
+        (
+            people.birthplaces(&all).map(|p| p.len()),
+            hints.iter().filter_map(|h| people.orgs_fitting(h)).min(),
+            plan_calls(people, &self.db, hints, &refs),
+        )
     }
 
     fn frontier_body(&self, x: i64, me: &Profile, hints: &[Hint]) -> Option<Body> {
@@ -858,9 +953,18 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet]) -> usi
             .collect();
         let mut candidates: BitSet = (0..n).collect();
         let mut calls = if enumerated.is_empty() { pages(n) } else { 0 };
+        let mut places = Vec::new();
         for &i in &enumerated {
-            calls += enumeration[i].unwrap_or(usize::MAX / 4);
             candidates.intersect_with(sets[i]);
+            if hints[i].birth_place() {
+                places.push(&hints[i]);
+            } else {
+                calls += enumeration[i].unwrap_or(usize::MAX / 4);
+            }
+        }
+        // The clues about the birthplace narrow the settlements first, together.
+        if !places.is_empty() {
+            calls += birthplace_calls(people, db, &places);
         }
         calls += candidates.len();
         let rest: Vec<&Hint> = (0..hints.len())
@@ -883,15 +987,7 @@ fn pages(rows: usize) -> usize {
 fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
     let settlements = people.population.len().max(people.founded.len());
     let orgs = db.ids(Organisation).len();
-    let in_categories = |set: &[String]| -> (usize, BTreeSet<Option<i64>>) {
-        let members: Vec<&Org> = people
-            .orgs
-            .values()
-            .filter(|o| o.category.as_ref().is_some_and(|c| set.contains(c)))
-            .collect();
-        let homes = members.iter().map(|o| o.home).collect();
-        (set.len() + members.len(), homes)
-    };
+    let in_categories = |set: &[String]| people.in_categories(set);
     Some(match hint {
         Hint::BornIn(_)
         | Hint::BornBefore(_)
@@ -938,6 +1034,39 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
             pages(works.len()) + works.len() + makers
         }
     })
+}
+
+/// The calls that list the people born in the settlements every clue of `places` (clues about
+/// a birthplace) fits, narrowing one level up: a census report gives every settlement's
+/// population in one page, the category pages of a field's categories and the articles of
+/// their organisations give the settlements that host them, and a founding year is read on a
+/// settlement's article, so that clue has every article opened. Then the article of each
+/// settlement left lists the people born there.
+fn birthplace_calls(people: &People, db: &Db, places: &[&Hint]) -> usize {
+    let settlements = people.population.len().max(people.founded.len());
+    let census = db.has_table(TableRole::Census);
+    let fit = people.birthplaces(places).map_or(0, |p| p.len());
+    let population = places
+        .iter()
+        .any(|h| matches!(h, Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_)));
+    let founding = places
+        .iter()
+        .any(|h| matches!(h, Hint::BirthplaceBefore(_) | Hint::BirthplaceSince(_)));
+    let open_all = founding || (population && !census);
+    let mut calls = 0;
+    for hint in places {
+        if let Hint::BirthplaceHosts(field) = hint {
+            let (pages, _) = people.in_categories(&field.members);
+            // With every article open, a settlement's organisations are named there and only
+            // the category pages are read; else each organisation's article too.
+            calls += if open_all { field.members.len() } else { pages };
+        }
+    }
+    if open_all {
+        calls + pages(settlements) + settlements
+    } else {
+        calls + usize::from(population && census) + fit
+    }
 }
 
 /// The calls beyond each candidate's article that test the clues not enumerated.

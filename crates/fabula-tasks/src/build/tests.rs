@@ -563,3 +563,50 @@ fn repeated_headers_are_qualified_by_their_reference() {
         &["Born", "Birthplace", "Founded", "REGION", "Population"],
     );
 }
+
+/// No place or organisation is a handle on a frontier question: the clues about the birthplace
+/// fit at least five settlements together, each clue about an organisation at least five
+/// organisations, and the cheapest plan, narrowing one level up first, needs at least
+/// [`FRONTIER_MIN_PLAN_CALLS`](crate::difficulty::FRONTIER_MIN_PLAN_CALLS) calls.
+#[test]
+fn frontier_questions_leave_no_handle_one_level_up() {
+    let mut questions = 0;
+    let mut with_places = 0;
+    let mut costs = Vec::new();
+    for fixture in fixtures() {
+        let builder = Builder::new(&fixture.world, &fixture.pages);
+        for task in &fixture.tasks {
+            if !crate::difficulty::is_frontier(&task.question) {
+                continue;
+            }
+            let m = phrasings::match_question(&task.question).unwrap();
+            let hints = crate::blurred::parse(m.slot("clues").unwrap()).unwrap();
+            let (places, orgs, calls) = builder.frontier_handles(&hints);
+            assert!(
+                places.is_none_or(|p| p >= 5),
+                "{places:?}: {}",
+                task.question
+            );
+            assert!(orgs.is_none_or(|o| o >= 5), "{orgs:?}: {}", task.question);
+            assert!(
+                calls >= crate::difficulty::FRONTIER_MIN_PLAN_CALLS,
+                "{calls} calls: {}",
+                task.question
+            );
+            questions += 1;
+            with_places += usize::from(places.is_some());
+            costs.push(calls);
+        }
+    }
+    costs.sort_unstable();
+    eprintln!(
+        "{questions} frontier questions; cheapest plan least {}, median {}, largest {} calls",
+        costs[0],
+        costs[costs.len() / 2],
+        costs[costs.len() - 1]
+    );
+    assert!(
+        questions >= 20 && with_places >= 5,
+        "{questions} {with_places}"
+    );
+}
