@@ -987,7 +987,6 @@ fn pages(rows: usize) -> usize {
 fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
     let settlements = people.population.len().max(people.founded.len());
     let orgs = db.ids(Organisation).len();
-    let in_categories = |set: &[String]| people.in_categories(set);
     Some(match hint {
         Hint::BornIn(_)
         | Hint::BornBefore(_)
@@ -1015,12 +1014,12 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
         | Hint::BirthplaceBefore(_)
         | Hint::BirthplaceSince(_) => pages(settlements) + settlements,
         Hint::BirthplaceHosts(field) => {
-            let (calls, homes) = in_categories(&field.members);
+            let (calls, homes) = people.in_categories(&field.members);
             calls + homes.len()
         }
-        Hint::Founded(field) => in_categories(&field.members).0,
+        Hint::Founded(field) => people.in_categories(&field.members).0,
         // Members are listed on each organisation's people page, after its article.
-        Hint::BelongedTo(field) => 2 * in_categories(&field.members).0 - field.members.len(),
+        Hint::BelongedTo(field) => 2 * people.in_categories(&field.members).0 - field.members.len(),
         Hint::BelongedOver(_) | Hint::HeldOffice => pages(orgs) + orgs,
         // The list of works names them only: each work's article gives its year and maker,
         // and each maker's people page its members.
