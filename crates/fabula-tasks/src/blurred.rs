@@ -3,7 +3,7 @@
 //! people today that was founded before the 2100s; worked, by occupation, in growing or studying
 //! living things; and belonged, as a member or an officer, to a consortium in extraction or
 //! manufacturing". Each clause says which relation it means: an occupation, not a role in an
-//! organisation; a seat, not a founding or a membership; a membership in any role.
+//! organisation; a seat, not a founding or a membership; a membership, not a seat.
 //!
 //! A blurred clue names no entity: it states a range instead of a year (decades, or a decade
 //! bound), a round bound instead of a count, a broader field instead of an occupation or a
@@ -84,8 +84,8 @@ const AMONG: &str = "was among the members or officers of ";
 const HELD_OFFICE: &str = "held an office (a seat, not a founding or a membership) in ";
 const DIED: &str = "died";
 const JOINED: &str = "joined ";
-const AS_MEMBER_BEFORE: &str = " as a member (in any role) before the ";
-const AS_MEMBER_IN: &str = " as a member (in any role) in the ";
+const AS_MEMBER_BEFORE: &str = " as a member (not an office holder) before the ";
+const AS_MEMBER_IN: &str = " as a member (not an office holder) in the ";
 const PEOPLE_TODAY: &str = " people today";
 const MORE_THAN: &str = " of more than ";
 const FEWER_THAN: &str = " of fewer than ";
@@ -538,14 +538,14 @@ mod tests {
             "worked, by occupation, in the humanities; founded an institute in the physical \
              sciences; was a member or an officer of an institute of more than 1,200 members; \
              belonged, as a member or an officer, to an institute of the textile crafts; died in \
-             the 2190s, the 2200s or the 2210s; joined an institute as a member (in any role) \
-             before the 2100s; and was among the members or officers of an institute that \
-             published an atlas in the 2130s or the 2140s",
+             the 2190s, the 2200s or the 2210s; joined an institute as a member (not an office \
+             holder) before the 2100s; and was among the members or officers of an institute \
+             that published an atlas in the 2130s or the 2140s",
         );
         check(
             &[Hint::DiedBefore(2200), Hint::JoinedSince(2120)],
-            "died before the 2200s; and joined an institute as a member (in any role) in the \
-             2120s or later",
+            "died before the 2200s; and joined an institute as a member (not an office holder) \
+             in the 2120s or later",
         );
         check(&[Hint::DiedSince(1850)], "died in the 1850s or later");
     }

@@ -108,6 +108,8 @@ pub(super) struct People {
     profiles: Vec<Profile>,
     population: BTreeMap<i64, i64>,
     founded: BTreeMap<i64, i64>,
+    /// Settlement -> the categories of the organisations based there.
+    hosts: BTreeMap<i64, BTreeSet<String>>,
     /// Organisation -> (category, member count, home).
     orgs: BTreeMap<i64, Org>,
 }
@@ -189,10 +191,17 @@ impl People {
                 .filter_map(|s| Some((s, db.int(Settlement, s, column)?)))
                 .collect()
         };
+        let mut hosts: BTreeMap<i64, BTreeSet<String>> = BTreeMap::new();
+        for org in orgs.values() {
+            if let (Some(home), Some(category)) = (org.home, &org.category) {
+                hosts.entry(home).or_default().insert(category.clone());
+            }
+        }
         let mut people = People {
             profiles: Vec::new(),
             population: by_settlement(C::Population),
             founded: by_settlement(C::Founded),
+            hosts,
             orgs,
         };
         for profile in &mut profiles {
@@ -212,7 +221,7 @@ impl People {
         Derived {
             population: place.and_then(|s| self.population.get(&s).copied()),
             founded: place.and_then(|s| self.founded.get(&s).copied()),
-            hosts: place.map_or_else(Vec::new, |s| self.hosted(s).into_iter().cloned().collect()),
+            hosts: place.map_or_else(Vec::new, |s| self.hosted(s).cloned().collect()),
             founded_categories: categories(&mut person.founded.iter().copied()),
             belonged_categories: categories(&mut belonged()),
             most_members: belonged().filter_map(|o| self.members(o)).max(),
@@ -245,12 +254,8 @@ impl People {
     }
 
     /// The categories of the organisations based in a settlement.
-    fn hosted(&self, settlement: i64) -> BTreeSet<&String> {
-        self.orgs
-            .values()
-            .filter(|o| o.home == Some(settlement))
-            .filter_map(|o| o.category.as_ref())
-            .collect()
+    fn hosted(&self, settlement: i64) -> impl Iterator<Item = &String> {
+        self.hosts.get(&settlement).into_iter().flatten()
     }
 
     /// The calls that list the organisations of some categories (each category's page, then
@@ -273,9 +278,7 @@ impl People {
             Hint::BirthplaceUnder(n) => self.population.get(&s).is_some_and(|p| p < n),
             Hint::BirthplaceBefore(y) => self.founded.get(&s).is_some_and(|f| f < y),
             Hint::BirthplaceSince(y) => self.founded.get(&s).is_some_and(|f| f >= y),
-            Hint::BirthplaceHosts(field) => {
-                self.hosted(s).iter().any(|c| field.members.contains(c))
-            }
+            Hint::BirthplaceHosts(field) => self.hosted(s).any(|c| field.members.contains(c)),
             _ => false,
         };
         hint.birth_place()
@@ -411,7 +414,7 @@ impl Builder<'_> {
             || people
                 .birthplaces(&all)
                 .is_some_and(|p| p.len() < MIN_PLACES)
-            || plan_calls(people, &self.db, &hints, &sets) < MIN_PLAN_CALLS
+            || plan_calls(people, &self.db, &hints, &sets, MIN_PLAN_CALLS) < MIN_PLAN_CALLS
         {
             return None;
         }
@@ -434,7 +437,7 @@ impl Builder<'_> {
         (
             people.birthplaces(&all).map(|p| p.len()),
             hints.iter().filter_map(|h| people.orgs_fitting(h)).min(),
-            plan_calls(people, &self.db, hints, &refs),
+            plan_calls(people, &self.db, hints, &refs, usize::MAX),
         )
     }
 
@@ -680,7 +683,7 @@ fn birthplace_hints(
         let bounds = [Hint::BirthplaceBefore, Hint::BirthplaceSince];
         out.extend(decade_hints(founded, &years, bounds, rng));
     }
-    let hosted: Vec<&String> = people.hosted(place).into_iter().collect();
+    let hosted: Vec<&String> = people.hosted(place).collect();
     let fields = fields_of(&hosted, &theme.organisation.fields);
     out.extend(fields.map(Hint::BirthplaceHosts));
 }
@@ -932,8 +935,9 @@ const PAGE_ROWS: usize = 25;
 /// organisations), then opens the article of every candidate left, and the pages the other
 /// clues need: each distinct birthplace's article, the category pages of a clue's categories
 /// once, each distinct organisation's article for a member count. The cheapest over every
-/// choice of clues to enumerate.
-fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet]) -> usize {
+/// choice of clues to enumerate, or `cap` when none is cheaper: a choice whose enumeration and
+/// candidates already cost the cheapest so far (or `cap`) is not verified further.
+fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet], cap: usize) -> usize {
     let n = people.profiles.len();
     // The calls to enumerate each clue's holders, counted once for every choice below.
     let enumeration: Vec<Option<usize>> = hints
@@ -943,7 +947,9 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet]) -> usi
     let side: Vec<usize> = (0..hints.len())
         .filter(|&i| enumeration[i].is_some())
         .collect();
-    let mut best = usize::MAX;
+    // The settlements each clue about the birthplace fits, also read once.
+    let place_sets: Vec<Option<BTreeSet<i64>>> = hints.iter().map(|h| people.places(h)).collect();
+    let mut best = cap;
     for mask in 0..(1_u32 << side.len()) {
         let enumerated: Vec<usize> = side
             .iter()
@@ -954,19 +960,27 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet]) -> usi
         let mut candidates: BitSet = (0..n).collect();
         let mut calls = if enumerated.is_empty() { pages(n) } else { 0 };
         let mut places = Vec::new();
+        let mut fit: Option<BTreeSet<i64>> = None;
         for &i in &enumerated {
             candidates.intersect_with(sets[i]);
-            if hints[i].birth_place() {
+            if let Some(set) = &place_sets[i] {
                 places.push(&hints[i]);
+                fit = Some(match fit {
+                    Some(f) => f.intersection(set).copied().collect(),
+                    None => set.clone(),
+                });
             } else {
                 calls += enumeration[i].unwrap_or(usize::MAX / 4);
             }
         }
         // The clues about the birthplace narrow the settlements first, together.
-        if !places.is_empty() {
-            calls += birthplace_calls(people, db, &places);
+        if let Some(fit) = fit {
+            calls += birthplace_calls(people, db, &places, fit.len());
         }
         calls += candidates.len();
+        if calls >= best {
+            continue;
+        }
         let rest: Vec<&Hint> = (0..hints.len())
             .filter(|i| !enumerated.contains(i))
             .map(|i| &hints[i])
@@ -1035,16 +1049,15 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
     })
 }
 
-/// The calls that list the people born in the settlements every clue of `places` (clues about
-/// a birthplace) fits, narrowing one level up: a census report gives every settlement's
+/// The calls that list the people born in the `fit` settlements every clue of `places` (clues
+/// about a birthplace) fits, narrowing one level up: a census report gives every settlement's
 /// population in one page, the category pages of a field's categories and the articles of
 /// their organisations give the settlements that host them, and a founding year is read on a
 /// settlement's article, so that clue has every article opened. Then the article of each
 /// settlement left lists the people born there.
-fn birthplace_calls(people: &People, db: &Db, places: &[&Hint]) -> usize {
+fn birthplace_calls(people: &People, db: &Db, places: &[&Hint], fit: usize) -> usize {
     let settlements = people.population.len().max(people.founded.len());
     let census = db.has_table(TableRole::Census);
-    let fit = people.birthplaces(places).map_or(0, |p| p.len());
     let population = places
         .iter()
         .any(|h| matches!(h, Hint::BirthplaceOver(_) | Hint::BirthplaceUnder(_)));
