@@ -5,6 +5,7 @@
 #
 #   bash scripts/build-wheel.sh                        # cargo build --release -p fabula, then the wheel
 #   bash scripts/build-wheel.sh --binary target/debug/fabula --out target/wheels
+#   bash scripts/build-wheel.sh --binary target/debug/fabula --profile dev   # CI: no release build
 #
 # The wheel is tagged manylinux_2_N for the newest glibc symbol version the binary and the
 # extension module need (read with objdump), so pip refuses it where it would not run.
@@ -19,11 +20,13 @@ cd "$(dirname "$0")/.."
 
 BINARY=""
 OUT=target/wheels
+PROFILE=release
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) BINARY="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    *) echo "usage: $0 [--binary PATH] [--out DIR]" >&2; exit 2 ;;
+    --profile) PROFILE="$2"; shift 2 ;;
+    *) echo "usage: $0 [--binary PATH] [--out DIR] [--profile release|dev]" >&2; exit 2 ;;
   esac
 done
 if [ -z "$BINARY" ]; then
@@ -51,6 +54,6 @@ minor=${glibc#GLIBC_2.}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 (cd python/fabula-env &&
-  "../../$MATURIN_VENV/bin/maturin" build --release --compatibility "manylinux_2_$minor" \
+  "../../$MATURIN_VENV/bin/maturin" build --profile "$PROFILE" --compatibility "manylinux_2_$minor" \
     --out "$OUT")
 ls -la "$OUT"/fabula_env-*.whl

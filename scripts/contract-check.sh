@@ -163,9 +163,9 @@ schemathesis_run "$WORK" "$WORK/serve.log" "$REPORT_DIR" "$BASE/openapi.json" ||
 
 # The admin listener (`serve --admin-addr`): a second run, against the document it serves at its
 # own /openapi.json, with the admin token. Realistic values: the dataset's world ids, its task ids
-# and a live episode; an OpenEnv `POST /reset` is made first, as its clients do (a `POST /step`
-# naming no episode before any reset is a 400, checked in crates/fabula-admin/tests/it/). Left out
-# and loosened, and why:
+# and a live episode; an OpenEnv `POST /reset` is made first, as its clients do, so the steps reach
+# an episode (a `POST /step` naming no episode before any reset is a documented 409
+# `episode_not_started`, checked in crates/fabula-admin/tests/it/). Left out and loosened, and why:
 # - `/ws` is not in the document: a WebSocket, whose messages travel after the upgrade, which no
 #   OpenAPI operation describes; crates/fabula-admin/tests/it/openenv.rs drives it.
 # - a reset (`POST /v1/env/reset`, `POST /reset`) naming a world and a task of another world is a

@@ -2,13 +2,15 @@
 //! WebDriver (chromedriver and fantoccini): each view's content as the browser shows it, full-page
 //! screenshots into `target/browser-screenshots/` for CI to keep, and keyboard navigation.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fabula_browse::percent_encode;
+
+use super::{Listeners, Process, serve_both};
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
@@ -29,23 +31,6 @@ const MAX_HEIGHT: u32 = 16_000;
 /// The searches of the session the session view shows.
 const QUERIES: [&str; 3] = ["founded", "elected chair", "alliance members"];
 
-/// A child process (the server or chromedriver) that is killed when dropped, also on panic.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `fabula serve` with its agent and admin listeners.
-struct Server {
-    _process: Process,
-    agent: String,
-    admin: String,
-}
-
 #[test]
 #[ignore = "slow: drives a headless Chromium through chromedriver"]
 fn browser_shows_every_view_without_javascript() {
@@ -54,7 +39,7 @@ fn browser_shows_every_view_without_javascript() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("w");
     generate(&dir, 2, 11);
-    let server = serve(&dir);
+    let server = serve_both(&dir, ADMIN_TOKEN, &[]);
     let session = make_session(&server.agent);
     let driver = start_chromedriver(&chromedriver);
     let shots = screenshot_dir();
@@ -91,49 +76,6 @@ fn tool(name: &str) -> PathBuf {
                  (apt-get install -y chromium chromium-driver)"
             )
         })
-}
-
-/// Starts `fabula serve` on free ports and reads both listeners' addresses from its stderr.
-fn serve(dir: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fabula"))
-        .args(["serve", "--worlds", dir.to_str().unwrap()])
-        .args(["--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"])
-        .env("FABULA_ADMIN_TOKEN", ADMIN_TOKEN)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("fabula starts");
-    let stderr = child.stderr.take().unwrap();
-    let process = Process(child);
-    let mut lines = BufReader::new(stderr).lines();
-    let mut agent = None;
-    let mut admin = None;
-    while agent.is_none() || admin.is_none() {
-        let line = lines
-            .next()
-            .expect("the server reports both addresses")
-            .unwrap();
-        let Some(rest) = line.split("on http://").nth(1) else {
-            continue;
-        };
-        let addr = rest
-            .split(|c: char| c.is_whitespace() || c == ';')
-            .next()
-            .unwrap()
-            .to_owned();
-        if line.contains("admin listener") {
-            admin = Some(addr);
-        } else {
-            agent = Some(addr);
-        }
-    }
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server {
-        _process: process,
-        agent: agent.unwrap(),
-        admin: admin.unwrap(),
-    }
 }
 
 /// The test session: its id and the page it opened (the first search's first result).
@@ -353,12 +295,12 @@ impl<'a> Browser<'a> {
 }
 
 /// `http://ADDR/PATH` on the agent listener.
-fn agent_url(server: &Server, path: &str) -> String {
+fn agent_url(server: &Listeners, path: &str) -> String {
     format!("http://{}{path}", server.agent)
 }
 
 /// `http://u:TOKEN@ADDR/PATH` on the admin listener: Chromium sends the token as Basic auth.
-fn admin_url(server: &Server, path: &str) -> String {
+fn admin_url(server: &Listeners, path: &str) -> String {
     format!("http://u:{ADMIN_TOKEN}@{}{path}", server.admin)
 }
 
@@ -388,7 +330,7 @@ async fn javascript_is_off(browser: &Browser<'_>) {
 }
 
 /// The dataset on both listeners: both worlds linked, and the tier chart on the admin one only.
-async fn dataset_view(browser: &Browser<'_>, server: &Server, dir: &Path) {
+async fn dataset_view(browser: &Browser<'_>, server: &Listeners, dir: &Path) {
     let manifest = fabula_file::read_manifest(dir).unwrap();
     browser.visit(&agent_url(server, "/"), "dataset").await;
     assert_eq!(browser.text("h1").await, "Dataset");
@@ -427,7 +369,7 @@ async fn dataset_view(browser: &Browser<'_>, server: &Server, dir: &Path) {
 
 /// World 0: its name in the `h1`, an entity graph box per table, its rows linked; the tasks
 /// on the admin listener only.
-async fn world_view(browser: &Browser<'_>, server: &Server, dir: &Path) {
+async fn world_view(browser: &Browser<'_>, server: &Listeners, dir: &Path) {
     let file = fabula_file::WorldFile::open(&dir.join("world-00000.sqlite")).unwrap();
     let meta = file.meta().unwrap();
     let tables = file.tables().unwrap();
@@ -459,7 +401,7 @@ async fn world_view(browser: &Browser<'_>, server: &Server, dir: &Path) {
 
 /// The page the session opened: its title, stated cells marked and linked to their rows.
 /// Returns the first row link.
-async fn page_view(browser: &Browser<'_>, server: &Server, url: &str) -> String {
+async fn page_view(browser: &Browser<'_>, server: &Listeners, url: &str) -> String {
     browser
         .visit(&agent_url(server, &page_path(0, url)), "page")
         .await;
@@ -485,7 +427,7 @@ async fn page_view(browser: &Browser<'_>, server: &Server, url: &str) -> String 
 }
 
 /// A row a page links to: its cells, and among the pages stating them the page linked from.
-async fn row_view(browser: &Browser<'_>, server: &Server, href: &str, from_url: &str) {
+async fn row_view(browser: &Browser<'_>, server: &Listeners, href: &str, from_url: &str) {
     browser.visit(&agent_url(server, href), "row").await;
     assert!(!browser.text("h1").await.is_empty());
     let cells = browser.find_all("#facts + table tbody tr").await;
@@ -498,7 +440,7 @@ async fn row_view(browser: &Browser<'_>, server: &Server, href: &str, from_url: 
 }
 
 /// A task with a short answer: its question, the gold answer and the evidence path in order.
-async fn task_view(browser: &Browser<'_>, server: &Server, dir: &Path) {
+async fn task_view(browser: &Browser<'_>, server: &Listeners, dir: &Path) {
     let file = fabula_file::WorldFile::open(&dir.join("world-00000.sqlite")).unwrap();
     let task = file
         .tasks()
@@ -525,7 +467,7 @@ async fn task_view(browser: &Browser<'_>, server: &Server, dir: &Path) {
 
 /// The session list and the session: its controls, its calls with their queries and result
 /// links, and the page it opened.
-async fn session_view(browser: &Browser<'_>, server: &Server, session: &Session) {
+async fn session_view(browser: &Browser<'_>, server: &Listeners, session: &Session) {
     browser
         .visit(&admin_url(server, "/ui/sessions"), "sessions")
         .await;
@@ -568,7 +510,7 @@ async fn session_view(browser: &Browser<'_>, server: &Server, session: &Session)
 
 /// From a fresh load: Tab focuses the skip link, Enter moves focus to `main`, and further Tabs
 /// walk the links inside `main`.
-async fn keyboard_navigation(browser: &Browser<'_>, server: &Server, url: &str) {
+async fn keyboard_navigation(browser: &Browser<'_>, server: &Listeners, url: &str) {
     browser.open(&agent_url(server, &page_path(0, url))).await;
     browser.press(Key::Tab).await;
     browser.shoot("keyboard-skip-link").await;

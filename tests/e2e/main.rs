@@ -6,6 +6,7 @@ mod bench_search;
 mod browser;
 mod check_rules;
 mod english;
+mod faults;
 mod generate_cli;
 mod mcp;
 mod serve;
@@ -14,8 +15,9 @@ mod soak;
 mod tidy;
 mod wm;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 /// Runs the fabula binary with arguments.
 pub fn fabula(args: &[&str]) -> Output {
@@ -85,4 +87,67 @@ pub fn http(
         .collect();
     let text = response.into_body().read_to_string().unwrap();
     (status, headers, text)
+}
+
+/// A child process, killed when dropped.
+pub struct Process(pub Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A `fabula serve` with both listeners, stopped when dropped.
+pub struct Listeners {
+    _process: Process,
+    /// The agent-facing listener's address.
+    pub agent: String,
+    /// The admin listener's address.
+    pub admin: String,
+}
+
+/// Starts `fabula serve --worlds DIR EXTRA...` with both listeners on free ports (the admin one
+/// with `token`) and reads their addresses from its stderr.
+pub fn serve_both(dir: &Path, token: &str, extra: &[&str]) -> Listeners {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fabula"))
+        .args(["serve", "--worlds", dir.to_str().unwrap()])
+        .args(["--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"])
+        .args(extra)
+        .env("FABULA_ADMIN_TOKEN", token)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("fabula starts");
+    let stderr = child.stderr.take().unwrap();
+    let process = Process(child);
+    let mut lines = BufReader::new(stderr).lines();
+    let (mut agent, mut admin) = (None, None);
+    while agent.is_none() || admin.is_none() {
+        let line = lines
+            .next()
+            .expect("the server reports both addresses")
+            .unwrap();
+        let Some(rest) = line.split("on http://").nth(1) else {
+            continue;
+        };
+        let addr = rest
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .next()
+            .unwrap()
+            .to_owned();
+        if line.contains("admin listener") {
+            admin = Some(addr);
+        } else {
+            agent = Some(addr);
+        }
+    }
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Listeners {
+        _process: process,
+        agent: agent.unwrap(),
+        admin: admin.unwrap(),
+    }
 }

@@ -228,7 +228,7 @@ fn answerability_and_the_baseline_agent_over_a_real_server() {
     let out = super::fabula(&["baseline", "--tasks", "x.jsonl", "--agent", "oracle"]);
     assert!(!out.status.success());
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("must be rules or keyword"),
+        String::from_utf8_lossy(&out.stderr).contains("[possible values: rules, keyword]"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -1,7 +1,8 @@
 //! Tidy checks over the workspace's own sources, so the structure stays as ARCHITECTURE.md says:
 //! only `fabula-file` runs SQL against the fixed `fabula_*` tables, no library function grows past
 //! 150 lines, the modules of each crate import each other without a cycle, and the crates depend
-//! on each other only as the crate rules allow (read from every `crates/*/Cargo.toml`).
+//! on each other only as the crate rules allow (read from every `crates/*/Cargo.toml`). And
+//! ARCHITECTURE.md stays a true, short map: one section per crate, no crate that is gone.
 //!
 //! These read the sources as text. Test code (a file's tail from `#[cfg(test)]`, `tests/`
 //! folders) is left out: fixtures may damage files on purpose and data-driven tests may be long.
@@ -376,13 +377,35 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     match name {
         "fabula-file" => forbid(&all, "the world file's reader is the ground floor"),
-        "fabula-score" => forbid(&all, "trainers depend on the scorer alone"),
+        "fabula-date" => forbid(&all, "dates are a leaf the scorer's wheel can carry"),
+        "fabula-score" => {
+            let others: Vec<&str> = all
+                .iter()
+                .copied()
+                .filter(|c| *c != "fabula-date")
+                .collect();
+            forbid(
+                &others,
+                "trainers depend on the scorer (and its dates) alone",
+            );
+        }
+        "fabula-vocab" => forbid(
+            &all.iter()
+                .copied()
+                .filter(|c| *c != "fabula-file")
+                .collect::<Vec<_>>(),
+            "the vocabulary stands on the world file alone, below the generator and the agents",
+        ),
         "fabula-load" => {
             forbid(&GENERATORS, "the load tester is a client of the HTTP API");
             forbid(&SERVERS, "the load tester is a client of the HTTP API");
         }
         "fabula-agent" => {
             forbid(&SERVERS, "the agents are clients of the HTTP API");
+            forbid(
+                &["fabula-pages", "fabula-tasks"],
+                "the agents read the world file and the vocabulary, never the generator",
+            );
             forbid(
                 &["fabula-audit", "fabula-export"],
                 "the audit runs the agents; the agents know no dataset",
@@ -392,6 +415,10 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
             forbid(
                 &SERVERS,
                 "the audit reads files and reaches a server over HTTP only",
+            );
+            forbid(
+                &["fabula-pages", "fabula-tasks"],
+                "the audit reads the world file and the vocabulary, never the generator",
             );
             forbid(
                 &["fabula-export"],
@@ -488,13 +515,30 @@ fn the_crate_rules_catch_each_kind_of_breach() {
         "fabula-agent",
         "[dependencies]\nfabula-tasks.workspace = true\nfabula-server.workspace = true\n\
          [dev-dependencies]\nfabula-audit.workspace = true\n",
-        &["fabula-server", "fabula-audit"],
+        &["fabula-server", "fabula-tasks", "fabula-audit"],
+    );
+    check(
+        "fabula-agent",
+        "[dependencies]\nfabula-pages.workspace = true\nfabula-vocab.workspace = true\n\
+         fabula-file.workspace = true\n",
+        &["fabula-pages"],
+    );
+    check(
+        "fabula-score",
+        "[dependencies]\nfabula-date.workspace = true\nfabula-file.workspace = true\n",
+        &["fabula-file"],
+    );
+    check(
+        "fabula-vocab",
+        "[dependencies]\nfabula-file.workspace = true\nfabula-world.workspace = true\n",
+        &["fabula-world"],
     );
     check(
         "fabula-audit",
         "[dependencies]\nfabula-agent.workspace = true\nfabula-search.workspace = true\n\
-         [dev-dependencies]\nfabula-admin.workspace = true\nfabula-export.workspace = true\n",
-        &["fabula-admin", "fabula-export"],
+         fabula-tasks.workspace = true\n[dev-dependencies]\nfabula-admin.workspace = true\n\
+         fabula-export.workspace = true\n",
+        &["fabula-admin", "fabula-tasks", "fabula-export"],
     );
     check(
         "fabula-export",
@@ -589,5 +633,98 @@ fn the_checker_links_no_generator_crate() {
     assert_eq!(
         manifest_fabula_deps(sample),
         ["fabula-file", "fabula-pages"]
+    );
+}
+
+/// The most words ARCHITECTURE.md may have: a map a newcomer reads in one sitting.
+const MAX_ARCHITECTURE_WORDS: usize = 3_000;
+
+/// The crate a `### ` heading of ARCHITECTURE.md names (its first word, without backticks or a
+/// leading `crates/`), if it names one.
+fn section_crate(line: &str) -> Option<String> {
+    let heading = line.strip_prefix("### ")?;
+    let word = heading.split_whitespace().next()?.trim_matches('`');
+    let name = word.strip_prefix("crates/").unwrap_or(word);
+    name.starts_with("fabula").then(|| name.to_owned())
+}
+
+/// Every crate a `crates/fabula...` path in `text` names.
+fn mentioned_crates(text: &str) -> BTreeSet<String> {
+    text.match_indices("crates/fabula")
+        .map(|(at, _)| {
+            let name = &text[at + "crates/".len()..];
+            let end = name
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(name.len());
+            name[..end].to_owned()
+        })
+        .collect()
+}
+
+/// What is wrong with ARCHITECTURE.md's `text`, given the crates under `crates/`: a section or a
+/// path naming a crate that does not exist, a crate without a section (or with two), too many words.
+fn architecture_problems(text: &str, crates: &BTreeSet<String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut sections: BTreeMap<String, usize> = BTreeMap::new();
+    for name in text.lines().filter_map(section_crate) {
+        *sections.entry(name).or_default() += 1;
+    }
+    for name in sections.keys().filter(|name| !crates.contains(*name)) {
+        problems.push(format!(
+            "a section names {name}, which is not under crates/"
+        ));
+    }
+    for name in mentioned_crates(text).difference(crates) {
+        problems.push(format!("crates/{name} is named but does not exist"));
+    }
+    for name in crates {
+        match sections.get(name) {
+            None => problems.push(format!("{name} has no `### {name}` section")),
+            Some(1) => {}
+            Some(n) => problems.push(format!("{name} has {n} sections")),
+        }
+    }
+    let words = text.split_whitespace().count();
+    if words > MAX_ARCHITECTURE_WORDS {
+        problems.push(format!("{words} words, over {MAX_ARCHITECTURE_WORDS}"));
+    }
+    problems
+}
+
+#[test]
+fn architecture_md_has_one_section_per_crate_and_stays_short() {
+    let text = std::fs::read_to_string(workspace().join("ARCHITECTURE.md")).unwrap();
+    let crates: BTreeSet<String> = crate_sources().into_keys().collect();
+    let problems = architecture_problems(&text, &crates);
+    assert!(problems.is_empty(), "ARCHITECTURE.md: {problems:#?}");
+}
+
+#[test]
+fn the_architecture_check_can_fail() {
+    let crates: BTreeSet<String> = ["fabula", "fabula-file"].map(str::to_owned).into();
+    let good = "## Code map\n\n### fabula\n\nThe CLI (crates/fabula/src/main.rs).\n\n\
+                ### `fabula-file`\n\nThe world file, in `crates/fabula-file`.\n";
+    assert!(architecture_problems(good, &crates).is_empty());
+    let stale = "### fabula\n### fabula-file\n### fabula-gone\n\
+                 See crates/fabula-old/src/lib.rs and crates/*/Cargo.toml.\n";
+    assert_eq!(
+        architecture_problems(stale, &crates),
+        [
+            "a section names fabula-gone, which is not under crates/",
+            "crates/fabula-old is named but does not exist",
+        ]
+    );
+    let missing = "### fabula\n### fabula\nThe CLI.\n";
+    assert_eq!(
+        architecture_problems(missing, &crates),
+        [
+            "fabula has 2 sections",
+            "fabula-file has no `### fabula-file` section",
+        ]
+    );
+    let long = format!("### fabula\n### fabula-file\n{}", "word ".repeat(3_000));
+    assert_eq!(
+        architecture_problems(&long, &crates),
+        ["3004 words, over 3000"]
     );
 }

@@ -49,6 +49,15 @@ pub(crate) fn episode_done(id: &str) -> ApiError {
     )
 }
 
+/// A 409 `episode_not_started`: a step naming no episode on a listener (or a WebSocket) that has
+/// had no reset; `how` says what starts one.
+pub(crate) fn episode_not_started(how: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::EpisodeNotStarted,
+        format!("no episode: {how} first"),
+    )
+}
+
 /// A 500 `internal` for a world file that could not be read; the cause is logged only.
 pub(crate) fn internal(cause: &dyn std::fmt::Display) -> ApiError {
     tracing::error!(error = %cause, "admin: internal error while answering a request");

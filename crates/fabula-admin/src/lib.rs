@@ -19,7 +19,8 @@
 //! the agent-facing listener's `{"error": {"code", "message"}}` with codes of its
 //! [`fabula_server::ErrorCode`]: `unauthorized` (401), `world_not_found`, `task_not_found`,
 //! `episode_not_found` and `not_found` (404), `bad_request` (400), `method_not_allowed` (405),
-//! `episode_done` (409), `payload_too_large` (413, bodies over [`MAX_BODY_BYTES`]),
+//! `episode_done` and `episode_not_started` (409: a step after the episode's end, or naming no
+//! episode before any reset), `payload_too_large` (413, bodies over [`MAX_BODY_BYTES`]),
 //! `too_many_sessions` (429), and `internal` or `handler_panicked` (500: a bug; the cause is
 //! logged with `tracing`, not returned).
 
@@ -43,6 +44,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use fabula_server::openapi::serve as serve_openapi;
 use subtle::ConstantTimeEq;
 
 pub use crate::api_error::{ApiError, CHALLENGE, ErrorCode};
@@ -73,7 +75,7 @@ pub fn admin_app_with(state: AdminState, browse: &fabula_browse::Browse) -> Rout
         .route("/metadata", get(openenv::metadata))
         .route("/schema", get(openenv::schema))
         .route("/health", get(openenv::health))
-        .route("/openapi.json", get(openapi::serve));
+        .route("/openapi.json", get(serve_openapi(openapi::document)));
     with_edge(browse.mount(router), state)
 }
 

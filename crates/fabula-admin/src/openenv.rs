@@ -26,11 +26,14 @@
 //!
 //! Over HTTP, `/step` and `/state` without an `episode_id` use the listener's latest reset, as
 //! openenv-core 0.1's one-environment-per-server model expects; concurrent HTTP clients name
-//! theirs (`observation.info.episode_id`). Over the WebSocket each connection owns one episode at
-//! a time: a reset ends the previous one, and closing the connection ends it and its session.
+//! theirs (`observation.info.episode_id`). A step naming no episode before any reset is a state
+//! conflict, 409 `episode_not_started` (as a step after the end is 409 `episode_done`). Over the
+//! WebSocket each connection owns one episode at a time: a reset ends the previous one, and
+//! closing the connection ends it and its session.
 //! Errors on the WebSocket are openenv's `{"type": "error", "data": {"message", "code"}}` (codes
 //! `INVALID_JSON`, `UNKNOWN_TYPE`, `VALIDATION_ERROR`, `EXECUTION_ERROR`, `CAPACITY_REACHED`) with
-//! fabula's own code as `data.error`; the connection stays open.
+//! fabula's own code as `data.error` (a step before the connection's first reset:
+//! `EXECUTION_ERROR`, `episode_not_started`); the connection stays open.
 //!
 //! Caps: at most [`MAX_CONNECTIONS`] WebSockets at once (429 `too_many_sessions` before the
 //! upgrade beyond it), each closed after [`IDLE_TIMEOUT`] without a message, messages of at most
@@ -266,7 +269,7 @@ pub(crate) async fn step(
     let Json(request) = body.map_err(api_error::body_rejected)?;
     let latest = state.openenv.latest.lock().clone();
     let Some(episode_id) = request.episode_id.or(latest) else {
-        return Err(ApiError::bad_request("no episode: POST /reset first"));
+        return Err(api_error::episode_not_started("POST /reset"));
     };
     step_episode(&state, &episode_id, request.action)
         .await
@@ -478,7 +481,7 @@ async fn handle_message(state: &AdminState, episode: &mut Option<String>, text: 
         "reset" => ws_reset(state, episode, data),
         "step" => match episode.as_deref() {
             Some(id) => step_episode(state, id, data).await,
-            None => Err(ApiError::bad_request("no episode: send a reset first")),
+            None => Err(api_error::episode_not_started("send a reset")),
         },
         "state" => {
             return match episode_state(state, episode.as_deref()) {

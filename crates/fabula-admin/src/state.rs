@@ -61,16 +61,19 @@ impl AdminState {
         self.search.has_world(world)
     }
 
-    /// The tasks of one world, read from its file on first use.
+    /// The tasks of one world, read from its file on first use, after the file passed its check
+    /// against the manifest. A world unavailable (now, or since) answers 503
+    /// `world_unavailable`, and a file that cannot be read makes it so.
     pub(crate) fn world_tasks(&self, world: u32) -> Result<Arc<Vec<Task>>, ApiError> {
-        if let Some(tasks) = self.tasks.lock().get(&world) {
-            return Ok(tasks.clone());
-        }
         let info = self
             .search
             .world_info(world)
             .ok_or_else(|| api_error::world_not_found(world))?;
-        let tasks = read_tasks(&info.file).map_err(|e| api_error::internal(&e))?;
+        self.search.check_world_file(world)?;
+        if let Some(tasks) = self.tasks.lock().get(&world) {
+            return Ok(tasks.clone());
+        }
+        let tasks = read_tasks(&info.file).map_err(|e| self.search.fail_world(world, e))?;
         let tasks = Arc::new(tasks);
         self.tasks.lock().insert(world, tasks.clone());
         Ok(tasks)

@@ -1,6 +1,6 @@
 //! A rule-based baseline search agent that uses only the agent-facing REST API.
 //!
-//! The agent reads the question's named values with [`fabula_tasks::phrasings::match_question`]
+//! The agent reads the question's named values with [`fabula_vocab::phrasings::match_question`]
 //! (the phrasing bank is public, as a question parser would be), then follows its template's plan
 //! from `templates/tasks/questions.toml`, parsed into steps by the `plan` module: search an
 //! entity's name and open the page titled so, read or follow infobox rows (a row or sentence that
@@ -21,9 +21,9 @@ mod read;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use fabula_pages::without_article;
 use fabula_score::{PredictionRecord, TaskRecord};
-use fabula_tasks::phrasings::{QuestionMatch, match_question};
+use fabula_vocab::english::without_article;
+use fabula_vocab::phrasings::{QuestionMatch, match_question};
 use serde_json::Value;
 
 use crate::http::{ClientConfig, HttpClient};

@@ -4,8 +4,9 @@
 //! layout; [`keyword`] a generic keyword agent that knows no template. [`http`] is the small JSON
 //! client both use (and the answerability check of `fabula-audit`).
 //!
-//! The phrasing bank the rule-based agent matches questions against comes from
-//! `fabula_tasks::phrasings`.
+//! The phrasing bank the rule-based agent matches questions against, the clue grammar it parses
+//! and the prose reader it reads pages with come from `fabula-vocab`: the agents link no part of
+//! the generator (`fabula-world`, `fabula-pages`, `fabula-tasks`), which the tidy test keeps so.
 
 pub mod agent;
 mod error;

@@ -3,7 +3,7 @@
 //! For every task of a dataset, [`check_answerability`] opens each evidence page through
 //! `POST /v1/worlds/{id}/extract`, following `next_start` window by window, and confirms that
 //! each gold value (for aggregates, each value the answer is computed from; see
-//! [`fabula_tasks::answer::required_values`]) appears in what the agent receives. The target is
+//! [`fabula_vocab::answer::required_values`]) appears in what the agent receives. The target is
 //! 100%.
 
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use std::path::Path;
 
 use fabula_agent::http::{ClientConfig, HttpClient};
 use fabula_file::{Task, WorldFile};
-use fabula_tasks::answer::{required_values, text_states};
+use fabula_vocab::answer::{required_values, text_states};
 use serde_json::Value;
 
 use crate::{Error, Result};

@@ -1,7 +1,7 @@
 //! `fabula audit`: a dataset's difficulty ladder, per task kind and tier.
 //!
 //! Tiers are read from the world files, where the generator stored them. Every task is measured
-//! again as the generator and the world browser measure it ([`fabula_tasks::difficulty`]): its
+//! again as the generator and the world browser measure it ([`fabula_vocab::difficulty`]): its
 //! question is searched in its own world (top 10, partial hiding, in process over the dataset's
 //! indexes) to see whether the answer shows in the results, and the report counts the stored
 //! tiers that disagree with this measure (0 on a dataset as generated). Per kind and tier the report gives
@@ -33,9 +33,9 @@ use fabula_agent::{AgentConfig, run_baseline_counted};
 use fabula_file::{ColumnRole, Task, Value as Cell, WorldFile};
 use fabula_score::{Gold, Prediction, TaskKind, TaskRecord};
 use fabula_search::{Corpus, CorpusOptions, SearchOptions, WorldIndex, WorldInfo};
-use fabula_tasks::difficulty::{self, Features, Tier, join_results, result_text};
-use fabula_tasks::phrasing_id;
-use fabula_tasks::phrasings::match_question;
+use fabula_vocab::difficulty::{self, Features, Tier, join_results, result_text};
+use fabula_vocab::phrasing_id;
+use fabula_vocab::phrasings::match_question;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -46,6 +46,7 @@ use fabula_check::search_space::{self, SearchSpace};
 
 /// Which agent `fabula audit --addr` runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum AuditAgent {
     /// The rule-based baseline agent, which knows every template.
     #[default]

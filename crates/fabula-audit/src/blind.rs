@@ -1,7 +1,7 @@
 //! The blind baseline: answers every task without searching, to show tasks are not guessable.
 //!
 //! For each test task it answers the most common gold answer among the train tasks of the same
-//! kind and phrasing (the phrasing id comes from [`fabula_tasks::phrasing_id`]); failing that, of the
+//! kind and phrasing (the phrasing id comes from [`fabula_vocab::phrasing_id`]); failing that, of the
 //! same kind; ties go to the answer whose JSON text sorts first. Scored with fabula-score, its
 //! exact match on the test split must stay under 5% for every short-answer kind.
 
@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use fabula_score::{PredictionRecord, TaskKind, TaskRecord};
 use serde_json::Value;
 
-use fabula_tasks::phrasing_id;
+use fabula_vocab::phrasing_id;
 
 /// Counts answers by their JSON text and returns the most common, ties to the smallest text.
 fn most_common(counts: &BTreeMap<String, (usize, Value)>) -> Option<Value> {

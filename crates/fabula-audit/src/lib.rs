@@ -10,7 +10,7 @@
 //!
 //! World files are read only through `fabula_file::WorldFile`; the task rules the answerability
 //! check shares with `fabula check` (which values a task requires, when a text states one) come
-//! from `fabula_tasks::answer`, and the phrasing bank from `fabula_tasks::phrasings`.
+//! from `fabula_vocab::answer`, and the phrasing bank from `fabula_vocab::phrasings`.
 
 pub mod answerable;
 pub mod audit;

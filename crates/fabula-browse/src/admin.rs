@@ -280,9 +280,11 @@ impl Summary {
 /// Reads a world's tasks on a blocking thread, under the server's permits.
 pub(crate) async fn world_tasks(
     app: &AppState,
+    world_id: u32,
     path: std::path::PathBuf,
 ) -> Result<Vec<ParsedTask>> {
     app.run_blocking(move || read_tasks(&WorldFile::open(&path)?))
         .await
         .map_err(|e| Error::Join(e.message))?
+        .map_err(|error| crate::error::file_failed(app, world_id, error))
 }

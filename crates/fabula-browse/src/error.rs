@@ -21,9 +21,19 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What a view answers when reading world `world_id`'s file failed: the world is made
+/// unavailable for every route (see `fabula_server::AppState::fail_world`) and the view is a
+/// 503. Other errors pass through.
+pub(crate) fn file_failed(app: &fabula_server::AppState, world_id: u32, error: Error) -> Error {
+    match error {
+        Error::File(error) => Error::from_api(app.fail_world(world_id, error)),
+        other => other,
+    }
+}
+
 impl Error {
-    /// The HTTP status of this error: a world file that cannot be read is a 500, since the
-    /// server checked it against the manifest before the view opened it.
+    /// The HTTP status of this error. A world file that cannot be read is answered 503 (see
+    /// `file_failed`); any other [`Error::File`] is a 500.
     pub fn status(&self) -> StatusCode {
         match self {
             Error::NotFound(_) => StatusCode::NOT_FOUND,

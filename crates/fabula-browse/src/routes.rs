@@ -20,7 +20,7 @@ use serde_json::{Value as Json, json};
 use tokio::sync::OnceCell;
 
 use crate::admin::{self, ParsedTask, Summary};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, file_failed};
 use crate::templates::Templates;
 use crate::views::{self, DatasetQuery};
 use fabula_tasks::difficulty::Features;
@@ -163,6 +163,7 @@ impl Browse {
         let (world_id, path) = self.world_file(id).await?;
         self.on_blocking(move || work(&WorldFile::open(&path)?, world_id))
             .await
+            .map_err(|error| file_failed(&self.inner.app, world_id, error))
     }
 
     /// Runs `work` on a blocking thread under the server's permits for such work.
@@ -180,7 +181,7 @@ impl Browse {
     /// A world's tasks with their features.
     async fn tasks_with_features(&self, id: &str) -> Result<(u32, Vec<(ParsedTask, Features)>)> {
         let (world_id, path) = self.world_file(id).await?;
-        let tasks = tasks_with_features(&self.inner.app, path).await?;
+        let tasks = tasks_with_features(&self.inner.app, world_id, path).await?;
         Ok((world_id, tasks))
     }
 }
@@ -240,13 +241,17 @@ async fn world_tiers(
     path: PathBuf,
 ) -> Result<Vec<(ParsedTask, Features)>> {
     app.world_ready(world_id).await.map_err(Error::from_api)?;
-    tasks_with_features(app, path).await
+    tasks_with_features(app, world_id, path).await
 }
 
 /// A checked world's tasks with their features (measured without searching; the tiers are
 /// the stored ones).
-async fn tasks_with_features(app: &AppState, path: PathBuf) -> Result<Vec<(ParsedTask, Features)>> {
-    let tasks = admin::world_tasks(app, path).await?;
+async fn tasks_with_features(
+    app: &AppState,
+    world_id: u32,
+    path: PathBuf,
+) -> Result<Vec<(ParsedTask, Features)>> {
+    let tasks = admin::world_tasks(app, world_id, path).await?;
     let mut out = Vec::with_capacity(tasks.len());
     for task in tasks {
         let features = admin::features(&task);
@@ -380,7 +385,7 @@ async fn task(
 ) -> Response {
     let context = async {
         let (world_id, path) = browse.world_file(&id).await?;
-        let tasks = admin::world_tasks(&browse.inner.app, path.clone()).await?;
+        let tasks = admin::world_tasks(&browse.inner.app, world_id, path.clone()).await?;
         let parsed = tasks
             .into_iter()
             .find(|t| t.task.id == task_id)
@@ -397,6 +402,7 @@ async fn task(
                 )
             })
             .await
+            .map_err(|error| file_failed(&browse.inner.app, world_id, error))
     }
     .await;
     browse.respond("task.html.j2", context)

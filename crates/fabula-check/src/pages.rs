@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use fabula_date::{DatePrecision, parse_date};
 use fabula_file::{ColumnRole, PageFact, StoredPage, WorldFile};
-use fabula_score::date::{DatePrecision, parse_date};
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 
@@ -87,7 +87,7 @@ fn check_page_list(
 }
 
 /// The year of a valid `YYYY-MM-DD` date (a real day of a real month), through the one date
-/// parser, `fabula_score::date`.
+/// parser, `fabula_date`.
 fn parse_iso_date(date: &str) -> Option<i64> {
     let parsed = parse_date(date)?;
     (parsed.precision == DatePrecision::Day && parsed.iso() == date)

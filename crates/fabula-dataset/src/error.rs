@@ -55,6 +55,13 @@ impl From<fabula_file::Error> for Error {
     }
 }
 
+impl From<fabula_vocab::Error> for Error {
+    /// A theme that is unknown or does not parse fails as the world crate reports it.
+    fn from(e: fabula_vocab::Error) -> Error {
+        Error::World(e.into())
+    }
+}
+
 impl Error {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {

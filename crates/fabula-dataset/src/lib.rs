@@ -477,8 +477,11 @@ fn keep_finished(
         let Some(e) = earlier.get(id) else { continue };
         let path = cfg.out.join(&e.file);
         if path.exists() && fabula_file::sha256_file(&path)? == e.sha256 {
-            journal.record(e)?;
-            kept.insert(*id, e.clone());
+            // A manifest written before sizes were recorded gets this one's.
+            let mut e = e.clone();
+            e.bytes = Some(fs::metadata(&path).map_err(|s| Error::io(&path, s))?.len());
+            journal.record(&e)?;
+            kept.insert(*id, e);
             progress();
         }
     }
@@ -666,10 +669,14 @@ fn build_one(
     let _ = fs::remove_file(&tmp);
     write_world(&tmp, &world, &pages, &tasks)?;
     let sha256 = fabula_file::sha256_file(&tmp)?;
+    let bytes = fs::metadata(&tmp)
+        .map_err(|source| Error::io(&tmp, source))?
+        .len();
     let entry = ManifestEntry {
         id,
         file,
         sha256,
+        bytes: Some(bytes),
         theme: world.theme.id.clone(),
         name: world.name.clone(),
         rows: world.n_rows(),

@@ -32,12 +32,15 @@ use crate::{Error, Result};
 
 /// A task file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
     /// fabula's own JSONL, read by `fabula_score::read_tasks`.
     Jsonl,
     /// WideSearch task JSONL plus `widesearch_gold/{instance_id}.csv` (table tasks only).
+    #[cfg_attr(feature = "clap", value(name = "widesearch"))]
     WideSearch,
     /// Search-R1 rows: parquet when the output ends in `.parquet`, else JSONL of the same rows.
+    #[cfg_attr(feature = "clap", value(name = "searchr1"))]
     SearchR1,
     /// verl's parquet (see [`crate::verl`]).
     Verl,

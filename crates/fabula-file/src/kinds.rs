@@ -6,13 +6,15 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Declares a fieldless enum with its stored spellings, `ALL`, `as_str`, `parse` and `Display`.
+/// Declares a fieldless enum with its stored spellings, `ALL`, `as_str`, `parse` and `Display`
+/// (and, with the `clap` feature, `clap::ValueEnum` over the same spellings).
 macro_rules! named_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+ }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
         pub enum $name {
-            $($(#[$vmeta])* $variant,)+
+            $($(#[$vmeta])* #[cfg_attr(feature = "clap", value(name = $text))] $variant,)+
         }
 
         impl $name {

@@ -38,6 +38,10 @@ pub struct ManifestEntry {
     pub file: String,
     /// The SHA-256 of the world file, as lower-case hex.
     pub sha256: String,
+    /// The world file's size in bytes: checked before anything reads the file. Absent in
+    /// manifests written before it was recorded, which are checked by hash alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
     pub theme: String,
     pub name: String,
     pub rows: usize,
@@ -305,6 +309,7 @@ mod tests {
                 id: 0,
                 file: world_file_name(0),
                 sha256: "ab".into(),
+                bytes: Some(4096),
                 theme: "islands".into(),
                 name: "Kest".into(),
                 rows: 300,
@@ -331,6 +336,7 @@ mod tests {
             id,
             file: world_file_name(id),
             sha256: "0123456789abcdef".repeat(4),
+            bytes: None,
             theme: "islands".into(),
             name: format!("World {id}"),
             rows: 300,

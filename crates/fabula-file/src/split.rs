@@ -13,6 +13,7 @@ use crate::{Error, Result, Task, WorldFile};
 
 /// A part of a dataset, chosen by world id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Split {
     Train,
     Dev,

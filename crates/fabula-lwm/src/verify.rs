@@ -9,8 +9,8 @@
 
 use std::collections::BTreeSet;
 
+use fabula_date::month_number;
 use fabula_file::{Hiding, Page};
-use fabula_score::date::month_number;
 
 use crate::parse::{ParsedPage, SearchSection, parse_page, parse_search};
 

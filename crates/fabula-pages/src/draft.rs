@@ -36,18 +36,7 @@ pub fn with_ctx<R>(world: &World, f: impl FnOnce(&mut Ctx) -> R) -> R {
     f(&mut ctx)
 }
 
-/// Formats a count or amount with its thousands grouped by commas: `12345` becomes `12,345`.
-pub fn fmt_count(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
+pub use fabula_vocab::english::fmt_count;
 
 /// Formats a year: plain digits, never separated.
 pub fn fmt_year(y: i64) -> String {
@@ -295,23 +284,5 @@ pub(crate) fn assert_facts_shown(page: &Page) {
             page.url,
             f.shown
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fmt_count;
-
-    fn check(n: i64, expect: &str) {
-        assert_eq!(fmt_count(n), expect);
-    }
-
-    #[test]
-    fn counts_group_thousands() {
-        check(0, "0");
-        check(999, "999");
-        check(1000, "1,000");
-        check(12345, "12,345");
-        check(-1234567, "-1,234,567");
     }
 }

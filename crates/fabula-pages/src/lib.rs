@@ -12,7 +12,9 @@
 //! prose comes from the phrase banks in `templates/pages/phrases.toml`, one phrasing chosen per
 //! use by the world's page RNG, composed into paragraphs by `prose.rs` (aliases, varying order,
 //! joined sentences); an article's infobox leaves some of the values its
-//! prose states out, and [`read_stated`] reads such a value back out of the prose.
+//! prose states out, and [`read_stated`] reads such a value back out of the prose. The phrase
+//! banks, the English rules and that reader are `fabula-vocab`'s, which the agents read too;
+//! this crate re-exports them.
 //!
 //! Every domain cell a page states is recorded as a [`PageFact`](fabula_file::PageFact) with the
 //! exact text the page uses, which is what `fabula check` verifies and what search snippets hide.
@@ -20,7 +22,6 @@
 mod articles;
 mod dated;
 mod draft;
-mod english;
 mod entity;
 mod filler;
 mod lists;
@@ -31,12 +32,14 @@ mod prose;
 pub mod sites;
 mod templates;
 
+use fabula_vocab::english;
+
 use fabula_file::Page;
 use fabula_world::World;
 
 pub use draft::{fmt_count, fmt_date, fmt_year};
 pub use english::{article, with_article, without_article};
-pub use prose::read_stated;
+pub use fabula_vocab::read_stated;
 
 /// The page kinds, as stored in the world file.
 pub use fabula_file::PageKind;

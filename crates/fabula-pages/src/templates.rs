@@ -1,11 +1,11 @@
-//! The minijinja page templates and the phrase banks, compiled into the binary from
-//! `templates/pages/`.
+//! The minijinja page templates and the page plans, compiled into the binary from
+//! `templates/pages/`; the phrase banks there are `fabula_vocab::banks`.
 
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use fabula_vocab::banks::PHRASES;
+pub use fabula_vocab::banks::banks;
 use minijinja::Environment;
-use serde::Deserialize;
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -25,7 +25,6 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../templates/pages/history.md.j2"),
     ),
 ];
-const PHRASES: &str = include_str!("../../../templates/pages/phrases.toml");
 /// The plans of the news items (`news.rs`).
 pub(crate) const NEWS: &str = include_str!("../../../templates/pages/news.toml");
 /// The plans of the encyclopedia articles (`articles.rs`).
@@ -80,67 +79,8 @@ fn tidy(text: &str) -> String {
     out.trim().to_string() + "\n"
 }
 
-/// One fact type's phrasings, and the infobox label of each placeholder that holds a value a
-/// reader may look up by label (see [`crate::prose::read_stated`]).
-#[derive(Deserialize)]
-pub struct Bank {
-    pub phrases: Vec<String>,
-    #[serde(default)]
-    pub labels: BTreeMap<String, String>,
-}
-
-/// The phrase banks, by fact type.
-pub fn banks() -> &'static BTreeMap<String, Bank> {
-    static PHRASE_BANKS: OnceLock<BTreeMap<String, Bank>> = OnceLock::new();
-    PHRASE_BANKS.get_or_init(|| toml::from_str(PHRASES).expect("phrases.toml is valid"))
-}
-
-/// A fingerprint of every template and phrase, for the renderer version (FNV-1a).
+/// A fingerprint of every template and phrase, for the renderer version.
 pub fn fingerprint() -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for text in FILES
-        .iter()
-        .map(|(_, t)| *t)
-        .chain([PHRASES, NEWS, YEARBOOK, ARTICLES, LISTS])
-    {
-        for b in text.bytes() {
-            hash ^= u32::from(b);
-            hash = hash.wrapping_mul(0x0100_0193);
-        }
-    }
-    hash
-}
-
-#[cfg(test)]
-mod tests {
-    /// Banks that state a fact: every one but the census report's opening, the filler pages'
-    /// and the background sections' headings.
-    fn states_a_fact(key: &str) -> bool {
-        key != "census_intro" && !key.starts_with("filler_") && !key.starts_with("heading_")
-    }
-
-    #[test]
-    fn every_fact_has_ten_phrasings_and_each_states_its_labelled_values() {
-        for (key, bank) in super::banks() {
-            let n = bank.phrases.len();
-            assert!(n >= 3, "{key} has {n} phrasings");
-            assert!(!states_a_fact(key) || n >= 10, "{key} has {n} phrasings");
-            for phrasing in bank.phrases.iter().filter(|_| states_a_fact(key)) {
-                // A sentence's first letter is upper-cased: a value there would no longer read
-                // as the text its fact records ("mining" as "Mining").
-                assert!(!phrasing.starts_with("{value}"), "{key}: {phrasing}");
-            }
-            for (slot, phrasing) in bank
-                .labels
-                .keys()
-                .flat_map(|s| bank.phrases.iter().map(move |p| (s, p)))
-            {
-                let placeholder = format!("{{{slot}}}");
-                assert!(
-                    phrasing.contains(&placeholder),
-                    "{key}: {phrasing} lacks {placeholder}"
-                );
-            }
-        }
-    }
+    let templates = FILES.iter().map(|(_, t)| *t);
+    fabula_vocab::fnv1a(templates.chain([PHRASES, NEWS, YEARBOOK, ARTICLES, LISTS]))
 }

@@ -69,7 +69,7 @@ struct Score(fabula_score::Score);
 impl Score {
     /// The figures by name (`FIGURES`' order), `None` where one does not apply.
     fn figures(&self) -> Vec<(&'static str, Option<f64>)> {
-        FIGURES.into_iter().zip(self.0.figures()).collect()
+        FIGURES.into_iter().zip(self.0.figures.to_array()).collect()
     }
 
     /// The reward: `short` is `"em"` or `"f1"`, `table` is `"item_f1"`, `"row_f1"` or

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::gold::Gold;
 use crate::prediction::Prediction;
-use crate::score::{Score, ScoreIssue, score};
+use crate::score::{Figures, Score, ScoreIssue, score};
 
 /// The kinds of task fabula generates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -119,24 +119,9 @@ pub struct TaskScore {
     pub task_id: String,
     /// The kind of task.
     pub kind: TaskKind,
-    /// See [`Score::em`].
-    pub em: Option<f64>,
-    /// See [`Score::f1`].
-    pub f1: Option<f64>,
-    /// See [`Score::success`].
-    pub success: Option<f64>,
-    /// See [`Score::row_precision`].
-    pub row_precision: Option<f64>,
-    /// See [`Score::row_recall`].
-    pub row_recall: Option<f64>,
-    /// See [`Score::row_f1`].
-    pub row_f1: Option<f64>,
-    /// See [`Score::item_precision`].
-    pub item_precision: Option<f64>,
-    /// See [`Score::item_recall`].
-    pub item_recall: Option<f64>,
-    /// See [`Score::item_f1`].
-    pub item_f1: Option<f64>,
+    /// The figures over the attempts (written inline in JSON, as a [`Score`]'s are).
+    #[serde(flatten)]
+    pub figures: Figures,
 }
 
 /// Averages over a set of tasks; a figure is the mean over the tasks it applies to, or `None`
@@ -192,43 +177,21 @@ pub struct EvalReport {
     pub max_at_n: Option<Summary>,
 }
 
-/// The nine figures of a score, in [`TaskScore`] field order ([`crate::FIGURES`]).
-type Figures = [Option<f64>; 9];
-
 /// Builds a task's row from its figures.
 fn task_score(task: &TaskRecord, figures: Figures) -> TaskScore {
-    let [
-        em,
-        f1,
-        success,
-        row_precision,
-        row_recall,
-        row_f1,
-        item_precision,
-        item_recall,
-        item_f1,
-    ] = figures;
     TaskScore {
         task_id: task.id.clone(),
         kind: task.kind,
-        em,
-        f1,
-        success,
-        row_precision,
-        row_recall,
-        row_f1,
-        item_precision,
-        item_recall,
-        item_f1,
+        figures,
     }
 }
 
 /// Combines per-attempt figures, field by field, over the figures that apply.
-fn combine(attempts: &[Figures], fold: impl Fn(&[f64]) -> f64) -> Figures {
-    std::array::from_fn(|idx| {
+fn combine(attempts: &[[Option<f64>; 9]], fold: impl Fn(&[f64]) -> f64) -> Figures {
+    Figures::from_array(std::array::from_fn(|idx| {
         let values: Vec<f64> = attempts.iter().filter_map(|figures| figures[idx]).collect();
         (!values.is_empty()).then(|| fold(&values))
-    })
+    }))
 }
 
 /// The mean of some values.
@@ -246,11 +209,11 @@ fn mean_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 fn summarise<'a>(tasks: impl Iterator<Item = &'a TaskScore> + Clone) -> Summary {
     Summary {
         n: tasks.clone().count(),
-        em: mean_of(tasks.clone().map(|task| task.em)),
-        f1: mean_of(tasks.clone().map(|task| task.f1)),
-        success_rate: mean_of(tasks.clone().map(|task| task.success)),
-        row_f1: mean_of(tasks.clone().map(|task| task.row_f1)),
-        item_f1: mean_of(tasks.map(|task| task.item_f1)),
+        em: mean_of(tasks.clone().map(|task| task.figures.em)),
+        f1: mean_of(tasks.clone().map(|task| task.figures.f1)),
+        success_rate: mean_of(tasks.clone().map(|task| task.figures.success)),
+        row_f1: mean_of(tasks.clone().map(|task| task.figures.row_f1)),
+        item_f1: mean_of(tasks.map(|task| task.figures.item_f1)),
     }
 }
 
@@ -292,8 +255,8 @@ pub fn evaluate(tasks: &[TaskRecord], predictions: &[PredictionRecord]) -> EvalR
         let attempts = &attempts_by_id[task.id.as_str()];
         counts.missing_predictions += n_attempts - attempts.len();
         let Ok(gold) = Gold::from_json(&task.answer) else {
-            per_task.push(task_score(task, [None; 9]));
-            best_per_task.push(task_score(task, [None; 9]));
+            per_task.push(task_score(task, Figures::default()));
+            best_per_task.push(task_score(task, Figures::default()));
             continue;
         };
         let mut scores: Vec<Score> = attempts
@@ -311,7 +274,8 @@ pub fn evaluate(tasks: &[TaskRecord], predictions: &[PredictionRecord]) -> EvalR
             }
         }
         scores.resize_with(n_attempts, || Score::zero(&gold));
-        let attempt_figures: Vec<Figures> = scores.iter().map(Score::figures).collect();
+        let attempt_figures: Vec<[Option<f64>; 9]> =
+            scores.iter().map(|s| s.figures.to_array()).collect();
         per_task.push(task_score(task, combine(&attempt_figures, mean)));
         best_per_task.push(task_score(
             task,
@@ -474,7 +438,7 @@ mod tests {
             [Some(1.0), None, None, None, None, None, None, None, None],
             [Some(0.0), None, None, None, None, None, None, None, None],
         ];
-        assert_eq!(combine(&attempts, mean)[0], Some(0.5));
-        assert_eq!(combine(&attempts, mean)[1], None);
+        assert_eq!(combine(&attempts, mean).em, Some(0.5));
+        assert_eq!(combine(&attempts, mean).f1, None);
     }
 }

@@ -67,10 +67,10 @@
 //!
 //! Where WideSearch pays 1.0 for two unusable cells (two non-numbers, two non-dates, no URLs on
 //! either side, an empty `in` response) fabula asks for agreement under `norm_name` instead, and
-//! partial dates are read deterministically; see [`metrics`] and [`date`]. [`Score::reward`]
+//! partial dates are read deterministically; see [`metrics`] and the `fabula-date` crate. [`Score::reward`]
 //! uses item F1 for tables, WideSearch's headline figure.
 
-pub mod date;
+mod date;
 mod error;
 mod eval;
 mod gold;
@@ -89,4 +89,6 @@ pub use eval::{
 pub use gold::{Gold, GoldTable};
 pub use metrics::Metric;
 pub use prediction::{PredictedTable, Prediction};
-pub use score::{FIGURES, RewardConfig, Score, ScoreIssue, ShortReward, TableReward, score};
+pub use score::{
+    FIGURES, Figures, RewardConfig, Score, ScoreIssue, ShortReward, TableReward, score,
+};

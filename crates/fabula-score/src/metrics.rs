@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::date::{DatePrecision, norm_date, parse_date};
+use fabula_date::{DatePrecision, parse_date};
+
+use crate::date::norm_date;
 use crate::normalize::{extract_number, norm_name, parse_extracted_number};
 
 /// How one column of a gold table is compared.
@@ -22,7 +24,7 @@ pub enum Metric {
     /// [`extract_number`] on both cells, then [`number_near`] with the column's tolerance.
     #[serde(alias = "number_near")]
     Number,
-    /// [`norm_date`] on both cells, then [`date_near`].
+    /// `norm_date` on both cells, then [`date_near`].
     #[serde(alias = "date_near")]
     Date,
     /// [`norm_name`] on both cells, then [`in_match`].

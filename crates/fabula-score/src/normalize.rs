@@ -318,8 +318,8 @@ pub fn answer_tokens(text: &str) -> Vec<String> {
                 tokens.push(number);
                 continue;
             }
-            if let Some(date) = crate::date::parse_date(core)
-                && date.precision == crate::date::DatePrecision::Day
+            if let Some(date) = fabula_date::parse_date(core)
+                && date.precision == fabula_date::DatePrecision::Day
             {
                 tokens.push(date.iso());
                 continue;

@@ -10,10 +10,11 @@ use crate::metrics::score_cell;
 use crate::normalize::{answer_tokens, norm_column, norm_name};
 use crate::prediction::{PredictedTable, Prediction};
 
-/// The scores of one prediction. Fields that do not apply to the kind of answer are `None`:
-/// short answers fill `em` and `f1`, tables fill the rest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Score {
+/// The nine figures of a score, each `None` where it does not apply to the kind of answer: short
+/// answers fill `em` and `f1`, tables fill the rest. A prediction's [`Score`] holds them, and so
+/// does a task's Avg@N or Max@N over its attempts ([`TaskScore`](crate::TaskScore)).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Figures {
     /// Normalised exact match, 0.0 or 1.0 (short answers).
     pub em: Option<f64>,
     /// Token F1, or item F1 for list answers (short answers).
@@ -32,6 +33,58 @@ pub struct Score {
     pub item_recall: Option<f64>,
     /// Item-level F1 (tables).
     pub item_f1: Option<f64>,
+}
+
+impl Figures {
+    /// Every figure, in [`FIGURES`] order.
+    pub fn to_array(self) -> [Option<f64>; 9] {
+        [
+            self.em,
+            self.f1,
+            self.success,
+            self.row_precision,
+            self.row_recall,
+            self.row_f1,
+            self.item_precision,
+            self.item_recall,
+            self.item_f1,
+        ]
+    }
+
+    /// The figures of an array in [`FIGURES`] order.
+    pub fn from_array(figures: [Option<f64>; 9]) -> Figures {
+        let [
+            em,
+            f1,
+            success,
+            row_precision,
+            row_recall,
+            row_f1,
+            item_precision,
+            item_recall,
+            item_f1,
+        ] = figures;
+        Figures {
+            em,
+            f1,
+            success,
+            row_precision,
+            row_recall,
+            row_f1,
+            item_precision,
+            item_recall,
+            item_f1,
+        }
+    }
+}
+
+/// The scores of one prediction: its [`Figures`] (written inline in JSON) and what was wrong
+/// with it beyond wrong values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// The figures; those that do not apply to the kind of answer are `None`.
+    #[serde(flatten)]
+    pub figures: Figures,
     /// What was wrong with the prediction, beyond wrong values.
     pub issues: Vec<ScoreIssue>,
 }
@@ -113,7 +166,7 @@ pub struct RewardConfig {
     pub table: TableReward,
 }
 
-/// The names of a score's figures, in the order [`Score::figures`] gives them (and `fabula eval`
+/// The names of a score's figures, in the order [`Figures::to_array`] gives them (and `fabula eval`
 /// reports them).
 pub const FIGURES: [&str; 9] = [
     "em",
@@ -128,21 +181,6 @@ pub const FIGURES: [&str; 9] = [
 ];
 
 impl Score {
-    /// Every figure, in [`FIGURES`] order; `None` where one does not apply.
-    pub fn figures(&self) -> [Option<f64>; 9] {
-        [
-            self.em,
-            self.f1,
-            self.success,
-            self.row_precision,
-            self.row_recall,
-            self.row_f1,
-            self.item_precision,
-            self.item_recall,
-            self.item_f1,
-        ]
-    }
-
     /// The reward under the default [`RewardConfig`]: exact match for short answers, item F1
     /// for tables.
     pub fn reward(&self) -> f64 {
@@ -153,14 +191,14 @@ impl Score {
     pub fn reward_with(&self, config: &RewardConfig) -> f64 {
         let figure = if self.is_table() {
             match config.table {
-                TableReward::ItemF1 => self.item_f1,
-                TableReward::RowF1 => self.row_f1,
-                TableReward::Success => self.success,
+                TableReward::ItemF1 => self.figures.item_f1,
+                TableReward::RowF1 => self.figures.row_f1,
+                TableReward::Success => self.figures.success,
             }
         } else {
             match config.short {
-                ShortReward::ExactMatch => self.em,
-                ShortReward::TokenF1 => self.f1,
+                ShortReward::ExactMatch => self.figures.em,
+                ShortReward::TokenF1 => self.figures.f1,
             }
         };
         figure.unwrap_or(0.0)
@@ -168,7 +206,7 @@ impl Score {
 
     /// Whether this is the score of a table answer.
     pub fn is_table(&self) -> bool {
-        self.item_f1.is_some()
+        self.figures.item_f1.is_some()
     }
 
     /// The score of a missing prediction for a gold answer: zero wherever a figure applies.
@@ -187,7 +225,7 @@ impl Score {
 /// use fabula_score::{score, Gold, Prediction};
 /// let gold = Gold::from_json(&serde_json::json!("12,345")).unwrap();
 /// let scored = score(&gold, &Prediction::from_text("12345.0"));
-/// assert_eq!((scored.em, scored.f1), (Some(1.0), Some(1.0)));
+/// assert_eq!((scored.figures.em, scored.figures.f1), (Some(1.0), Some(1.0)));
 /// ```
 pub fn score(gold: &Gold, prediction: &Prediction) -> Score {
     match gold {
@@ -200,15 +238,11 @@ pub fn score(gold: &Gold, prediction: &Prediction) -> Score {
 /// A short-answer score.
 fn short_score(em: f64, f1: f64) -> Score {
     Score {
-        em: Some(em),
-        f1: Some(f1),
-        success: None,
-        row_precision: None,
-        row_recall: None,
-        row_f1: None,
-        item_precision: None,
-        item_recall: None,
-        item_f1: None,
+        figures: Figures {
+            em: Some(em),
+            f1: Some(f1),
+            ..Figures::default()
+        },
         issues: Vec::new(),
     }
 }
@@ -395,15 +429,17 @@ fn table_score(counts: &TableCounts, issues: Vec<ScoreIssue>) -> Score {
         .iter()
         .all(|&figure| figure == 1.0);
     Score {
-        em: None,
-        f1: None,
-        success: Some(if perfect { 1.0 } else { 0.0 }),
-        row_precision: Some(row_precision),
-        row_recall: Some(row_recall),
-        row_f1: Some(f1(row_precision, row_recall)),
-        item_precision: Some(item_precision),
-        item_recall: Some(item_recall),
-        item_f1: Some(f1(item_precision, item_recall)),
+        figures: Figures {
+            em: None,
+            f1: None,
+            success: Some(if perfect { 1.0 } else { 0.0 }),
+            row_precision: Some(row_precision),
+            row_recall: Some(row_recall),
+            row_f1: Some(f1(row_precision, row_recall)),
+            item_precision: Some(item_precision),
+            item_recall: Some(item_recall),
+            item_f1: Some(f1(item_precision, item_recall)),
+        },
         issues,
     }
 }

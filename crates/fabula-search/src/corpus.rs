@@ -1,5 +1,6 @@
-//! All worlds of one directory: the manifest read and checked at start; each world opened on
-//! first use from its persisted index, or checked and indexed from its file (and its index
+//! All worlds of one directory: the manifest read and checked at start (and each world file's
+//! size against it); each world file checked against the manifest's SHA-256 before the world is
+//! first served, then opened from its persisted index or indexed from the file (and its index
 //! written), then kept in a bounded cache of open worlds, or kept as unavailable.
 
 use std::panic::AssertUnwindSafe;
@@ -29,6 +30,8 @@ pub struct WorldInfo {
     pub file: PathBuf,
     /// The world file's SHA-256 as the manifest states it, lower-case hex.
     pub sha256: String,
+    /// The world file's size as the manifest states it; `None` in older manifests.
+    pub bytes: Option<u64>,
     /// The number of pages, as the manifest states it.
     pub pages: usize,
     /// The numbers of domain rows, domain tables and tasks, as the manifest states them.
@@ -68,6 +71,22 @@ impl Default for CorpusOptions {
     }
 }
 
+/// What [`Corpus::index_health`] finds about a persisted index, without using or changing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexHealth {
+    /// It opens: its header names the world (or, for the passage index, the dataset) and file
+    /// hashes of the manifest, and its checksum holds.
+    Usable,
+    /// There is none; one is built on first use (or by `fabula index`).
+    Missing,
+    /// It was written for another world, another file or another format version; it would be
+    /// rebuilt on first use.
+    Stale(String),
+    /// Its bytes are damaged (a checksum or structure that does not hold, or unreadable); it
+    /// would be rebuilt on first use.
+    Damaged(String),
+}
+
 /// What [`Corpus::ensure_index`] found and did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexState {
@@ -79,23 +98,30 @@ pub enum IndexState {
     Rebuilt,
 }
 
-/// The worlds of one directory. Opening reads and checks only `DIR/manifest.json` (see
-/// `fabula_file::Manifest::validate`).
+/// The worlds of one directory. Opening reads and checks `DIR/manifest.json` (see
+/// `fabula_file::Manifest::validate`) and the size of every world file against it (one `stat`
+/// each): a file missing or of another size makes its world unavailable from the start.
 ///
-/// The first time [`Corpus::world`] asks for a world, it is opened from its persisted index,
+/// Nothing of a world is served before its file passed [`Corpus::check_file`]: its size and
+/// SHA-256 against the manifest, its metadata's world id and format version. The first time
+/// [`Corpus::world`] asks for a world, its file is checked (about a millisecond per MiB; skipped
+/// when [`Corpus::sweep`] or an earlier use checked the same file, by its inode, size and
+/// modification and change times), then the world is opened from its persisted index,
 /// `DIR/index/<world file stem>.fidx`, when that file's header names the manifest's world id and
-/// SHA-256 and today's [`crate::INDEX_FORMAT_VERSION`] and its checksum holds; a world opens so
-/// in well under a millisecond, mapped rather than read. Otherwise (no index, a stale one or a
-/// damaged one, logged at info or warn) the world file is checked (its SHA-256 against the
-/// manifest, its metadata's world id and format version), its pages are indexed, and the index is
-/// written when [`CorpusOptions::write_indexes`] says so. Concurrent first requests for one world
-/// wait for one open or build.
+/// SHA-256 (so an index is used only for the file it was built from) and today's
+/// [`crate::INDEX_FORMAT_VERSION`] and its checksum holds; a world opens so in well under a
+/// millisecond, mapped rather than read. Otherwise (no index, a stale one, one built for another
+/// world or a damaged one, logged at info or warn) its pages are indexed from the checked file,
+/// and the index is written when [`CorpusOptions::write_indexes`] says so. Concurrent first
+/// requests for one world wait for one open or build.
 ///
 /// Open worlds live in a cache of at most [`CorpusOptions::max_open_worlds`], least recently used
 /// first out; closing one only drops the corpus's handle, so requests holding it finish. A world
-/// whose first use failed is kept as unavailable for the corpus's lifetime, outside that cache:
-/// the reason is logged once at error level and answered as [`Error::WorldUnavailable`] from then
-/// on without touching the file again. A file repaired while the corpus is open is seen after a
+/// whose check or first use failed, or whose file a reader could not read
+/// ([`Corpus::fail_world`]), or whose file changed and then failed its check
+/// ([`Corpus::sweep`]), is unavailable for the corpus's lifetime, and dropped from that cache: the
+/// reason is logged once at error level and answered as [`Error::WorldUnavailable`] from then on
+/// without touching the file again. A file repaired while the corpus is open is seen after a
 /// restart.
 ///
 /// ```no_run
@@ -111,6 +137,9 @@ pub struct Corpus {
     /// Per world, in the order of `worlds`: why it is unavailable, once its first use failed.
     /// Never retried.
     unavailable: Vec<OnceLock<String>>,
+    /// Per world, in the order of `worlds`: the [`file_stamp`] of its world file when the file
+    /// last passed [`check_world_file`], 0 before that.
+    file_checked: Vec<AtomicU64>,
     /// Per world, in the order of `worlds`: the [`file_stamp`] of its persisted index when this
     /// corpus last verified the index's checksum, 0 before that. A world reopened after the
     /// cache closed it skips the checksum while its index file is unchanged.
@@ -167,6 +196,7 @@ impl Corpus {
                 theme: world.theme,
                 file: dir.join(world.file),
                 sha256: world.sha256,
+                bytes: world.bytes,
                 pages: world.pages,
                 rows: world.rows,
                 tables: world.tables,
@@ -176,21 +206,124 @@ impl Corpus {
         worlds.sort_unstable_by_key(|world| world.id);
         let unavailable = worlds.iter().map(|_| OnceLock::new()).collect();
         let verified = worlds.iter().map(|_| AtomicU64::new(0)).collect();
+        let file_checked = worlds.iter().map(|_| AtomicU64::new(0)).collect();
         let open = Cache::builder()
             .max_capacity(options.max_open_worlds.max(1) as u64)
             .eviction_policy(EvictionPolicy::lru())
             .build();
-        Ok(Corpus {
+        let corpus = Corpus {
             dir: dir.to_owned(),
             worlds,
             unavailable,
+            file_checked,
             verified,
             open,
             options,
             builds: AtomicUsize::new(0),
             write_failure_logged: AtomicBool::new(false),
             passages: Mutex::new(None),
+        };
+        corpus.check_sizes();
+        Ok(corpus)
+    }
+
+    /// Makes every world whose file is missing, is not a plain file, or has another size than
+    /// the manifest states unavailable. One `stat` per world.
+    fn check_sizes(&self) {
+        for world_idx in 0..self.worlds.len() {
+            if let Err(failure) = check_world_size(&self.worlds[world_idx]) {
+                self.fail(world_idx, failure);
+            }
+        }
+    }
+
+    /// Checks world `id`'s file against the manifest (size, SHA-256, the world id and format
+    /// version in its metadata), unless the same file passed before: every world is checked so
+    /// before anything of it is served. A world that fails is unavailable from then on (see
+    /// [`Corpus::fail_world`]); an unavailable one is [`Error::WorldUnavailable`] without a look.
+    pub fn check_file(&self, id: u32) -> Result<()> {
+        let world_idx = self.world_idx(id)?;
+        self.check_file_at(world_idx).map_err(|reason| {
+            self.open.invalidate(&id);
+            unavailable(id, &reason)
         })
+    }
+
+    /// Checks every available world's file as [`Corpus::check_file`] does, in id order: all of
+    /// them the first time, and from then on only the files that changed (by inode, size,
+    /// modification or change time), so that a file damaged, replaced or made unreadable while
+    /// the corpus serves is found. Returns how many worlds are unavailable after the sweep.
+    /// The server runs one at start and then one every few seconds, on a thread of its own.
+    pub fn sweep(&self) -> usize {
+        for (world_idx, info) in self.worlds.iter().enumerate() {
+            if self.check_file_at(world_idx).is_err() {
+                self.open.invalidate(&info.id);
+            }
+        }
+        self.unavailable
+            .iter()
+            .filter(|reason| reason.get().is_some())
+            .count()
+    }
+
+    /// Makes world `id` unavailable because its file could not be read as a world file (by a
+    /// reader outside this corpus: the tasks, the browser, the world model), and returns the
+    /// [`Error::WorldUnavailable`] to answer. Logged once, as any other reason.
+    pub fn fail_world(&self, id: u32, error: fabula_file::Error) -> Error {
+        let world_idx = match self.world_idx(id) {
+            Ok(world_idx) => world_idx,
+            Err(error) => return error,
+        };
+        let reason = match &error {
+            fabula_file::Error::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                "its file is missing"
+            }
+            fabula_file::Error::Io { .. } => "its file cannot be read",
+            _ => "its file is damaged",
+        };
+        let reason = self.fail(world_idx, failure(reason, error));
+        self.open.invalidate(&id);
+        unavailable(id, &reason)
+    }
+
+    fn check_file_at(&self, world_idx: usize) -> std::result::Result<(), String> {
+        if let Some(reason) = self.unavailable[world_idx].get() {
+            return Err(reason.clone());
+        }
+        let info = &self.worlds[world_idx];
+        let checked = &self.file_checked[world_idx];
+        // Read before the check: a file that changes during it is checked again next time.
+        let stamp = file_stamp(&info.file);
+        if stamp.is_some_and(|stamp| checked.load(Ordering::Relaxed) == stamp) {
+            return Ok(());
+        }
+        match check_world_file(info) {
+            Ok(()) => {
+                checked.store(stamp.unwrap_or(0), Ordering::Relaxed);
+                Ok(())
+            }
+            Err(failure) => Err(self.fail(world_idx, failure)),
+        }
+    }
+
+    /// Makes a world unavailable for `failure` (logging it, once, at error level); returns the
+    /// reason clients are told (the first one recorded). The caller drops it from the open
+    /// worlds, unless it is the cache's own loader (see [`Corpus::load`]).
+    fn fail(&self, world_idx: usize, failure: Failure) -> String {
+        let Failure { reason, error } = failure;
+        let slot = &self.unavailable[world_idx];
+        let info = &self.worlds[world_idx];
+        if slot.set(reason.clone()).is_ok() {
+            tracing::error!(
+                world = info.id,
+                %reason,
+                error = %ErrorChain(&error),
+                "world unavailable until restart"
+            );
+        }
+        slot.get().cloned().unwrap_or(reason)
     }
 
     /// The corpus directory.
@@ -241,12 +374,14 @@ impl Corpus {
         self.open.get(&id).map(Ok)
     }
 
-    /// Makes sure world `id`'s persisted index is usable: keeps a fresh one, else checks the
-    /// world file, indexes it and writes the index (whatever [`CorpusOptions::write_indexes`]
+    /// Makes sure world `id`'s persisted index is usable: checks the world file against the
+    /// manifest (an error, and no index, when it fails), then keeps a fresh index, else indexes
+    /// the file and writes the index (whatever [`CorpusOptions::write_indexes`]
     /// says). The world is not opened in the corpus's cache. Safe to call from many threads; two
     /// calls for one world both write the same index, one rename after the other.
     pub fn ensure_index(&self, id: u32) -> Result<IndexState> {
         let info = self.info(id)?;
+        check_world_file(info).map_err(|failure| failure.error)?;
         let index_path = self.index_path_of(info);
         let state = match WorldIndex::open_persisted(&index_path, &info.file, info.index_key()) {
             Ok(_) => return Ok(IndexState::Fresh),
@@ -256,11 +391,31 @@ impl Corpus {
                 IndexState::Rebuilt
             }
         };
-        let sections = self
-            .check_and_build(info)
-            .map_err(|failure| failure.error)?;
+        let sections = self.build(info).map_err(|failure| failure.error)?;
         write_index(info, &index_path, &sections)?;
         Ok(state)
+    }
+
+    /// What world `id`'s persisted index is, checked in full (header and checksum) without
+    /// using it: for `fabula check --deep`.
+    pub fn index_health(&self, id: u32) -> Result<IndexHealth> {
+        let info = self.info(id)?;
+        let index_path = self.index_path_of(info);
+        Ok(
+            match WorldIndex::open_persisted(&index_path, &info.file, info.index_key()) {
+                Ok(_) => IndexHealth::Usable,
+                Err(error) => health_of(&error),
+            },
+        )
+    }
+
+    /// What the dataset's passage index is, as [`Corpus::index_health`] tells for a world's.
+    pub fn passage_index_health(&self) -> IndexHealth {
+        let key = passage_key(&self.worlds);
+        match PassageIndex::open(&self.passage_index_path(), &key) {
+            Ok(_) => IndexHealth::Usable,
+            Err(error) => health_of(&error),
+        }
     }
 
     /// The number of worlds open now (at most [`CorpusOptions::max_open_worlds`] once the
@@ -308,12 +463,21 @@ impl Corpus {
             )));
         }
         if let Some(world) = world {
-            self.world_idx(world)?;
+            self.world(world)?;
         }
         let index = self.passage_index()?;
+        // Passages of unavailable worlds are passed over, so the others still fill `top_k`.
+        let skipped = self.unavailable().len();
         let mut passages = Vec::with_capacity(top_k);
-        for (score, entry) in index.search(query, top_k, world)? {
-            let page_world = self.world(entry.world)?;
+        for (score, entry) in index.search(query, top_k + skipped, world)? {
+            if passages.len() == top_k {
+                break;
+            }
+            let page_world = match self.world(entry.world) {
+                Ok(page_world) => page_world,
+                Err(Error::WorldUnavailable { .. }) if world.is_none() => continue,
+                Err(error) => return Err(error),
+            };
             let mut passage = page_world.passage(
                 entry.page as usize,
                 entry.start as usize,
@@ -397,7 +561,10 @@ impl Corpus {
     fn open_or_build_passages(&self) -> Result<PassageIndex> {
         let folder = self.passage_index_path();
         let key = passage_key(&self.worlds);
-        match PassageIndex::open(&folder, &key) {
+        // Worlds found unavailable are left out of a build; an index that left out only those
+        // serves the others.
+        let left_out = self.unavailable();
+        match PassageIndex::open_without(&folder, &key, &left_out) {
             Ok(index) => return Ok(index),
             Err(error) if is_not_found(&error) => {
                 tracing::info!("no passage index; building it");
@@ -411,7 +578,7 @@ impl Corpus {
             return PassageIndex::build_temporary(self, &self.ids(), &key, jobs);
         }
         passage_index::build(self, &self.ids(), &folder, &key, jobs)?;
-        PassageIndex::open(&folder, &key)
+        PassageIndex::open_without(&folder, &key, &self.unavailable())
     }
 
     fn ids(&self) -> Vec<u32> {
@@ -432,11 +599,7 @@ impl Corpus {
     /// index, or records, logs and returns why it cannot. A panic counts as a failure too, so a
     /// file that trips a bug is kept as unavailable rather than retried by every request.
     fn load(&self, world_idx: usize) -> std::result::Result<Arc<WorldIndex>, String> {
-        let slot = &self.unavailable[world_idx];
-        if let Some(reason) = slot.get() {
-            return Err(reason.clone());
-        }
-        let info = &self.worlds[world_idx];
+        self.check_file_at(world_idx)?;
         let opened = std::panic::catch_unwind(AssertUnwindSafe(|| self.open_or_build(world_idx)))
             .unwrap_or_else(|panic| {
                 let message = panic
@@ -449,22 +612,12 @@ impl Corpus {
             });
         match opened {
             Ok(index) => Ok(Arc::new(index)),
-            Err(Failure { reason, error }) => {
-                if slot.set(reason.clone()).is_ok() {
-                    tracing::error!(
-                        world = info.id,
-                        %reason,
-                        error = %ErrorChain(&error),
-                        "world unavailable until restart"
-                    );
-                }
-                Err(reason)
-            }
+            Err(failure) => Err(self.fail(world_idx, failure)),
         }
     }
 
-    /// Opens a world from its persisted index, or checks and indexes its file, writing the index
-    /// when the options say so.
+    /// Opens a world, whose file was checked, from its persisted index, or indexes its file,
+    /// writing the index when the options say so.
     fn open_or_build(&self, world_idx: usize) -> std::result::Result<WorldIndex, Failure> {
         let info = &self.worlds[world_idx];
         let index_path = self.index_path_of(info);
@@ -472,7 +625,7 @@ impl Corpus {
             Ok(index) => return Ok(index),
             Err(error) => log_unusable_index(info.id, &error),
         }
-        let sections = self.check_and_build(info)?;
+        let sections = self.build(info)?;
         if self.options.write_indexes {
             // Served from the written file, whose checksum this open verifies and records.
             let written = write_index(info, &index_path, &sections)
@@ -501,9 +654,8 @@ impl Corpus {
         Ok(index)
     }
 
-    /// Checks a world's file and indexes its pages, counting the build.
-    fn check_and_build(&self, info: &WorldInfo) -> std::result::Result<Sections, Failure> {
-        check_world_file(info)?;
+    /// Indexes the pages of a world's checked file, counting the build.
+    fn build(&self, info: &WorldInfo) -> std::result::Result<Sections, Failure> {
         self.builds.fetch_add(1, Ordering::Relaxed);
         build_sections(&info.file).map_err(|error| failure("its pages cannot be indexed", error))
     }
@@ -546,8 +698,8 @@ pub fn index_path(dir: &Path, world_file: &Path) -> PathBuf {
         .join(format!("{stem}.{INDEX_EXTENSION}"))
 }
 
-/// A file's identity and version as one number, never 0: its inode, length and modification
-/// time. None where the platform or the file does not tell.
+/// A file's identity and version as one number, never 0: its inode, length, and modification and
+/// change times (a `chmod` changes the latter). None where the platform or the file does not tell.
 fn file_stamp(path: &Path) -> Option<u64> {
     #[cfg(unix)]
     {
@@ -562,6 +714,8 @@ fn file_stamp(path: &Path) -> Option<u64> {
             meta.len(),
             meta.mtime(),
             meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec(),
         )
             .hash(&mut hasher);
         Some(hasher.finish().max(1))
@@ -604,6 +758,15 @@ fn short_reason(error: &Error) -> String {
     }
 }
 
+/// How an index that did not open is described to `fabula check --deep`.
+fn health_of(error: &Error) -> IndexHealth {
+    match error {
+        _ if is_not_found(error) => IndexHealth::Missing,
+        Error::StaleIndex { reason, .. } => IndexHealth::Stale(reason.clone()),
+        other => IndexHealth::Damaged(ErrorChain(other).to_string()),
+    }
+}
+
 fn is_not_found(error: &Error) -> bool {
     matches!(error, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
 }
@@ -637,8 +800,36 @@ fn write_index(info: &WorldInfo, index_path: &Path, sections: &Sections) -> Resu
     })
 }
 
-/// Checks the file's hash, world id and format version against the manifest.
+/// Checks that the world file exists, is a plain file and has the manifest's size (when the
+/// manifest states one).
+fn check_world_size(info: &WorldInfo) -> std::result::Result<(), Failure> {
+    let meta = std::fs::metadata(&info.file).map_err(|source| {
+        let reason = if source.kind() == std::io::ErrorKind::NotFound {
+            "its file is missing"
+        } else {
+            "its file cannot be read"
+        };
+        failure(reason, bad_world(info, source.to_string()))
+    })?;
+    if !meta.is_file() {
+        let error = bad_world(info, "not a plain file".to_owned());
+        return Err(failure("its file cannot be read", error));
+    }
+    match info.bytes {
+        Some(bytes) if bytes != meta.len() => {
+            let error = bad_world(info, format!("{} bytes, manifest {bytes}", meta.len()));
+            Err(failure(
+                "its file's size does not match the manifest",
+                error,
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks the file's size, hash, world id and format version against the manifest.
 fn check_world_file(info: &WorldInfo) -> std::result::Result<(), Failure> {
+    check_world_size(info)?;
     let sha256 = fabula_file::sha256_file(&info.file).map_err(|error| {
         let missing = matches!(&error, fabula_file::Error::Io { source, .. }
             if source.kind() == std::io::ErrorKind::NotFound);

@@ -56,7 +56,7 @@ mod world;
 
 pub use bundle::{INDEX_FORMAT_VERSION, IndexKey};
 pub use corpus::{
-    Corpus, CorpusOptions, DEFAULT_MAX_OPEN_WORLDS, IndexState, WorldInfo, index_path,
+    Corpus, CorpusOptions, DEFAULT_MAX_OPEN_WORLDS, IndexHealth, IndexState, WorldInfo, index_path,
 };
 pub use error::{Error, ErrorChain, Result};
 pub use fabula_file::Hiding;

@@ -124,8 +124,14 @@ impl PassageIndex {
     /// left-out worlds. A folder without a stamp is [`Error::Io`] of kind `NotFound`; another
     /// stamp is [`Error::StaleIndex`]; files that do not fit together are [`Error::CorruptIndex`].
     pub(crate) fn open(folder: &Path, key: &str) -> Result<PassageIndex> {
+        PassageIndex::open_without(folder, key, &[])
+    }
+
+    /// [`PassageIndex::open`], also accepting an index built without some of the worlds in
+    /// `left_out` (those a server knows are unavailable), but no others.
+    pub(crate) fn open_without(folder: &Path, key: &str, left_out: &[u32]) -> Result<PassageIndex> {
         let stamp = read_stamp(folder)?;
-        stamp.check(folder, key)?;
+        stamp.check(folder, key, left_out)?;
         let corrupt = |reason: String| Error::CorruptIndex {
             path: folder.to_owned(),
             reason,
@@ -627,7 +633,7 @@ impl Stamp {
     }
 
     /// Whether this stamp makes the index usable for `key`.
-    fn check(&self, folder: &Path, key: &str) -> Result<()> {
+    fn check(&self, folder: &Path, key: &str, left_out: &[u32]) -> Result<()> {
         let stale = |reason: String| Error::StaleIndex {
             path: folder.to_owned(),
             reason,
@@ -641,7 +647,7 @@ impl Stamp {
         if self.key != key {
             return Err(stale("built for other world files".to_owned()));
         }
-        if !self.skipped.is_empty() {
+        if self.skipped.iter().any(|id| !left_out.contains(id)) {
             return Err(stale(format!("built without worlds {:?}", self.skipped)));
         }
         Ok(())

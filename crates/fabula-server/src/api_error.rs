@@ -64,6 +64,8 @@ pub enum ErrorCode {
     EpisodeNotFound,
     /// A step after the episode's end (409; the admin listener only).
     EpisodeDone,
+    /// An OpenEnv step naming no episode before any reset (409; the admin listener only).
+    EpisodeNotStarted,
 }
 
 impl ErrorCode {
@@ -95,7 +97,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorCode::EpisodeDone => StatusCode::CONFLICT,
+            ErrorCode::EpisodeDone | ErrorCode::EpisodeNotStarted => StatusCode::CONFLICT,
         }
     }
 
@@ -127,6 +129,7 @@ impl ErrorCode {
             ErrorCode::TaskNotFound => "task_not_found",
             ErrorCode::EpisodeNotFound => "episode_not_found",
             ErrorCode::EpisodeDone => "episode_done",
+            ErrorCode::EpisodeNotStarted => "episode_not_started",
         }
     }
 }

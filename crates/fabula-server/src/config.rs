@@ -56,6 +56,10 @@ pub struct ServeConfig {
     /// The most worlds held open at once; the least recently used is closed beyond it. A world
     /// with a persisted index reopens in well under a millisecond.
     pub max_open_worlds: usize,
+    /// How often the world files are looked at again while serving (one `stat` each; a changed
+    /// file is hashed against the manifest, and its world made unavailable when it fails). The
+    /// first look, at start, hashes every file.
+    pub world_check_interval: Duration,
     /// Whether an index built on first use (its persisted one missing or stale) is written to
     /// `DIR/index/` for the next start; a failure to write is logged and ignored.
     pub write_indexes: bool,
@@ -88,6 +92,7 @@ impl Default for ServeConfig {
             drain_timeout: Duration::from_secs(30),
             max_blocking_calls: 4 * std::thread::available_parallelism().map_or(2, usize::from),
             max_open_worlds: fabula_search::DEFAULT_MAX_OPEN_WORLDS,
+            world_check_interval: Duration::from_secs(10),
             write_indexes: true,
             retrieve_hiding: fabula_search::Hiding::None,
             lwm: None,
@@ -116,6 +121,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("drain_timeout", &self.drain_timeout)
             .field("max_blocking_calls", &self.max_blocking_calls)
             .field("max_open_worlds", &self.max_open_worlds)
+            .field("world_check_interval", &self.world_check_interval)
             .field("write_indexes", &self.write_indexes)
             .field("retrieve_hiding", &self.retrieve_hiding)
             .field("lwm", &self.lwm)

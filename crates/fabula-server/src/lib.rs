@@ -131,7 +131,7 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/v1/sessions/{sid}/extract", post(sessions::extract))
         .route("/v1/sessions/{sid}/log", get(sessions::log))
         .route("/metrics", get(native::metrics))
-        .route("/openapi.json", get(openapi::serve))
+        .route("/openapi.json", get(openapi::serve(openapi::document)))
         .merge(mcp::routes(&state))
         .merge(extra)
         .fallback(not_found)
@@ -283,15 +283,43 @@ impl BoundServer {
     }
 
     /// Serves until `shutdown` completes, then lets requests in flight finish within the drain
-    /// timeout (see [`edge`]).
+    /// timeout (see [`edge`]). Meanwhile the world files are checked against the manifest in
+    /// the background: every one at start, then each one that changed, every
+    /// `ServeConfig::world_check_interval` (see [`AppState::sweep_worlds`]).
     pub async fn run_until<F>(self, shutdown: F) -> Result<()>
     where
         F: Future<Output = ()> + Send + 'static,
     {
         let timeouts = self.state.timeouts();
+        let sweeper = tokio::spawn(sweep_worlds(self.state.clone()));
         let router = app_with(self.state, self.extra);
-        edge::serve_router(self.listener, router, timeouts, shutdown).await?;
+        let served = edge::serve_router(self.listener, router, timeouts, shutdown).await;
+        sweeper.abort();
+        served?;
         Ok(())
+    }
+}
+
+/// Checks the world files every `world_check_interval`, the first time at once.
+async fn sweep_worlds(state: AppState) {
+    let interval = state
+        .world_check_interval()
+        .max(std::time::Duration::from_millis(100));
+    let mut first = true;
+    loop {
+        let started = std::time::Instant::now();
+        match state.sweep_worlds().await {
+            Ok(unavailable) if first => tracing::info!(
+                worlds = state.worlds().len(),
+                unavailable,
+                seconds = started.elapsed().as_secs_f64(),
+                "every world file checked against the manifest"
+            ),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(error = %error.message, "cannot check the world files"),
+        }
+        first = false;
+        tokio::time::sleep(interval).await;
     }
 }
 

@@ -50,6 +50,7 @@ use fabula_search::Hiding;
 use parking_lot::Mutex;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
@@ -241,7 +242,10 @@ pub struct RenderService {
     lwm: Option<Arc<LwmRenderer>>,
     /// Observations served, by endpoint and renderer.
     served: Family<ObservedLabels, Counter>,
-    /// Everything `GET /metrics` shows: the renderer, `served`, and the world model's counters.
+    /// The worlds answering 503 `world_unavailable`, set when `/metrics` is read.
+    worlds_unavailable: Gauge,
+    /// Everything `GET /metrics` shows: the renderer, `served`, the unavailable worlds and the
+    /// world model's counters.
     registry: Registry,
 }
 
@@ -314,6 +318,12 @@ impl RenderService {
             "Search and extract responses served, by endpoint and renderer",
             served.clone(),
         );
+        let worlds_unavailable = Gauge::default();
+        registry.register(
+            "fabula_worlds_unavailable",
+            "Worlds answering 503 world_unavailable: their files failed a check against the manifest or could not be read",
+            worlds_unavailable.clone(),
+        );
         if let Some(lwm) = &lwm {
             registry
                 .sub_registry_with_prefix(fabula_lwm::METRIC_PREFIX)
@@ -322,6 +332,7 @@ impl RenderService {
         RenderService {
             lwm,
             served,
+            worlds_unavailable,
             registry,
         }
     }
@@ -345,8 +356,11 @@ impl RenderService {
         self.served.get_or_create(&observed(endpoint, by)).inc();
     }
 
-    /// The Prometheus text (format 0.0.4) of `GET /metrics`.
-    pub fn metrics_text(&self) -> String {
+    /// The Prometheus text (format 0.0.4) of `GET /metrics`, `worlds_unavailable` the number
+    /// of worlds unavailable now.
+    pub fn metrics_text(&self, worlds_unavailable: usize) -> String {
+        self.worlds_unavailable
+            .set(i64::try_from(worlds_unavailable).unwrap_or(i64::MAX));
         let mut out = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry);

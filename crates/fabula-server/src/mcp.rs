@@ -44,7 +44,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
 
-use crate::api_error::{ApiError, ErrorCode};
+use crate::api_error::ApiError;
 use crate::controls::ControlsRequest;
 use crate::error::{Error, Result};
 use crate::extractors::MAX_BODY_BYTES;
@@ -353,12 +353,9 @@ async fn bind_request(State(state): State<AppState>, mut request: Request, next:
         Ok(binding) => binding,
         Err(error) => return error.into_response(),
     };
-    if !state.has_world(binding.world) {
-        return ApiError::new(
-            ErrorCode::WorldNotFound,
-            format!("no world with id {}", binding.world),
-        )
-        .into_response();
+    // 404 `world_not_found`, or 503 `world_unavailable` for a world whose file failed its check.
+    if let Err(error) = state.world_ready(binding.world).await {
+        return error.into_response();
     }
     request.extensions_mut().insert(binding);
     next.run(request).await
@@ -367,6 +364,7 @@ async fn bind_request(State(state): State<AppState>, mut request: Request, next:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api_error::ErrorCode;
 
     #[test]
     fn query_parameters_become_controls() {

@@ -166,7 +166,9 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.render_service().metrics_text(),
+        state
+            .render_service()
+            .metrics_text(state.unavailable_worlds().len()),
     )
         .into_response()
 }

@@ -84,6 +84,8 @@ pub(crate) async fn create(
     key: Key,
     ApiJson(request): ApiJson<CreateSessionRequest>,
 ) -> Result<Json<CreateSessionResponse>, ApiError> {
+    // A world whose file failed its check answers 503 here rather than at the first call.
+    state.world_ready(request.world).await?;
     create_owned(&state, request, key_id(key)).map(Json)
 }
 

@@ -60,6 +60,8 @@ struct Inner {
     timeouts: Timeouts,
     /// The hiding `/retrieve` applies when a request names none.
     retrieve_hiding: Hiding,
+    /// How often the background sweep looks at the world files again.
+    world_check_interval: Duration,
 }
 
 impl AppState {
@@ -106,6 +108,7 @@ impl AppState {
             max_mcp_sessions: config.max_mcp_sessions,
             mcp_session_ttl: config.mcp_session_ttl,
             retrieve_hiding: config.retrieve_hiding,
+            world_check_interval: config.world_check_interval,
         };
         AppState {
             inner: Arc::new(inner),
@@ -120,6 +123,12 @@ impl AppState {
     /// The API keys requests must present (any one of them); empty when the API is open.
     pub fn api_keys(&self) -> &[String] {
         &self.inner.api_keys
+    }
+
+    /// How often the background sweep looks at the world files again
+    /// (`ServeConfig::world_check_interval`).
+    pub fn world_check_interval(&self) -> Duration {
+        self.inner.world_check_interval
     }
 
     /// The HTTP timeouts both listeners serve with.
@@ -175,6 +184,30 @@ impl AppState {
         self.inner.corpus.unavailable()
     }
 
+    /// Checks world `world_id`'s file against the manifest unless the same file passed before
+    /// (see [`Corpus::check_file`]; the first check of a file hashes it, about a millisecond per
+    /// MiB, on the calling thread): for routes that read the world file itself. 404
+    /// `world_not_found` or 503 `world_unavailable` when it cannot be served.
+    pub fn check_world_file(&self, world_id: u32) -> Result<(), ApiError> {
+        if !self.has_world(world_id) {
+            return Err(world_not_found(world_id));
+        }
+        self.inner.corpus.check_file(world_id).map_err(world_error)
+    }
+
+    /// Makes world `world_id` unavailable because its file could not be read (see
+    /// [`Corpus::fail_world`]) and returns the 503 `world_unavailable` to answer: every route that
+    /// reads a world file answers its read errors so.
+    pub fn fail_world(&self, world_id: u32, error: fabula_file::Error) -> ApiError {
+        world_error(self.inner.corpus.fail_world(world_id, error))
+    }
+
+    /// Checks every world file that changed since its last check (every file the first time; see
+    /// [`Corpus::sweep`]) on a blocking thread; returns how many worlds are unavailable.
+    pub async fn sweep_worlds(&self) -> Result<usize, ApiError> {
+        self.on_blocking_thread(|corpus| Ok(corpus.sweep())).await
+    }
+
     /// Runs `work` on one world's index. A [`Cost::One`] call on a world already open runs right
     /// here, on the runtime's worker; anything else (a batch, or a world's first use, which maps
     /// or builds its index) runs on a blocking thread, at most `ServeConfig::max_blocking_calls`
@@ -201,21 +234,8 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&WorldIndex) -> Result<T, ApiError> + Send + 'static,
     {
-        /// A world that failed its checks is 503 `world_unavailable`, logged once by the corpus
-        /// and not here; every other error maps as usual.
-        fn world_error(error: fabula_search::Error) -> ApiError {
-            match error {
-                fabula_search::Error::WorldUnavailable { .. } => {
-                    ApiError::new(ErrorCode::WorldUnavailable, error.to_string())
-                }
-                other => ApiError::from(other),
-            }
-        }
         if !self.has_world(world_id) {
-            return Err(ApiError::new(
-                ErrorCode::WorldNotFound,
-                format!("no world with id {world_id}"),
-            ));
+            return Err(world_not_found(world_id));
         }
         match self.inner.corpus.world_if_used(world_id) {
             Some(Err(error)) => return Err(world_error(error)),
@@ -324,4 +344,22 @@ impl AppState {
             .render_extract(file, session_id, hiding, start, response)
             .await
     }
+}
+
+/// A world that failed its checks is 503 `world_unavailable`, logged once by the corpus and not
+/// here; every other error maps as usual.
+fn world_error(error: fabula_search::Error) -> ApiError {
+    match error {
+        fabula_search::Error::WorldUnavailable { .. } => {
+            ApiError::new(ErrorCode::WorldUnavailable, error.to_string())
+        }
+        other => ApiError::from(other),
+    }
+}
+
+fn world_not_found(world_id: u32) -> ApiError {
+    ApiError::new(
+        ErrorCode::WorldNotFound,
+        format!("no world with id {world_id}"),
+    )
 }

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use axum::Json;
 use axum::extract::State;
-use fabula_score::date::CivilDate;
+use fabula_date::CivilDate;
 use fabula_search::{Hiding, Hit, MAX_TOP_K, SearchOptions, WorldIndex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

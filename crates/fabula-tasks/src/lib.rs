@@ -8,7 +8,9 @@
 //! (`fabula check`, crate `fabula-check`, derives the same rules on its own); `fabula-dataset`
 //! calls [`build_tasks`] for each world it generates.
 //! [`phrasings`] holds the question bank, which the baseline agents of `fabula-agent` read too;
-//! exports live in `fabula-export`, the audit and the answerability check in `fabula-audit`.
+//! it, [`answer`], [`clues`], [`blurred`] and [`difficulty`] live in `fabula-vocab`, so the
+//! agents and the audit link no generator; exports live in `fabula-export`, the audit and the
+//! answerability check in `fabula-audit`.
 //!
 //! # The SQL convention
 //!
@@ -18,16 +20,14 @@
 //! each of which an evidence page must state. For a table answer, each result row is one gold
 //! row with its cells in the gold column order; rows compare as a set.
 
-pub mod answer;
-pub mod blurred;
 mod build;
-pub mod clues;
-pub mod difficulty;
-pub mod phrasings;
 
 pub use build::build_tasks;
-pub use difficulty::{Features, Tier};
-pub use phrasings::phrasing_id;
+pub use fabula_vocab::difficulty::{Features, Tier};
+pub use fabula_vocab::phrasing_id;
+/// The task vocabulary the builder writes with, which the agents and the audit read:
+/// `fabula-vocab`'s.
+pub use fabula_vocab::{answer, blurred, clues, difficulty, phrasings};
 
 /// The fewest tasks a world may have.
 pub const MIN_TASKS: usize = 60;

@@ -5,12 +5,9 @@ use std::path::PathBuf;
 /// Everything that can go wrong while generating, writing or reading worlds.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A theme name that no theme file defines.
-    #[error("unknown theme `{name}` (known themes: {known})")]
-    UnknownTheme { name: String, known: String },
-    /// A theme file does not parse.
-    #[error("theme file {name} is invalid: {message}")]
-    Theme { name: String, message: String },
+    /// A theme that no theme file defines, or one that does not parse.
+    #[error(transparent)]
+    Theme(#[from] fabula_vocab::Error),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -1,4 +1,5 @@
-//! World generation for fabula: themes, naming languages, relational rows and the world file.
+//! World generation for fabula: naming languages, relational rows and the world file, drawn from
+//! the themes of `fabula-vocab` (re-exported as [`theme`]).
 //!
 //! A world is a small relational database of 300 to 500 rows drawn from one theme (an island
 //! nation, a sports league, ...). [`generate_world`] builds the typed model from a master seed and a
@@ -18,8 +19,10 @@ pub mod model;
 pub mod naming;
 pub mod schema;
 pub mod seed;
-pub mod theme;
 mod write;
+
+/// The themes worlds are drawn from, which the agents read too: `fabula-vocab`'s.
+pub use fabula_vocab::theme;
 
 pub use error::{Error, Result};
 pub use generate::generate_world;

@@ -52,8 +52,8 @@ pub struct BenchSearchArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Snippet hiding level asked for.
-    #[arg(long, default_value = "partial")]
-    pub hiding: String,
+    #[arg(long, value_enum, default_value = "partial")]
+    pub hiding: fabula_file::Hiding,
     /// Results per query.
     #[arg(long, default_value_t = 10)]
     pub top_k: usize,
@@ -160,7 +160,7 @@ pub fn run_bench_search(args: &BenchSearchArgs) -> anyhow::Result<()> {
         duration: seconds(args.duration, "--duration")?,
         ceiling: seconds(args.ceiling, "--ceiling")?,
         seed: args.seed,
-        hiding: args.hiding.clone(),
+        hiding: args.hiding.to_string(),
         top_k: args.top_k,
         api_key: args.api_key.clone(),
         ..Default::default()

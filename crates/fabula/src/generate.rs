@@ -63,6 +63,12 @@ pub struct CheckArgs {
     /// The server for --answerability, e.g. 127.0.0.1:8080.
     #[arg(long)]
     pub addr: Option<String>,
+    /// Also check what a server trusts, offline: the manifest as a whole, each world file's
+    /// size, hash, world id and format version against it (what the server checks before it
+    /// serves a world), each world's persisted index and the passage index (header and
+    /// checksum). Names every damaged file.
+    #[arg(long)]
+    pub deep: bool,
 }
 
 /// Builds the generator configuration, rejecting bad input with a one-line message.
@@ -134,8 +140,14 @@ pub fn run_generate_with(args: &GenerateArgs) -> anyhow::Result<()> {
 pub fn run_check(args: &CheckArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let jobs = args.jobs.unwrap_or_else(default_jobs);
-    let report = fabula_check::check_dir(&args.dir, jobs)
+    let mut report = fabula_check::check_dir(&args.dir, jobs)
         .with_context(|| format!("checking {}", args.dir.display()))?;
+    if args.deep {
+        report
+            .violations
+            .extend(crate::deep::check(&args.dir, jobs)?);
+        report.violations.sort();
+    }
     let listed = if args.max_listed == 0 {
         report.violations.len()
     } else {

@@ -1,6 +1,7 @@
 //! The `fabula` command line: generate, check and inspect fictional worlds, and serve them.
 
 mod bench;
+mod deep;
 mod generate;
 mod index;
 mod manifest;

@@ -42,7 +42,7 @@ pub struct ServeArgs {
     pub mcp_allowed_hosts: Vec<String>,
     /// The hiding `/retrieve` applies to its passages when a request names none: none (whole
     /// passages, as Search-R1's Wikipedia server), partial or strict.
-    #[arg(long, default_value = "none", value_parser = parse_hiding)]
+    #[arg(long, value_enum, default_value = "none")]
     pub retrieve_hiding: fabula_search::Hiding,
     /// Which renderer writes search and extract observations (`lwm` needs --model).
     #[arg(long, value_enum, default_value = "template")]
@@ -99,11 +99,11 @@ pub struct LimitArgs {
     /// Do not write the indexes built on first use to DIR/index/ (for a read-only dataset).
     #[arg(long)]
     pub no_index_writes: bool,
-}
-
-fn parse_hiding(text: &str) -> Result<fabula_search::Hiding, String> {
-    fabula_search::Hiding::parse(text)
-        .ok_or_else(|| format!("unknown hiding `{text}` (known: none, partial, strict)"))
+    /// How often every world file is looked at again (one stat each; a changed file is hashed
+    /// against the manifest and its world made unavailable when it fails). At start every file
+    /// is hashed, in the background; a world asked for first is checked right then.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub world_check_interval: Duration,
 }
 
 /// The shortest API key or admin token accepted.
@@ -174,6 +174,7 @@ fn serve_config(args: &ServeArgs) -> fabula_server::ServeConfig {
         drain_timeout: limits.drain_timeout,
         max_open_worlds: limits.max_open_worlds.max(1),
         write_indexes: !limits.no_index_writes,
+        world_check_interval: limits.world_check_interval,
         retrieve_hiding: args.retrieve_hiding,
         ..Default::default()
     }

@@ -8,8 +8,8 @@ use clap::{Args, Subcommand};
 use fabula_agent::AgentConfig;
 use fabula_export::{ExportConfig, Format};
 use fabula_file::Split;
+use fabula_file::Tier;
 use fabula_score::{EvalReport, widesearch};
-use fabula_tasks::Tier;
 
 /// `fabula tasks ...`.
 #[derive(Debug, Subcommand)]
@@ -25,19 +25,19 @@ pub struct TasksExportArgs {
     /// The dataset directory.
     #[arg(long, default_value = "worlds/default")]
     pub worlds: PathBuf,
-    /// jsonl, widesearch, searchr1 or verl.
-    #[arg(long, default_value = "jsonl")]
-    pub format: String,
-    /// train, dev, test or all (split by a stable hash of the world id, 80/10/10).
-    #[arg(long, default_value = "all")]
-    pub split: String,
+    /// The task file format.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: Format,
+    /// The worlds' split (by a stable hash of the world id, 80/10/10), or all of them.
+    #[arg(long, value_enum, default_value = "all")]
+    pub split: Split,
     /// The output file (`.parquet` for verl, and for searchr1 as parquet).
     #[arg(long)]
     pub out: PathBuf,
-    /// Only tasks of this difficulty tier (easy, medium, hard or frontier, as the world file
-    /// stores it); every record carries its tier either way.
-    #[arg(long)]
-    pub tier: Option<String>,
+    /// Only tasks of this difficulty tier, as the world file stores it; every record carries its
+    /// tier either way.
+    #[arg(long, value_enum)]
+    pub tier: Option<Tier>,
 }
 
 /// `fabula corpus ...`.
@@ -103,7 +103,7 @@ pub struct BaselineArgs {
     pub json: bool,
     /// `rules` (the baseline, which knows every template) or `keyword` (a generic keyword agent
     /// that knows none).
-    #[arg(long, default_value = "rules", value_parser = parse_agent)]
+    #[arg(long, value_enum, default_value = "rules")]
     pub agent: fabula_audit::AuditAgent,
 }
 
@@ -126,16 +126,8 @@ pub struct AuditArgs {
     pub json: bool,
     /// The agent `--addr` runs: `rules` (the baseline, which knows every template) or `keyword`
     /// (a generic keyword agent that knows none).
-    #[arg(long, default_value = "rules", value_parser = parse_agent)]
+    #[arg(long, value_enum, default_value = "rules")]
     pub agent: fabula_audit::AuditAgent,
-}
-
-fn parse_agent(s: &str) -> anyhow::Result<fabula_audit::AuditAgent> {
-    match s {
-        "rules" => Ok(fabula_audit::AuditAgent::Rules),
-        "keyword" => Ok(fabula_audit::AuditAgent::Keyword),
-        _ => anyhow::bail!("--agent `{s}` must be rules or keyword"),
-    }
 }
 
 /// Runs `fabula audit`.
@@ -161,31 +153,15 @@ pub fn run_audit(args: &AuditArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn parse_split(s: &str) -> anyhow::Result<Split> {
-    s.parse()
-        .map_err(|_| anyhow::anyhow!("--split `{s}` must be train, dev, test or all"))
-}
-
 /// Runs `fabula tasks export`.
 pub fn run_tasks(command: &TasksCommand) -> anyhow::Result<()> {
     let TasksCommand::Export(args) = command;
-    let format: Format = args.format.parse().map_err(|_| {
-        anyhow::anyhow!(
-            "--format `{}` must be jsonl, widesearch, searchr1 or verl",
-            args.format
-        )
-    })?;
     let config = ExportConfig {
         worlds: args.worlds.clone(),
-        format,
-        split: parse_split(&args.split)?,
+        format: args.format,
+        split: args.split,
         out: args.out.clone(),
-        tier: args
-            .tier
-            .as_deref()
-            .map(str::parse::<Tier>)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("--tier: {e}"))?,
+        tier: args.tier,
     };
     let summary = fabula_export::export_tasks(&config)
         .with_context(|| format!("exporting tasks of {}", args.worlds.display()))?;

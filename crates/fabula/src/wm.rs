@@ -28,11 +28,6 @@ pub enum RendererName {
     Lwm,
 }
 
-/// Parses a snippet hiding level: `none`, `partial` or `strict`.
-pub fn parse_hiding(text: &str) -> Result<Hiding, String> {
-    Hiding::parse(text).ok_or_else(|| format!("expected none, partial or strict, got `{text}`"))
-}
-
 /// Parses `cpu`, `cuda` or `cuda:N`.
 pub fn parse_device(text: &str) -> Result<DeviceChoice, String> {
     match text {
@@ -97,7 +92,7 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Snippet hiding of search results.
-    #[arg(long, value_parser = parse_hiding, default_value = "partial")]
+    #[arg(long, value_enum, default_value = "partial")]
     pub hiding: Hiding,
 }
 
@@ -144,7 +139,7 @@ pub struct BenchArgs {
     /// The seed of the replayed sessions.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    #[arg(long, value_parser = parse_hiding, default_value = "partial")]
+    #[arg(long, value_enum, default_value = "partial")]
     pub hiding: Hiding,
 }
 
@@ -170,7 +165,7 @@ pub struct LwmDataArgs {
     /// The seed of the replayed sessions.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    #[arg(long, value_parser = parse_hiding, default_value = "partial")]
+    #[arg(long, value_enum, default_value = "partial")]
     pub hiding: Hiding,
 }
 

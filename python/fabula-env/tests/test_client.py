@@ -34,6 +34,25 @@ def test_search_extract_and_retrieve(client, tasks):
     assert len(hits) == 1 and len(hits[0]) == 2 and "score" in hits[0][0]
 
 
+def test_renderers_write_the_servers_own_text(client, tasks):
+    """`render_search` and `render_extract` write what the server's tools write (MCP's
+    `web_search` and `web_extractor`, the episode API's observations) from the same answers."""
+    task = tasks[0]
+    episode = client.reset(world=task["world"])["episode_id"]
+    queries = [task["question"], "founded", "qzxqzx vvqq"]
+    step = client.step(episode, {"tool": "web_search", "queries": queries, "top_k": 2})
+    responses = step["info"]["result"]["responses"]
+    assert "\n[1] " in step["observation"]
+    assert step["observation"] == render_search(responses)
+    url = responses[0]["results"][0]["url"]
+    for window in ({"max_length": 200}, {"start_index": 200}):
+        step = client.step(episode, {"tool": "web_extractor", "url": url, **window})
+        assert step["observation"] == render_extract(step["info"]["result"])
+    assert "start_index of 200" in client.step(
+        episode, {"tool": "web_extractor", "url": url, "max_length": 200}
+    )["observation"]
+
+
 def test_errors_carry_the_servers_code(client):
     with pytest.raises(FabulaError) as raised:
         client.search(999, "anything")

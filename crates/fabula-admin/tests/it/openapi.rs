@@ -193,6 +193,12 @@ async fn the_answers_the_listener_gives_are_documented() {
         ("GET", "/state", "/state".into(), None),
         ("GET", "/state", "/state?episode_id=e9".into(), None),
         ("POST", "/step", "/step".into(), Some(json!({"action": {}}))),
+        (
+            "POST",
+            "/step",
+            "/step".into(),
+            Some(json!({"action": {"tool": "web_search", "query": "x"}})),
+        ),
         ("POST", "/reset", "/reset".into(), Some(json!({"world": 9}))),
     ];
     for (method, path, uri, body) in cases {

@@ -220,13 +220,31 @@ async fn resets_pick_tasks_by_seed_or_by_name() {
 async fn steps_name_their_episode_or_need_a_reset() {
     let env = Env::new();
     let step = json!({"action": {"tool": "web_search", "query": "Kelvar"}});
+    // A schema-valid step before any reset is a state conflict, as a step after the end is.
     let (status, answer) = env.call("POST", "/step", Some(step.clone())).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("episode_not_started")),
+        "{answer}"
+    );
     assert!(
         answer["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("reset")
+            .contains("POST /reset first")
+    );
+    // Naming an episode the listener does not hold is still 404, reset or not.
+    let (status, answer) = env
+        .call(
+            "POST",
+            "/step",
+            Some(json!({"action": {"tool": "web_search", "query": "Kelvar"}, "episode_id": "e9"})),
+        )
+        .await;
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("episode_not_found")),
+        "{answer}"
     );
     let (_, state) = env.call("GET", "/state", None).await;
     assert_eq!(state, json!({"episode_id": null, "step_count": 0}));
@@ -381,7 +399,13 @@ async fn an_episode_runs_over_the_websocket() {
     let before =
         exchange(r#"{"type": "step", "data": {"tool": "web_search", "query": "x"}}"#).await;
     assert_eq!(before["type"], "error", "{before}");
-    assert_eq!(before["data"]["code"], "VALIDATION_ERROR");
+    assert_eq!(
+        (
+            before["data"]["code"].clone(),
+            before["data"]["error"].clone()
+        ),
+        (json!("EXECUTION_ERROR"), json!("episode_not_started"))
+    );
     let reset = exchange(r#"{"type": "reset", "data": {"task_id": "w00042-t000"}}"#).await;
     assert_eq!(reset["type"], "observation", "{reset}");
     assert_eq!(

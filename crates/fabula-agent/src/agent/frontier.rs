@@ -8,7 +8,7 @@
 //! the article or, where the article leaves it out, the organisation's own site, and the years
 //! of an organisation's works on the works' articles. Every page is read once per task. A careful reader, the agent answers only when exactly one person fits.
 
-use fabula_tasks::blurred::{self, Hint};
+use fabula_vocab::blurred::{self, Hint};
 
 use super::identify::{organisations, role, same};
 use super::{Run, read};
@@ -229,7 +229,7 @@ mod tests {
         assert!(row_allows(&amo, &Hint::BornBefore(1710)));
         assert!(!row_allows(&amo, &Hint::BornSince(1710)));
         let field = |members: &[&str]| {
-            Hint::WorkedIn(fabula_world::theme::Field {
+            Hint::WorkedIn(fabula_vocab::theme::Field {
                 phrase: "in a field".into(),
                 members: members.iter().map(|m| (*m).to_owned()).collect(),
             })

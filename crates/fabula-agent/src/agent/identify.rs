@@ -8,7 +8,7 @@
 //! for a category or a region. The first person who fits every clue is the answer. Pages are
 //! read once per task (`Run::extract`).
 
-use fabula_tasks::clues::{self, Said};
+use fabula_vocab::clues::{self, Said};
 
 use super::{Run, read, without_article};
 use crate::Result;

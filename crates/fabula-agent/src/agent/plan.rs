@@ -286,7 +286,7 @@ fn plans() -> &'static BTreeMap<(String, String), Vec<Step>> {
     static PLANS: OnceLock<BTreeMap<(String, String), Vec<Step>>> = OnceLock::new();
     PLANS.get_or_init(|| {
         let mut plans = BTreeMap::new();
-        for (kind, by_name) in fabula_tasks::phrasings::templates() {
+        for (kind, by_name) in fabula_vocab::phrasings::templates() {
             for (name, template) in by_name {
                 let plan = parse_plan(&template.agent)
                     .unwrap_or_else(|e| panic!("questions.toml [{kind}.{name}]: {e}"));

@@ -45,7 +45,7 @@ pub(crate) fn infobox_cell(markdown: &str, label: &str, prefix: bool) -> Option<
         };
         hit.then_some(cell)
     });
-    cell.or_else(|| fabula_pages::read_stated(&prose(markdown), label, prefix))
+    cell.or_else(|| fabula_vocab::read_stated(&prose(markdown), label, prefix))
 }
 
 /// A page's prose: its lines that are not headings, table rows or list items.

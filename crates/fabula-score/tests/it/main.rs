@@ -8,7 +8,7 @@ mod short;
 mod table;
 mod widesearch;
 
-use fabula_score::{Gold, Prediction, Score, score};
+use fabula_score::{Figures, Gold, Prediction, Score, score};
 use serde_json::Value;
 
 /// Formats a figure to four decimals without trailing zeros.
@@ -22,15 +22,18 @@ fn figure(value: f64) -> String {
 /// `success=.. row=P/R/F1 item=P/R/F1`, followed by the issues when there are any.
 fn dump(scored: &Score) -> String {
     let Score {
-        em,
-        f1,
-        success,
-        row_precision,
-        row_recall,
-        row_f1,
-        item_precision,
-        item_recall,
-        item_f1,
+        figures:
+            Figures {
+                em,
+                f1,
+                success,
+                row_precision,
+                row_recall,
+                row_f1,
+                item_precision,
+                item_recall,
+                item_f1,
+            },
         issues,
     } = scored;
     let table = [

@@ -86,7 +86,11 @@ fn scores_a_response_root_with_a_missing_column() {
     // `evaluate_single_query`, scores 0 everywhere: Avg@2 is 0.5, Max@2 is 1.
     let task = &report.per_task[0];
     assert_eq!(
-        (task.success, task.item_f1, task.row_f1),
+        (
+            task.figures.success,
+            task.figures.item_f1,
+            task.figures.row_f1
+        ),
         (Some(0.5), Some(0.5), Some(0.5))
     );
     let best = report.max_at_n.unwrap();

@@ -34,7 +34,7 @@ fn corpus_dir() -> tempfile::TempDir {
 }
 
 #[test]
-fn open_reads_only_the_manifest() {
+fn open_reads_the_manifest_and_the_files_sizes_only() {
     let dir = corpus_dir();
     let corpus = Corpus::open(dir.path()).unwrap();
     let ids: Vec<u32> = corpus.worlds().iter().map(|world| world.id).collect();
@@ -53,9 +53,10 @@ fn open_reads_only_the_manifest() {
     assert_eq!(corpus.info(3).unwrap().name, "Third");
     assert_eq!(corpus.dir(), dir.path());
     assert_eq!(corpus.loaded_count(), 0);
-    assert!(
-        corpus.unavailable().is_empty(),
-        "a missing file is found on use"
+    assert_eq!(
+        corpus.unavailable(),
+        [2],
+        "a missing file is found at open, by its size"
     );
 }
 
@@ -140,17 +141,18 @@ fn unknown_and_missing_worlds_are_errors() {
 #[test]
 fn an_unavailable_world_is_logged_once() {
     let dir = corpus_dir();
-    let corpus = Corpus::open(dir.path()).unwrap();
     let ((), log) = logged(|| {
+        let corpus = Corpus::open(dir.path()).unwrap();
         for _ in 0..5 {
             assert!(corpus.world(2).is_err());
             assert!(corpus.world(3).is_ok());
         }
     });
-    // Each world's first use also says at info level that it has no persisted index yet.
+    // World 3's first use also says at info level that it has no persisted index yet; world
+    // 2 is found missing at open, before any index is looked at.
     let errors: Vec<&str> = log.lines().filter(|line| line.contains("ERROR")).collect();
     assert_eq!(errors.len(), 1, "{log}");
-    assert_eq!(log.lines().count(), 3, "{log}");
+    assert_eq!(log.lines().count(), 2, "{log}");
     for part in ["world=2", "its file is missing", "world-00002.sqlite"] {
         assert!(errors[0].contains(part), "{part:?} not in {log}");
     }
@@ -275,20 +277,31 @@ fn check_damage(damage: impl FnOnce(&Path), reason: &str) {
 fn damaged_world_files_are_unavailable_and_kept() {
     let world_1 = |dir: &Path| dir.join("world-00001.sqlite");
     let not_hashed = "its file does not match the manifest's sha256";
+    let wrong_size = "its file's size does not match the manifest";
     check_damage(
         |dir| std::fs::remove_file(world_1(dir)).unwrap(),
         "its file is missing",
     );
-    check_damage(|dir| std::fs::write(world_1(dir), b"").unwrap(), not_hashed);
+    check_damage(|dir| std::fs::write(world_1(dir), b"").unwrap(), wrong_size);
     check_damage(
         |dir| {
             let bytes = std::fs::read(world_1(dir)).unwrap();
             std::fs::write(world_1(dir), &bytes[..bytes.len() / 2]).unwrap();
         },
-        not_hashed,
+        wrong_size,
     );
     check_damage(
         |dir| std::fs::write(world_1(dir), b"SQLite format 3\0 but not really").unwrap(),
+        wrong_size,
+    );
+    // The same size, one byte changed: only the hash tells.
+    check_damage(
+        |dir| {
+            let mut bytes = std::fs::read(world_1(dir)).unwrap();
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 1;
+            std::fs::write(world_1(dir), &bytes).unwrap();
+        },
         not_hashed,
     );
     check_damage(
@@ -338,6 +351,10 @@ fn edit_sha256(dir: &Path, id: u32, sha256: &str) {
     for entry in &mut manifest.worlds {
         if entry.id == id {
             entry.sha256 = sha256.to_owned();
+            // The size of what is on disk now, so that only the hash was edited.
+            entry.bytes = std::fs::metadata(dir.join(&entry.file))
+                .ok()
+                .map(|meta| meta.len());
         }
     }
     std::fs::write(path, manifest.to_json()).unwrap();

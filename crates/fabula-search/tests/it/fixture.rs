@@ -114,6 +114,9 @@ pub fn write_manifest(dir: &Path, worlds: &[(u32, &str, &str, usize)]) {
             id,
             file: file.to_owned(),
             sha256: fabula_file::sha256_file(&dir.join(file)).unwrap_or_else(|_| "0".repeat(64)),
+            bytes: std::fs::metadata(dir.join(file))
+                .ok()
+                .map(|meta| meta.len()),
             theme: "river-city-states".to_owned(),
             name: name.to_owned(),
             rows: 400,

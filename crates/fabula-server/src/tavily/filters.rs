@@ -16,10 +16,10 @@
 //! with the general topic, which Tavily ignores), and fabula gives it no default. Dates are
 //! inclusive; a day past the end of its month is read as the month's last day. With any date
 //! filter, pages without a date (encyclopedia articles, lists) are left out, as Tavily leaves out
-//! pages it cannot date. The calendar is `fabula_score::date::CivilDate`.
+//! pages it cannot date. The calendar is `fabula_date::CivilDate`.
 
+use fabula_date::CivilDate;
 use fabula_file::PageKind;
-use fabula_score::date::CivilDate;
 
 /// The most `include_domains`, as in Tavily.
 pub const MAX_INCLUDE_DOMAINS: usize = 300;

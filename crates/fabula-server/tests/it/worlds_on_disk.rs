@@ -91,8 +91,8 @@ fn edited_manifests_stop_the_server_at_start() {
 }
 
 /// Damages world 3 with `damage` before the app opens the corpus, then asserts that world 3
-/// answers 503 `world_unavailable` with `reason` on search and extract, that `/health` is
-/// degraded listing it, that world 0 is served, and that the failure is kept once world 3's good
+/// answers 503 `world_unavailable` with `reason` on search and extract (and `/health` lists it
+/// from the start when its file is missing), that `/health` is degraded listing it, that world 0 is served, and that the failure is kept once world 3's good
 /// file is back.
 async fn check_unavailable(damage: impl FnOnce(&Path), reason: &str) {
     let mut good_file = Vec::new();
@@ -101,11 +101,22 @@ async fn check_unavailable(damage: impl FnOnce(&Path), reason: &str) {
         damage(dir);
     });
     let expected = format!("world 3 is unavailable: {reason}");
+    // A missing file is found at start (one stat per world); the contents are checked before
+    // the first use (by the served app's sweep, which this router, served without it, has not run).
+    let missing = !app.dir.path().join("world-00003.sqlite").exists();
+    let at_start = if missing {
+        (Some("degraded"), json!([3]))
+    } else {
+        (Some("ok"), json!([]))
+    };
     let health = app.get("/health").await;
     assert_eq!(
-        (health.json["status"].as_str(), &health.json["unavailable"]),
-        (Some("ok"), &json!([])),
-        "worlds are checked at first use, not at start"
+        (
+            health.json["status"].as_str(),
+            health.json["unavailable"].clone()
+        ),
+        at_start,
+        "only a missing file is found at start"
     );
     let search = json!({"query": "ferry"});
     let extract = json!({"url": "https://dravosk.example/wiki/Dravosk"});

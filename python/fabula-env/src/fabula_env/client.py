@@ -278,7 +278,8 @@ class Session:
 def render_search(responses: list[dict[str, Any]]) -> str:
     """Search answers as the agent tools show them: `Results for "QUERY":` then one block per
     hit (`[n] URL`, `Title:`, `Snippet:`, `Date:`), numbered across all queries; a failed query
-    shows its error. The same text as the server's MCP `web_search`."""
+    shows its error. The same text as the server's MCP `web_search` and episode observations
+    (`tests/test_client.py` compares them on a live server)."""
     parts = []
     n = 0
     for response in responses:
@@ -303,7 +304,8 @@ def render_search(responses: list[dict[str, Any]]) -> str:
 def render_extract(extract: dict[str, Any], tool_name: str = "web_extractor") -> str:
     """An extract as the agent tools show it: a header, the Markdown, and a hint naming the
     next `start_index` when the page goes on. The same text as the server's MCP
-    `web_extractor`."""
+    `web_extractor` and episode observations (`tests/test_client.py` compares them on a live
+    server)."""
     text = (
         f"Contents of {extract['url']}:\nTitle: {extract['title']}\n"
         f"Date: {extract.get('date') or 'N/A'}\n\n{extract['content']}"

@@ -48,7 +48,7 @@ impl Said {
     /// The clause after "the person who"; `settlement` and `organisation` are the theme's
     /// singular nouns.
     pub fn text(&self, settlement: &str, organisation: &str) -> String {
-        let a = fabula_pages::with_article;
+        let a = crate::english::with_article;
         match self {
             Said::BornIn(region) => format!("{BORN_IN}{} of {region}", a(settlement)),
             Said::Occupation(o) => format!("{WORKED_AS}{}", a(o)),
@@ -74,7 +74,7 @@ impl Said {
         }
         if let Some(rest) = clause.strip_prefix(WORKED_AS) {
             return Some(Said::Occupation(
-                fabula_pages::without_article(rest).to_owned(),
+                crate::english::without_article(rest).to_owned(),
             ));
         }
         if let Some(year) = clause.strip_prefix(BORN_BEFORE) {

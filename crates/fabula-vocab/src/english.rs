@@ -1,5 +1,6 @@
-//! Small rules of English grammar the page prose needs: the indefinite article before a word or a
-//! number, verb agreement with a label, sentence starts and ends, and compound nouns.
+//! Small rules of English grammar the page prose and the questions need: the indefinite article
+//! before a word or a number, verb agreement with a label, sentence starts and ends, compound
+//! nouns, and counts with their thousands grouped.
 //!
 //! Every "a" or "an" a page prints before a value (a kind, an occupation, a category) comes from
 //! [`article`], so no value can put "a" before a vowel sound or "an" before a consonant sound.
@@ -187,6 +188,19 @@ pub fn repeats_word(before: &str, after: &str) -> bool {
     !last.is_empty() && last.to_lowercase() == first.to_lowercase()
 }
 
+/// Formats a count or amount with its thousands grouped by commas: `12345` becomes `12,345`.
+pub fn fmt_count(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,6 +377,19 @@ mod tests {
         ];
         for (before, after, expect) in cases {
             assert_eq!(repeats_word(before, after), expect, "{before} {after}");
+        }
+    }
+
+    #[test]
+    fn counts_group_thousands() {
+        for (n, expect) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (12345, "12,345"),
+            (-1234567, "-1,234,567"),
+        ] {
+            assert_eq!(fmt_count(n), expect);
         }
     }
 }

@@ -23,7 +23,7 @@
 
 use std::sync::OnceLock;
 
-use fabula_world::theme::Field;
+use crate::theme::Field;
 
 /// One blurred clue about a person, as the question states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,7 +139,7 @@ impl Hint {
 
     /// The clause of a clue not about the person's birth, after "the person who".
     fn text(&self, nouns: Nouns<'_>) -> String {
-        let org = fabula_pages::with_article(nouns.organisation);
+        let org = crate::english::with_article(nouns.organisation);
         match self {
             Hint::WorkedIn(field) => format!("{WORKED}{}", field.phrase),
             Hint::Founded(field) => format!("{FOUNDED}{org} {}", field.phrase),
@@ -157,7 +157,7 @@ impl Hint {
                 decades,
             } => format!(
                 "{AMONG}{org}{THAT}{verb} {} in {}",
-                fabula_pages::with_article(work),
+                crate::english::with_article(work),
                 decade_list(decades)
             ),
             _ => birth_clause(&[self], nouns),
@@ -260,14 +260,14 @@ fn birth_clause(hints: &[&Hint], nouns: Nouns<'_>) -> String {
             Hint::BirthplaceSince(d) => facets.push(format!("{WAS_FOUNDED}{IN_THE}{d}s{OR_LATER}")),
             Hint::BirthplaceHosts(field) => facets.push(format!(
                 "{IS_HOME_TO}{} {}",
-                fabula_pages::with_article(nouns.organisation),
+                crate::english::with_article(nouns.organisation),
                 field.phrase
             )),
             _ => text.push_str(&when(hint)),
         }
     }
     if place {
-        let settlement = fabula_pages::with_article(nouns.settlement);
+        let settlement = crate::english::with_article(nouns.settlement);
         text.push_str(&format!("{IN}{settlement}{size}"));
     }
     if !facets.is_empty() {
@@ -372,7 +372,7 @@ fn maker(rest: &str) -> Option<Hint> {
     let (work, tail) = made.rsplit_once(IN_THE)?;
     Some(Hint::BelongedToMaker {
         verb: verb.to_owned(),
-        work: fabula_pages::without_article(work).to_owned(),
+        work: crate::english::without_article(work).to_owned(),
         decades: decades(tail)?,
     })
 }
@@ -386,7 +386,7 @@ struct Vocabulary {
 fn vocabulary() -> &'static Vocabulary {
     static VOCABULARY: OnceLock<Vocabulary> = OnceLock::new();
     VOCABULARY.get_or_init(|| {
-        let themes = fabula_world::theme::all().unwrap_or_default();
+        let themes = crate::theme::all().unwrap_or_default();
         Vocabulary {
             occupations: themes
                 .iter()
@@ -448,7 +448,7 @@ fn split_or(text: &str) -> Vec<String> {
 
 /// A bound as the question writes it: digits grouped by commas.
 fn count(n: i64) -> String {
-    fabula_pages::fmt_count(n)
+    crate::english::fmt_count(n)
 }
 
 /// Reads a decade back: "1890s".

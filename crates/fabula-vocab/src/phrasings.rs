@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use serde::Deserialize;
 
-use fabula_world::theme::{self, Theme};
+use crate::theme::{self, Theme};
 
 const QUESTIONS: &str = include_str!("../../../templates/tasks/questions.toml");
 
@@ -65,7 +65,7 @@ pub fn theme_nouns(t: &Theme) -> Vec<(&'static str, String)> {
         .iter()
         .filter_map(|&(noun, slot)| {
             let (_, value) = nouns.iter().find(|(n, _)| *n == noun)?;
-            Some((slot, fabula_pages::with_article(value)))
+            Some((slot, crate::english::with_article(value)))
         })
         .collect();
     nouns.extend(with_article);
@@ -114,10 +114,7 @@ pub fn templates() -> &'static Templates {
 
 /// A fingerprint of the phrasing file, so task versions change when phrasings do.
 pub fn fingerprint() -> u32 {
-    // FNV-1a over the file's bytes: stable across platforms and Rust versions.
-    QUESTIONS.bytes().fold(0x811c_9dc5_u32, |h, b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
+    crate::fnv1a([QUESTIONS])
 }
 
 /// The template `kind.name`. Panics on a name the file lacks, which is a bug in the builder.

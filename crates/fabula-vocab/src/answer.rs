@@ -102,7 +102,7 @@ pub fn text_states(text: &str, value: &str) -> bool {
     if let Ok(n) = value.parse::<i64>()
         && n.to_string() == value
     {
-        spellings.push(fabula_pages::fmt_count(n));
+        spellings.push(crate::english::fmt_count(n));
     }
     spellings.iter().any(|needle| contains_word(text, needle))
 }
