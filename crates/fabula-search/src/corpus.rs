@@ -137,6 +137,8 @@ pub struct Corpus {
     /// Per world, in the order of `worlds`: why it is unavailable, once its first use failed.
     /// Never retried.
     unavailable: Vec<OnceLock<String>>,
+    /// How many of `unavailable` are set, so a hot path need not count them.
+    unavailable_count: AtomicUsize,
     /// Per world, in the order of `worlds`: the [`file_stamp`] of its world file when the file
     /// last passed [`check_world_file`], 0 before that.
     file_checked: Vec<AtomicU64>,
@@ -215,6 +217,7 @@ impl Corpus {
             dir: dir.to_owned(),
             worlds,
             unavailable,
+            unavailable_count: AtomicUsize::new(0),
             file_checked,
             verified,
             open,
@@ -260,10 +263,12 @@ impl Corpus {
                 self.open.invalidate(&info.id);
             }
         }
-        self.unavailable
-            .iter()
-            .filter(|reason| reason.get().is_some())
-            .count()
+        self.unavailable_count()
+    }
+
+    /// How many worlds are unavailable now: `Corpus::unavailable().len()` without a scan.
+    pub fn unavailable_count(&self) -> usize {
+        self.unavailable_count.load(Ordering::Relaxed)
     }
 
     /// Makes world `id` unavailable because its file could not be read as a world file (by a
@@ -316,6 +321,7 @@ impl Corpus {
         let slot = &self.unavailable[world_idx];
         let info = &self.worlds[world_idx];
         if slot.set(reason.clone()).is_ok() {
+            self.unavailable_count.fetch_add(1, Ordering::Relaxed);
             tracing::error!(
                 world = info.id,
                 %reason,
@@ -467,7 +473,7 @@ impl Corpus {
         }
         let index = self.passage_index()?;
         // Passages of unavailable worlds are passed over, so the others still fill `top_k`.
-        let skipped = self.unavailable().len();
+        let skipped = self.unavailable_count();
         let mut passages = Vec::with_capacity(top_k);
         for (score, entry) in index.search(query, top_k + skipped, world)? {
             if passages.len() == top_k {

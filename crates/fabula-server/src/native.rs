@@ -168,7 +168,7 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
         )],
         state
             .render_service()
-            .metrics_text(state.unavailable_worlds().len()),
+            .metrics_text(state.unavailable_count()),
     )
         .into_response()
 }

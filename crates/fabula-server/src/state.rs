@@ -184,6 +184,11 @@ impl AppState {
         self.inner.corpus.unavailable()
     }
 
+    /// How many worlds are unavailable now (see [`Corpus::unavailable_count`]).
+    pub fn unavailable_count(&self) -> usize {
+        self.inner.corpus.unavailable_count()
+    }
+
     /// Checks world `world_id`'s file against the manifest unless the same file passed before
     /// (see [`Corpus::check_file`]; the first check of a file hashes it, about a millisecond per
     /// MiB, on the calling thread): for routes that read the world file itself. 404

@@ -51,28 +51,11 @@ pub fn check(dir: &Path, jobs: usize) -> anyhow::Result<Vec<Violation>> {
     })?;
     let missing = per_world.iter().filter(|(_, missing)| *missing).count();
     let mut found: Vec<Violation> = per_world.into_iter().flat_map(|(v, _)| v).collect();
-    match corpus.passage_index_health() {
-        IndexHealth::Usable => {}
-        IndexHealth::Missing => eprintln!("fabula: no passage index (built on first use)"),
-        IndexHealth::Stale(reason) => {
-            found.push(violation(
-                "index/passages",
-                "-",
-                None,
-                "passages.stale",
-                &reason,
-            ));
-        }
-        IndexHealth::Damaged(reason) => {
-            found.push(violation(
-                "index/passages",
-                "-",
-                None,
-                "passages.damaged",
-                &reason,
-            ));
-        }
+    let passages = corpus.passage_index_health();
+    if passages == IndexHealth::Missing {
+        eprintln!("fabula: no passage index (built on first use)");
     }
+    found.extend(index_finding("index/passages", "passages", passages));
     if missing > 0 {
         eprintln!("fabula: {missing} worlds have no persisted index (built on first use)");
     }
@@ -104,16 +87,24 @@ fn world_findings(
         .unwrap_or(&index)
         .display()
         .to_string();
-    let mut missing = false;
-    match corpus.index_health(info.id)? {
-        IndexHealth::Usable => {}
-        IndexHealth::Missing => missing = true,
-        IndexHealth::Stale(reason) => {
-            found.push(violation(&index_name, "-", None, "index.stale", &reason));
-        }
-        IndexHealth::Damaged(reason) => {
-            found.push(violation(&index_name, "-", None, "index.damaged", &reason));
-        }
-    }
+    let health = corpus.index_health(info.id)?;
+    let missing = health == IndexHealth::Missing;
+    found.extend(index_finding(&index_name, "index", health));
     Ok((found, missing))
+}
+
+/// The violation an index's health is, if any: `RULE.stale` or `RULE.damaged` naming `file`.
+fn index_finding(file: &str, rule: &str, health: IndexHealth) -> Option<Violation> {
+    let (kind, reason) = match health {
+        IndexHealth::Usable | IndexHealth::Missing => return None,
+        IndexHealth::Stale(reason) => ("stale", reason),
+        IndexHealth::Damaged(reason) => ("damaged", reason),
+    };
+    Some(violation(
+        file,
+        "-",
+        None,
+        &format!("{rule}.{kind}"),
+        &reason,
+    ))
 }
