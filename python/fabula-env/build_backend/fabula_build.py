@@ -36,6 +36,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -169,13 +170,32 @@ def _data_dir(with_binary: bool) -> Iterator[None]:
             shutil.rmtree(DATA, ignore_errors=True)
 
 
+@contextmanager
+def _private_out(config_settings: Mapping[str, Any] | None) -> Iterator[dict[str, Any]]:
+    """maturin's settings with `--out` set to a temporary folder, unless one is given.
+
+    maturin's hook builds the wheel into `target/wheels/` (its default `--out`) and copies it
+    to pip's folder, leaving a `linux_x86_64` wheel beside the `manylinux` one that
+    scripts/build-wheel.sh puts there: `pip install target/wheels/fabula_env-*.whl` then
+    matches two wheels of one version and pip refuses both. The hook's wheel goes to a folder
+    of its own, removed after the copy."""
+    args = list(maturin.get_maturin_pep517_args(config_settings))
+    settings = dict(config_settings or {})
+    if any(arg in ("-o", "--out") or arg.startswith("--out=") for arg in args):
+        yield settings
+        return
+    with tempfile.TemporaryDirectory(prefix="fabula-env-wheel-") as out:
+        settings["maturin.build-args"] = [*args, "--out", out]
+        yield settings
+
+
 def build_wheel(
     wheel_directory: str,
     config_settings: Mapping[str, Any] | None = None,
     metadata_directory: str | None = None,
 ) -> str:
-    with _data_dir(with_binary=True):
-        return str(maturin.build_wheel(wheel_directory, config_settings, metadata_directory))
+    with _data_dir(with_binary=True), _private_out(config_settings) as settings:
+        return str(maturin.build_wheel(wheel_directory, settings, metadata_directory))
 
 
 def build_editable(
@@ -183,8 +203,8 @@ def build_editable(
     config_settings: Mapping[str, Any] | None = None,
     metadata_directory: str | None = None,
 ) -> str:
-    with _data_dir(with_binary=True):
-        return str(maturin.build_editable(wheel_directory, config_settings, metadata_directory))
+    with _data_dir(with_binary=True), _private_out(config_settings) as settings:
+        return str(maturin.build_editable(wheel_directory, settings, metadata_directory))
 
 
 def build_sdist(sdist_directory: str, config_settings: Mapping[str, Any] | None = None) -> str:
