@@ -24,9 +24,10 @@ const MAX_TOKEN_LEN: usize = 40;
 const MAX_CACHED: usize = 1 << 16;
 
 /// The analyzer of titles, bodies and queries: words split on non-alphanumeric characters,
-/// lowercased, folded to ASCII where possible and stemmed as English.
+/// lowercased, folded to ASCII where possible and stemmed as English; words holding a digit
+/// are left out (see [`Numbers`]).
 pub(crate) fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::from(CachedAnalyzer::new(word_chain(false)))
+    TextAnalyzer::from(CachedAnalyzer::new(word_chain(false), Numbers::Dropped))
 }
 
 /// The analyzer of the passage index (see `passage_index`): [`analyzer`]'s, less the English
@@ -34,7 +35,22 @@ pub(crate) fn analyzer() -> TextAnalyzer {
 /// the retriever behind Search-R1, drops them. Questions are full sentences; without this, every
 /// one of them would walk the postings of `the` and `of` in every passage of the dataset.
 pub(crate) fn passage_analyzer() -> TextAnalyzer {
-    TextAnalyzer::from(CachedAnalyzer::new(word_chain(true)))
+    TextAnalyzer::from(CachedAnalyzer::new(word_chain(true), Numbers::Kept))
+}
+
+/// Whether words holding a digit (years, counts, dates, `1204th`) are terms.
+///
+/// The page index drops them. Snippets hide every such word (and the values the world file
+/// lists) so that an agent opens the page to learn it; an index that matched them would hand
+/// the value out through its ranking instead: research agents searched "1820 1821 … 1829"
+/// and got the people born in that decade at the top, their years hidden in the snippets. A
+/// query's numbers are dropped the same way, so a query of numbers alone has no results. The
+/// passage index (Search-R1's `/retrieve`) keeps them: Pyserini's BM25, which it stands in
+/// for, indexes numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Numbers {
+    Dropped,
+    Kept,
 }
 
 /// tantivy's filters over one word: the whole text as one token, then the chain.
@@ -66,15 +82,17 @@ fn chain_after<T: Tokenizer>(tokenizer: T, stop_words: bool) -> TextAnalyzer {
 #[derive(Clone)]
 struct CachedAnalyzer {
     chain: TextAnalyzer,
+    numbers: Numbers,
     /// Word as written -> its term, or None when the chain drops it.
     terms: FxHashMap<String, Option<String>>,
     token: Token,
 }
 
 impl CachedAnalyzer {
-    fn new(chain: TextAnalyzer) -> CachedAnalyzer {
+    fn new(chain: TextAnalyzer, numbers: Numbers) -> CachedAnalyzer {
         CachedAnalyzer {
             chain,
+            numbers,
             terms: FxHashMap::default(),
             token: Token::default(),
         }
@@ -156,8 +174,12 @@ impl CachedAnalyzer {
         kept
     }
 
-    /// What tantivy's chain makes of one word.
+    /// What tantivy's chain makes of one word; `None` for a word holding a digit where
+    /// numbers are dropped.
     fn analyze(&mut self, word: &str) -> Option<String> {
+        if self.numbers == Numbers::Dropped && word.chars().any(char::is_numeric) {
+            return None;
+        }
         let mut stream = self.chain.token_stream(word);
         stream.advance().then(|| stream.token().text.clone())
     }
@@ -217,12 +239,26 @@ mod tests {
         out
     }
 
+    /// The reference's tokens as the analyzer of `stop_words` keeps them: the page analyzer
+    /// (no stop words) leaves out the words holding a digit.
+    fn reference(stop_words: bool, text: &str) -> Vec<Token> {
+        let mut want = tokens(&mut chain(stop_words), text);
+        if !stop_words {
+            want.retain(|t| {
+                !text[t.offset_from..t.offset_to]
+                    .chars()
+                    .any(char::is_numeric)
+            });
+        }
+        want
+    }
+
     /// Asserts that both analyzers give `text` exactly the tokens of tantivy's chain, twice (the
     /// second time from the cache).
     #[track_caller]
     pub(crate) fn check_same_tokens(text: &str) {
         for stop_words in [false, true] {
-            let want = tokens(&mut chain(stop_words), text);
+            let want = reference(stop_words, text);
             let mut fused = if stop_words {
                 passage_analyzer()
             } else {
@@ -256,7 +292,6 @@ mod tests {
     fn generated_pages_give_tantivys_tokens() {
         let pages = fixture::generate_pages(42, 300);
         for stop_words in [false, true] {
-            let mut want = chain(stop_words);
             let mut fused = if stop_words {
                 passage_analyzer()
             } else {
@@ -269,13 +304,33 @@ mod tests {
                     page.body.clone(),
                     plain_text(&page.body),
                 ] {
-                    let want = tokens(&mut want, &text);
+                    let want = reference(stop_words, &text);
                     assert_eq!(tokens(&mut fused, &text), want, "page {}", page.url);
                     n_tokens += want.len();
                 }
             }
             assert!(n_tokens > 40_000, "only {n_tokens} tokens");
         }
+    }
+
+    #[test]
+    fn the_page_analyzer_leaves_numbers_out() {
+        let got: Vec<(String, usize)> = tokens(&mut analyzer(), "born in 1823, the 3rd of 4")
+            .into_iter()
+            .map(|token| (token.text, token.position))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("born".to_owned(), 0),
+                ("in".to_owned(), 1),
+                ("the".to_owned(), 3),
+                ("of".to_owned(), 5)
+            ]
+        );
+        assert!(tokens(&mut analyzer(), "1820 1821 1829").is_empty());
+        let kept = tokens(&mut passage_analyzer(), "born in 1823");
+        assert_eq!(kept.last().map(|t| t.text.as_str()), Some("1823"));
     }
 
     #[test]

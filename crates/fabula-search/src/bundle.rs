@@ -35,7 +35,7 @@ use tantivy::directory::{MmapDirectory, OwnedBytes};
 /// The version of the bundle format and of everything stored in it. Bump it whenever anything a
 /// bundle stores changes (this layout, the page store's encoding, the analyzer, the tantivy
 /// schema or version): bundles of another version are stale and rebuilt.
-pub const INDEX_FORMAT_VERSION: u32 = 1;
+pub const INDEX_FORMAT_VERSION: u32 = 2;
 
 const MAGIC: &[u8; 8] = b"FABIDX\r\n";
 

@@ -297,7 +297,11 @@ mod tests {
         let terms = query_terms(&mut analyzer, "Founded FOUNDING \"Vélmora\" AND* (foo: ***");
         assert_eq!(terms, ["found", "velmora", "and", "foo"]);
         assert!(query_terms(&mut analyzer, "*** :: ()").is_empty());
-        let many: String = (0..200).map(|n| format!("w{n} ")).collect();
+        // Words holding a digit are no terms (the analyzer's `Numbers`).
+        assert!(query_terms(&mut analyzer, "1820 1821 w1").is_empty());
+        let many: String = (0..200)
+            .map(|n| format!("w{} ", "x".repeat(n % 40 + 1) + &"y".repeat(n / 40)))
+            .collect();
         assert_eq!(query_terms(&mut analyzer, &many).len(), MAX_QUERY_TERMS);
     }
 

@@ -1,9 +1,10 @@
 //! The blurred clues of a frontier question, as its `{clues}` slot writes them and as a reader
 //! parses them back: "was born in the 2140s or the 2150s in a colony of more than 20,000
 //! people today that was founded before the 2100s; worked, by occupation, in growing or studying
-//! living things; and belonged, as a member or an officer, to a consortium in extraction or
-//! manufacturing". Each clause says which relation it means: an occupation, not a role in an
-//! organisation; a seat, not a founding or a membership; a membership, not a seat.
+//! living things; and belonged, as a member or an officer (not counting founders), to a
+//! consortium in extraction or manufacturing". Each clause says which relation it means: an
+//! occupation, not a role in an organisation; a seat, not a founding or a membership; a
+//! membership, not a seat or a founding.
 //!
 //! A blurred clue names no entity: it states a range instead of a year (decades, or a decade
 //! bound), a round bound instead of a count, a broader field instead of an occupation or a
@@ -26,7 +27,7 @@ use std::sync::OnceLock;
 use crate::theme::Field;
 
 /// One blurred clue about a person, as the question states it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Hint {
     /// Born in one of these decades (their first years, consecutive).
     BornIn(Vec<i64>),
@@ -78,9 +79,11 @@ pub enum Hint {
 const BORN: &str = "was born";
 const WORKED: &str = "worked, by occupation, ";
 const FOUNDED: &str = "founded ";
-const BELONGED: &str = "belonged, as a member or an officer, to ";
-const MEMBER_OF: &str = "was a member or an officer of ";
-const AMONG: &str = "was among the members or officers of ";
+// "Not counting founders": a founder is neither a member nor an officer in the world, and
+// research agents counted a founder as one (a miss on seed 77841).
+const BELONGED: &str = "belonged, as a member or an officer (not counting founders), to ";
+const MEMBER_OF: &str = "was a member or an officer (not counting founders) of ";
+const AMONG: &str = "was among the members or officers (not counting founders) of ";
 const HELD_OFFICE: &str = "held an office (a seat, not a founding or a membership) in ";
 const DIED: &str = "died";
 const JOINED: &str = "joined ";
@@ -536,11 +539,12 @@ mod tests {
                 maker(),
             ],
             "worked, by occupation, in the humanities; founded an institute in the physical \
-             sciences; was a member or an officer of an institute of more than 1,200 members; \
-             belonged, as a member or an officer, to an institute of the textile crafts; died in \
-             the 2190s, the 2200s or the 2210s; joined an institute as a member (not an office \
-             holder) before the 2100s; and was among the members or officers of an institute \
-             that published an atlas in the 2130s or the 2140s",
+             sciences; was a member or an officer (not counting founders) of an institute of \
+             more than 1,200 members; belonged, as a member or an officer (not counting \
+             founders), to an institute of the textile crafts; died in the 2190s, the 2200s or \
+             the 2210s; joined an institute as a member (not an office holder) before the \
+             2100s; and was among the members or officers (not counting founders) of an \
+             institute that published an atlas in the 2130s or the 2140s",
         );
         check(
             &[Hint::DiedBefore(2200), Hint::JoinedSince(2120)],

@@ -100,6 +100,12 @@ pub const FRONTIER_MIN_CANDIDATES: usize = 20;
 pub const FRONTIER_MIN_NEAR_MISSES: usize = 2;
 /// The fewest calls the cheapest plan of a frontier question needs.
 pub const FRONTIER_MIN_PLAN_CALLS: usize = 35;
+/// The fewest calls the cheapest plan of a frontier question needs when it stops at the first
+/// candidate that fits every clue, as research agents do (on average halfway through the
+/// candidates): with 40 calls such an agent should mostly fail. At least
+/// [`FRONTIER_MIN_PLAN_CALLS`], which it then implies.
+pub const FRONTIER_MIN_FIRST_CALLS: usize = 45;
+const _: () = assert!(FRONTIER_MIN_FIRST_CALLS >= FRONTIER_MIN_PLAN_CALLS);
 
 /// The phrasing ids of the frontier families start so.
 const FRONTIER_PREFIX: &str = "identify.person_by_blurred_clues.";

@@ -131,7 +131,7 @@ pub struct EntityShape {
 /// people ("worked in the textile crafts"), "a guild {phrase}" for organisations ("a guild of a
 /// craft working glass or precious metal"). Its phrase shares no word with the names of its
 /// members, and blind readers read it as the theme does (`templates/themes/field-readings.json`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Field {
     pub phrase: String,

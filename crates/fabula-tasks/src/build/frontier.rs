@@ -6,15 +6,21 @@
 //! bound on a count, a broader field of occupations or categories (the theme's `fields`, in
 //! words no page title uses), or a relation to unnamed entities (a birthplace that is home to
 //! an organisation in some field; an organisation belonged to that made a work in some decades,
-//! whose years only the works' own articles state), so a search for the question's words finds
-//! nothing specific. The constraints, checked for every question the builder keeps:
+//! whose years the works' articles and dated news stories state), so a search for the
+//! question's words finds nothing specific. The constraints, checked for every question the builder keeps:
 //!
 //! - every clue alone holds for at least [`MIN_HOLDERS`] people (the smallest candidate set a
 //!   single clue reaches), and no clue holds for everyone;
 //! - all clues together hold for exactly one person, and at least [`MIN_NEAR_MISSES`] others
 //!   fail exactly one clue (near misses: an agent that stops early answers wrong);
 //! - the cheapest plan of an agent that knows every page layout ([`plan_calls`]: lists name
-//!   their rows and nothing else) needs at least [`MIN_PLAN_CALLS`] calls;
+//!   their rows and nothing else, the news dates the works) needs at least [`MIN_FIRST_CALLS`]
+//!   calls when it stops at the first candidate that fits every clue, as research agents do
+//!   (they open half the candidates on average), and so at least `FRONTIER_MIN_PLAN_CALLS`
+//!   when it opens them all. Questions that met only the second bound (35 calls) were answered
+//!   by research agents in about 35 calls, within a budget of 40. The clues no list gives
+//!   (birth and death years; no number is searchable) are chosen first, so the clues an agent
+//!   can enumerate leave it many candidates;
 //! - the clues about the birthplace fit at least [`MIN_PLACES`] settlements together, and each
 //!   clue about an organisation at least [`MIN_ORGS`] organisations: an agent narrows one level
 //!   up first (places, organisations), so neither may be a handle;
@@ -24,7 +30,8 @@
 //! The query is one `SELECT` of the person's name with one condition per clue; `fabula check`
 //! re-runs it and asks for exactly that one answer.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use bit_set::BitSet;
 use rand::RngExt;
@@ -42,8 +49,8 @@ use super::draft::Body;
 use super::{Answer, Builder};
 
 use crate::difficulty::{
-    FRONTIER_MIN_CANDIDATES as MIN_HOLDERS, FRONTIER_MIN_NEAR_MISSES as MIN_NEAR_MISSES,
-    FRONTIER_MIN_PLAN_CALLS as MIN_PLAN_CALLS,
+    FRONTIER_MIN_CANDIDATES as MIN_HOLDERS, FRONTIER_MIN_FIRST_CALLS as MIN_FIRST_CALLS,
+    FRONTIER_MIN_NEAR_MISSES as MIN_NEAR_MISSES,
 };
 /// The fewest and most clues a question gives.
 const CLUES: (usize, usize) = (4, 7);
@@ -112,7 +119,30 @@ pub(super) struct People {
     hosts: BTreeMap<i64, BTreeSet<String>>,
     /// Organisation -> (category, member count, home).
     orgs: BTreeMap<i64, Org>,
+    /// Clue -> its holders if a question may give it ([`People::usable`]). Never iterated;
+    /// at most [`MAX_CACHED_HINTS`] entries.
+    usable: RefCell<HashMap<Hint, Option<BitSet>>>,
+    /// The values of the world's columns that bounds must avoid, read once.
+    taken: Taken,
 }
+
+/// The values a clue's bound may not equal (so "more than" never hinges on strictness), per
+/// column, for every person's clues: read once per world rather than once per draw.
+#[derive(Default)]
+struct Taken {
+    /// Organisations' member counts.
+    members: BTreeSet<i64>,
+    /// The years people joined organisations.
+    joined: BTreeSet<i64>,
+    births: BTreeSet<i64>,
+    deaths: BTreeSet<i64>,
+    /// Settlements' present populations and founding years.
+    populations: BTreeSet<i64>,
+    founded: BTreeSet<i64>,
+}
+
+/// The most clues [`People::usable`] keeps.
+const MAX_CACHED_HINTS: usize = 1 << 14;
 
 impl People {
     fn read(db: &Db) -> People {
@@ -203,11 +233,25 @@ impl People {
             founded: by_settlement(C::Founded),
             hosts,
             orgs,
+            usable: RefCell::default(),
+            taken: Taken::default(),
         };
         for profile in &mut profiles {
             profile.derived = people.derive(profile);
         }
+        people.taken = Taken {
+            members: people.orgs.values().filter_map(|o| o.members).collect(),
+            joined: profiles
+                .iter()
+                .flat_map(|p| p.joined.iter().map(|j| j.1))
+                .collect(),
+            births: profiles.iter().filter_map(|p| p.birth_year).collect(),
+            deaths: profiles.iter().filter_map(|p| p.died).collect(),
+            populations: people.population.values().copied().collect(),
+            founded: people.founded.values().copied().collect(),
+        };
         people.profiles = profiles;
+        people.usable.get_mut().clear();
         people
     }
 
@@ -362,6 +406,28 @@ impl People {
         }
         set
     }
+
+    /// The holders of a clue a question may give, `None` for a clue it may not: one that holds
+    /// for fewer than [`MIN_HOLDERS`] people or more than [`MAX_SHARE`] percent of them, or
+    /// that fits fewer than [`MIN_PLACES`] settlements or [`MIN_ORGS`] organisations. Kept per
+    /// clue: the rounds of drafts draw the same clues again and again.
+    fn usable(&self, hint: &Hint) -> Option<BitSet> {
+        if let Some(known) = self.usable.borrow().get(hint) {
+            return known.clone();
+        }
+        let n = self.profiles.len();
+        let holders = self.holders(hint);
+        let usable = (holders.len() >= MIN_HOLDERS
+            && holders.len() * 100 <= n * MAX_SHARE
+            && self.places(hint).is_none_or(|p| p.len() >= MIN_PLACES)
+            && self.orgs_fitting(hint).is_none_or(|o| o >= MIN_ORGS))
+        .then_some(holders);
+        let mut cache = self.usable.borrow_mut();
+        if cache.len() < MAX_CACHED_HINTS {
+            cache.insert(hint.clone(), usable.clone());
+        }
+        usable
+    }
 }
 
 impl Builder<'_> {
@@ -395,16 +461,7 @@ impl Builder<'_> {
         let n = people.profiles.len();
         let pool: Vec<(Hint, BitSet)> = hints_of(people, me, theme, &mut self.rng)
             .into_iter()
-            .map(|h| {
-                let holders = people.holders(&h);
-                (h, holders)
-            })
-            .filter(|(hint, holders)| {
-                holders.len() >= MIN_HOLDERS
-                    && holders.len() * 100 <= n * MAX_SHARE
-                    && people.places(hint).is_none_or(|p| p.len() >= MIN_PLACES)
-                    && people.orgs_fitting(hint).is_none_or(|o| o >= MIN_ORGS)
-            })
+            .filter_map(|h| people.usable(&h).map(|holders| (h, holders)))
             .collect();
         let chosen = choose(pool, n, me_at, &mut self.rng)?;
         let hints: Vec<Hint> = chosen.iter().map(|(h, _)| h.clone()).collect();
@@ -414,7 +471,16 @@ impl Builder<'_> {
             || people
                 .birthplaces(&all)
                 .is_some_and(|p| p.len() < MIN_PLACES)
-            || plan_calls(people, &self.db, &hints, &sets, MIN_PLAN_CALLS) < MIN_PLAN_CALLS
+            // A plan that opens every candidate costs at least what one that stops at the
+            // first fit does, so this bound implies MIN_PLAN_CALLS (at most MIN_FIRST_CALLS).
+            || plan_calls(
+                people,
+                &self.db,
+                &hints,
+                &sets,
+                MIN_FIRST_CALLS,
+                Stop::First,
+            ) < MIN_FIRST_CALLS
         {
             return None;
         }
@@ -429,7 +495,10 @@ impl Builder<'_> {
     /// fewest organisations one of its clues about an organisation fits (`None` likewise), and
     /// the calls of its cheapest plan ([`plan_calls`]).
     #[cfg(test)]
-    pub(super) fn frontier_handles(&self, hints: &[Hint]) -> (Option<usize>, Option<usize>, usize) {
+    pub(super) fn frontier_handles(
+        &self,
+        hints: &[Hint],
+    ) -> (Option<usize>, Option<usize>, usize, usize) {
         let people = self.frontier.get_or_init(|| People::read(&self.db));
         let sets: Vec<BitSet> = hints.iter().map(|h| people.holders(h)).collect();
         let refs: Vec<&BitSet> = sets.iter().collect();
@@ -437,7 +506,8 @@ impl Builder<'_> {
         (
             people.birthplaces(&all).map(|p| p.len()),
             hints.iter().filter_map(|h| people.orgs_fitting(h)).min(),
-            plan_calls(people, &self.db, hints, &refs, usize::MAX),
+            plan_calls(people, &self.db, hints, &refs, usize::MAX, Stop::All),
+            plan_calls(people, &self.db, hints, &refs, usize::MAX, Stop::First),
         )
     }
 
@@ -484,23 +554,38 @@ fn choose(
     let mut chosen: Vec<(Hint, BitSet)> = Vec::new();
     while chosen.len() < CLUES.1 && (left.len() > 1 || chosen.len() < CLUES.0) {
         let remaining = left.len();
-        let mut ranked: Vec<(usize, usize)> = pool
+        let mut ranked: Vec<(bool, usize, usize)> = pool
             .iter()
             .enumerate()
-            .map(|(i, (_, holders))| (left.intersection(holders).count(), i))
-            .filter(|&(size, _)| size < remaining || remaining == 1)
+            .map(|(i, (hint, holders))| (listed(hint), left.intersection(holders).count(), i))
+            .filter(|&(_, size, _)| size < remaining || remaining == 1)
             .collect();
         if ranked.is_empty() {
             return None;
         }
         ranked.sort_unstable();
-        let pick = ranked[rng.random_range(0..ranked.len().min(2))].1;
+        let pick = ranked[rng.random_range(0..ranked.len().min(2))].2;
         let (hint, holders) = pool.swap_remove(pick);
         pool.retain(|(h, _)| kind(h) != kind(&hint));
         left.intersect_with(&holders);
         chosen.push((hint, holders));
     }
     (left.len() == 1 && left.contains(me)).then_some(chosen)
+}
+
+/// Whether some list names a clue's holders (a category, a settlement's natives, an
+/// organisation's people): clues no list gives (birth and death years) narrow first, so that
+/// the clues an agent can enumerate leave it many candidates.
+fn listed(hint: &Hint) -> bool {
+    !matches!(
+        hint,
+        Hint::BornIn(_)
+            | Hint::BornBefore(_)
+            | Hint::BornSince(_)
+            | Hint::DiedIn(_)
+            | Hint::DiedBefore(_)
+            | Hint::DiedSince(_)
+    )
 }
 
 /// A clue's kind: a question gives at most one clue of each.
@@ -568,9 +653,8 @@ fn hints_of(
     out.extend(fields_of(&mine(&me.founded), fields).map(Hint::Founded));
     out.extend(fields_of(&mine(&belonged), fields).map(Hint::BelongedTo));
     let most = me.belonged.iter().filter_map(|b| people.members(b.2)).max();
-    let counts: BTreeSet<i64> = people.orgs.values().filter_map(|o| o.members).collect();
     for _ in 0..2 {
-        let bound = most.and_then(|m| round_bound(m, true, &counts, rng));
+        let bound = most.and_then(|m| round_bound(m, true, &people.taken.members, rng));
         out.extend(bound.map(Hint::BelongedOver));
     }
     if !me.offices.is_empty() {
@@ -590,29 +674,18 @@ fn hints_of(
             });
         }
     }
-    let years: BTreeSet<i64> = people
-        .profiles
-        .iter()
-        .flat_map(|p| p.joined.iter().map(|j| j.1))
-        .collect();
     if let Some(&(_, joined)) = me.joined.choose(rng) {
         let bounds = [Hint::JoinedBefore, Hint::JoinedSince];
-        out.extend(decade_hints(joined, &years, bounds, rng));
+        out.extend(decade_hints(joined, &people.taken.joined, bounds, rng));
     }
     // Decade bounds on birth and death years: in a small world a few decades hold too few.
-    let births: BTreeSet<i64> = people
-        .profiles
-        .iter()
-        .filter_map(|p| p.birth_year)
-        .collect();
     if let Some(born) = me.birth_year {
         let bounds = [Hint::BornBefore, Hint::BornSince];
-        out.extend(decade_hints(born, &births, bounds, rng));
+        out.extend(decade_hints(born, &people.taken.births, bounds, rng));
     }
-    let deaths: BTreeSet<i64> = people.profiles.iter().filter_map(|p| p.died).collect();
     if let Some(died) = me.died {
         let bounds = [Hint::DiedBefore, Hint::DiedSince];
-        out.extend(decade_hints(died, &deaths, bounds, rng));
+        out.extend(decade_hints(died, &people.taken.deaths, bounds, rng));
     }
     out
 }
@@ -665,10 +738,10 @@ fn birthplace_hints(
     rng: &mut WorldRng,
     out: &mut Vec<Hint>,
 ) {
-    let populations: BTreeSet<i64> = people.population.values().copied().collect();
+    let populations = &people.taken.populations;
     if let Some(&pop) = people.population.get(&place) {
         for over in [true, false, true, false] {
-            let bound = round_bound(pop, over, &populations, rng);
+            let bound = round_bound(pop, over, populations, rng);
             out.extend(bound.map(|b| {
                 if over {
                     Hint::BirthplaceOver(b)
@@ -679,9 +752,9 @@ fn birthplace_hints(
         }
     }
     if let Some(&founded) = people.founded.get(&place) {
-        let years: BTreeSet<i64> = people.founded.values().copied().collect();
+        let years = &people.taken.founded;
         let bounds = [Hint::BirthplaceBefore, Hint::BirthplaceSince];
-        out.extend(decade_hints(founded, &years, bounds, rng));
+        out.extend(decade_hints(founded, years, bounds, rng));
     }
     let hosted: Vec<&String> = people.hosted(place).collect();
     let fields = fields_of(&hosted, &theme.organisation.fields);
@@ -925,6 +998,8 @@ fn hint_sql(db: &Db, hint: &Hint) -> String {
 
 /// The rows a list or category page shows (`fabula_pages`'s lists go on over further pages).
 const PAGE_ROWS: usize = 25;
+/// The results a search page shows.
+const SEARCH_PAGE: usize = 10;
 
 /// The calls of the cheapest plan that finds the answer with certainty, for an agent that
 /// knows every page layout. Lists and category pages name their rows and nothing else, 25 a
@@ -937,7 +1012,21 @@ const PAGE_ROWS: usize = 25;
 /// once, each distinct organisation's article for a member count. The cheapest over every
 /// choice of clues to enumerate, or `cap` when none is cheaper: a choice whose enumeration and
 /// candidates already cost the cheapest so far (or `cap`) is not verified further.
-fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet], cap: usize) -> usize {
+///
+/// With [`Stop::First`] the plan is the one research agents play: they open the candidates
+/// left one by one and stop at the first that fits every clue, so on average they open half
+/// of them (and half of the pages their other clues need) before the answer.
+///
+/// A finite `cap` is a bound the caller only compares with: the first plan found below it is
+/// returned at once. `usize::MAX` gives the cheapest plan exactly.
+fn plan_calls(
+    people: &People,
+    db: &Db,
+    hints: &[Hint],
+    sets: &[&BitSet],
+    cap: usize,
+    stop: Stop,
+) -> usize {
     let n = people.profiles.len();
     // The calls to enumerate each clue's holders, counted once for every choice below.
     let enumeration: Vec<Option<usize>> = hints
@@ -977,7 +1066,7 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet], cap: u
         if let Some(fit) = fit {
             calls += birthplace_calls(people, db, &places, fit.len());
         }
-        calls += candidates.len();
+        calls += stop.share(candidates.len());
         if calls >= best {
             continue;
         }
@@ -985,10 +1074,36 @@ fn plan_calls(people: &People, db: &Db, hints: &[Hint], sets: &[&BitSet], cap: u
             .filter(|i| !enumerated.contains(i))
             .map(|i| &hints[i])
             .collect();
-        calls += verification_calls(people, &rest, &candidates);
+        calls += stop.share(verification_calls(people, &rest, &candidates));
         best = best.min(calls);
+        if best < cap && cap != usize::MAX {
+            // Below the bound the builder asks about: it fails, however much cheaper.
+            return best;
+        }
     }
     best
+}
+
+/// Where a plan stops opening candidates ([`plan_calls`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// After every candidate: the answer is certain (and one only). The builder bounds
+    /// [`Stop::First`] only, which bounds this too; tests measure both.
+    #[cfg(test)]
+    All,
+    /// At the first candidate that fits, on average halfway through them.
+    First,
+}
+
+impl Stop {
+    /// The calls of opening `calls` pages' worth of candidates under this rule.
+    fn share(self, calls: usize) -> usize {
+        match self {
+            #[cfg(test)]
+            Stop::All => calls,
+            Stop::First => calls.div_ceil(2),
+        }
+    }
 }
 
 /// The pages a list of `rows` rows takes.
@@ -1035,16 +1150,24 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
         // Members are listed on each organisation's people page, after its article.
         Hint::BelongedTo(field) => 2 * people.in_categories(&field.members).0 - field.members.len(),
         Hint::BelongedOver(_) | Hint::HeldOffice => pages(orgs) + orgs,
-        // The list of works names them only: each work's article gives its year and maker,
-        // and each maker's people page its members.
+        // The news tells when each work was made (a story per work, dated, its title naming
+        // the work and not its maker): a search pages through them, ten a page, each work of
+        // those decades is opened for its maker, and each maker's people page gives its
+        // members. Research agents took the work's year from the story's date.
         Hint::BelongedToMaker { decades, .. } => {
-            let works: Vec<&(i64, i64)> = people.orgs.values().flat_map(|o| &o.works).collect();
+            let years = || {
+                people
+                    .orgs
+                    .values()
+                    .flat_map(|o| o.works.iter().map(|w| w.1))
+            };
+            let made = years().filter(|&y| in_decades(y, decades)).count();
             let makers = people
                 .orgs
                 .keys()
                 .filter(|&&o| people.made_in(o, decades).is_some())
                 .count();
-            pages(works.len()) + works.len() + makers
+            years().count().div_ceil(SEARCH_PAGE).max(1) + made + makers
         }
     })
 }

@@ -387,7 +387,13 @@ fn check(kind: TaskKind) {
         for fixture in fixtures() {
             let conn = database(&fixture.world);
             let mut builder = Builder::new(&fixture.world, &fixture.pages);
-            for cand in builder.candidates(family).into_iter().take(CANDIDATES) {
+            // Few people allow a frontier question (one in twenty or so): try them all.
+            let take = if family.name == super::family::FRONTIER {
+                usize::MAX
+            } else {
+                CANDIDATES
+            };
+            for cand in builder.candidates(family).into_iter().take(take) {
                 let Some(draft) = builder.draft(family, cand) else {
                     continue;
                 };
@@ -567,12 +573,15 @@ fn repeated_headers_are_qualified_by_their_reference() {
 /// No place or organisation is a handle on a frontier question: the clues about the birthplace
 /// fit at least five settlements together, each clue about an organisation at least five
 /// organisations, and the cheapest plan, narrowing one level up first, needs at least
-/// [`FRONTIER_MIN_PLAN_CALLS`](crate::difficulty::FRONTIER_MIN_PLAN_CALLS) calls.
+/// [`FRONTIER_MIN_PLAN_CALLS`](crate::difficulty::FRONTIER_MIN_PLAN_CALLS) calls, and
+/// [`FRONTIER_MIN_FIRST_CALLS`](crate::difficulty::FRONTIER_MIN_FIRST_CALLS) when it stops at
+/// the first candidate that fits.
 #[test]
 fn frontier_questions_leave_no_handle_one_level_up() {
     let mut questions = 0;
     let mut with_places = 0;
     let mut costs = Vec::new();
+    let mut firsts = Vec::new();
     for fixture in fixtures() {
         let builder = Builder::new(&fixture.world, &fixture.pages);
         for task in &fixture.tasks {
@@ -581,7 +590,7 @@ fn frontier_questions_leave_no_handle_one_level_up() {
             }
             let m = phrasings::match_question(&task.question).unwrap();
             let hints = crate::blurred::parse(m.slot("clues").unwrap()).unwrap();
-            let (places, orgs, calls) = builder.frontier_handles(&hints);
+            let (places, orgs, calls, first) = builder.frontier_handles(&hints);
             assert!(
                 places.is_none_or(|p| p >= 5),
                 "{places:?}: {}",
@@ -595,15 +604,26 @@ fn frontier_questions_leave_no_handle_one_level_up() {
             );
             questions += 1;
             with_places += usize::from(places.is_some());
+            assert!(
+                first >= crate::difficulty::FRONTIER_MIN_FIRST_CALLS,
+                "{first} calls stopping at the first fit: {}",
+                task.question
+            );
             costs.push(calls);
+            firsts.push(first);
         }
     }
     costs.sort_unstable();
+    firsts.sort_unstable();
     eprintln!(
-        "{questions} frontier questions; cheapest plan least {}, median {}, largest {} calls",
+        "{questions} frontier questions; cheapest plan least {}, median {}, largest {} calls; \
+         stopping at the first fit least {}, median {}, largest {}",
         costs[0],
         costs[costs.len() / 2],
-        costs[costs.len() - 1]
+        costs[costs.len() - 1],
+        firsts[0],
+        firsts[firsts.len() / 2],
+        firsts[firsts.len() - 1]
     );
     assert!(
         questions >= 20 && with_places >= 5,

@@ -54,14 +54,17 @@ fn every_world_has_enough_tasks_of_every_kind() {
 const FEW_PEOPLE: [u32; 8] = [435, 455, 576, 880, 446, 389, 619, 199];
 
 /// Every world keeps a fifth of its tasks easy whatever search shows (one page answers them),
-/// small worlds too. A fifth of all tasks are frontier questions, and every world has some:
-/// a frontier question's cheapest plan must reach 35 calls with no place or organisation as a
-/// handle, which a world of 60 people allows for a few of them only (2 of 63 in world 435).
+/// small worlds too. A sixteenth of all tasks are frontier questions, and three worlds in four
+/// have two or more: a frontier question's cheapest plan must reach 35 calls, and 45 for an
+/// agent that stops at the first candidate fitting every clue, with no place or organisation as
+/// a handle. A world of 60 people allows that for few of its people or none (an agent pages
+/// through them all and opens half in about 33 calls).
 #[test]
 fn every_world_mixes_easy_and_frontier_tasks() {
     let small = FEW_PEOPLE.into_par_iter().map(|id| rendered_of(0, id));
     let worlds: Vec<_> = rendered_many(24).into_par_iter().chain(small).collect();
-    let (mut frontier_all, mut tasks_all) = (0, 0);
+    let (mut frontier_all, mut tasks_all, mut with_frontier) = (0, 0, 0);
+    let count = worlds.len();
     for (world, _, tasks) in worlds {
         let one_page = tasks
             .iter()
@@ -82,18 +85,20 @@ fn every_world_mixes_easy_and_frontier_tasks() {
             .iter()
             .filter(|t| fabula_tasks::difficulty::is_frontier(&t.question))
             .count();
-        assert!(
-            frontier >= 2,
-            "world {} (seed {}): {frontier} of {} tasks frontier",
-            world.id,
-            world.master_seed,
-            tasks.len()
-        );
+        with_frontier += usize::from(frontier >= 2);
         frontier_all += frontier;
         tasks_all += tasks.len();
     }
+    eprintln!(
+        "{frontier_all} of {tasks_all} tasks frontier; {with_frontier} of {count} worlds with 2 \
+         or more"
+    );
     assert!(
-        frontier_all * 5 >= tasks_all,
+        with_frontier * 4 >= count * 3,
+        "{with_frontier} of {count} worlds have 2 frontier tasks or more"
+    );
+    assert!(
+        frontier_all * 16 >= tasks_all,
         "{frontier_all} of {tasks_all} tasks frontier"
     );
 }
