@@ -654,7 +654,11 @@ fn hints_of(
     out.extend(fields_of(&mine(&belonged), fields).map(Hint::BelongedTo));
     let most = me.belonged.iter().filter_map(|b| people.members(b.2)).max();
     for _ in 0..2 {
-        let bound = most.and_then(|m| round_bound(m, true, &people.taken.members, rng));
+        // A bound under MIN_MEMBER_BOUND ("a band of more than 1 members") says next to nothing
+        // and reads oddly; the draw is made either way, so the rest of the stream is unchanged.
+        let bound = most
+            .and_then(|m| round_bound(m, true, &people.taken.members, rng))
+            .filter(|&b| b >= MIN_MEMBER_BOUND);
         out.extend(bound.map(Hint::BelongedOver));
     }
     if !me.offices.is_empty() {
@@ -768,6 +772,9 @@ fn fields_of<'a>(mine: &'a [&String], fields: &'a [Field]) -> impl Iterator<Item
         .filter(|f| mine.iter().any(|m| f.members.contains(m)))
         .cloned()
 }
+
+/// The least member count a clue may bound: "more than 1 members" says little and reads oddly.
+const MIN_MEMBER_BOUND: i64 = 2;
 
 /// A round bound below (`over`) or above a value, within a factor of 4 of it, that equals no
 /// value of `taken`; `None` when there is none.
