@@ -12,7 +12,8 @@ readings). To read new phrases:
       each reader, who answers with a JSON list of {"item": N, "covered": [names]} and sees
       nothing else: no world, no source, no other reader.
   scripts/field-readings.py merge OUT_DIR/items.json READER.json ...
-      appends each phrase's readings to the readings file (FIELD_READINGS overrides its path).
+      adds each phrase's readings to the readings file (FIELD_READINGS overrides its path): to
+      the phrase's entry when it was read before, else as a new entry.
 """
 import json
 import os
@@ -53,8 +54,15 @@ def merge(items_file, reader_files):
     doc = json.loads(READINGS.read_text())
     for item in specs:
         covered = [sorted(r[item["item"]]["covered"], key=item["options"].index) for r in readers]
-        doc["readings"].append({"theme": item["theme"], "side": item["side"],
-                                "phrase": item["phrase"], "readers": covered})
+        key = (item["theme"], item["side"], item["phrase"])
+        # A phrase read before gets these readers added to its entry (the test reads the first
+        # entry of a phrase, so a second entry would never count).
+        known = [r for r in doc["readings"] if (r["theme"], r["side"], r["phrase"]) == key]
+        if known:
+            known[0]["readers"].extend(covered)
+        else:
+            doc["readings"].append({"theme": item["theme"], "side": item["side"],
+                                    "phrase": item["phrase"], "readers": covered})
     lines = ",\n".join(json.dumps(r, ensure_ascii=False) for r in doc["readings"])
     READINGS.write_text('{"readings": [\n' + lines + "\n]}\n")
 
