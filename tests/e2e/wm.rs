@@ -127,6 +127,78 @@ fn tiny_model_renders_and_lwm_data_exports() {
         );
         assert!(line["turn_idx"].as_u64().unwrap() < line["total_turns"].as_u64().unwrap());
     }
+
+    // AgentWorldBench's layout, with the user's own system prompt: one record per turn, each
+    // holding its session's prompts and responses, the turn to predict counted from 1.
+    let system = tmp.path().join("system.txt");
+    std::fs::write(&system, "You simulate a search engine.").unwrap();
+    let bench = tmp.path().join("bench").join("search_test.jsonl");
+    let out = fabula(&[
+        "export",
+        "lwm-data",
+        "--worlds",
+        worlds_s,
+        "--out",
+        bench.to_str().unwrap(),
+        "--sessions-per-world",
+        "2",
+        "--format",
+        "agentworldbench",
+        "--system-prompt",
+        system.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&bench)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records.len(), lines.len(), "one record per turn");
+    for (record, sample) in records.iter().zip(&lines) {
+        let object = record.as_object().unwrap();
+        let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "current_prompt",
+                "id",
+                "prompt",
+                "response",
+                "system_str",
+                "task",
+                "turn_idx"
+            ]
+        );
+        assert_eq!(record["task"], "search");
+        assert_eq!(record["system_str"], "You simulate a search engine.");
+        let turn = record["turn_idx"].as_u64().unwrap();
+        assert_eq!(turn, sample["turn_idx"].as_u64().unwrap() + 1);
+        let at = usize::try_from(turn - 1).unwrap();
+        assert_eq!(record["current_prompt"], sample["prompt"]);
+        assert_eq!(record["prompt"][at], sample["prompt"]);
+        let response = record["response"][at].as_str().unwrap();
+        assert_eq!(
+            response.strip_prefix("**Environment Observation:**\n"),
+            sample["response"].as_str()
+        );
+    }
+    let out = fabula(&[
+        "export",
+        "lwm-data",
+        "--worlds",
+        worlds_s,
+        "--out",
+        bench.to_str().unwrap(),
+        "--system-prompt",
+        tmp.path().join("missing.txt").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("reading the system prompt"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// The title of the world's first entity page, read from the world file.

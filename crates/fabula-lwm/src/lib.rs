@@ -72,7 +72,10 @@ pub use render::{
     Session,
 };
 pub use replay::{Observe, replay_session};
-pub use samples::{LwmSample, LwmTurn, lwm_samples, samples_jsonl};
+pub use samples::{
+    BENCH_TASK, BenchRecord, LwmSample, LwmTurn, OBSERVATION_MARKER, bench_records, jsonl,
+    lwm_samples, samples_jsonl,
+};
 pub use tiny::{TINY_SPECIAL_TOKENS, write_tiny};
 pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};
 pub use view::{MemoryWorld, WorldView};

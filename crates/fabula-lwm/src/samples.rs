@@ -70,12 +70,64 @@ pub fn lwm_samples(
     Ok(samples)
 }
 
-/// Writes samples as JSON Lines, one object per line.
-pub fn samples_jsonl(samples: &[LwmSample]) -> Result<String> {
+/// The marker before an observation in AgentWorldBench's responses; its scorer strips it before
+/// judging.
+pub const OBSERVATION_MARKER: &str = "**Environment Observation:**";
+
+/// AgentWorldBench's task name for the search domain (its scorer groups scores by it).
+pub const BENCH_TASK: &str = "search";
+
+/// One record of AgentWorldBench's evaluation files (`*_test.jsonl`, as its released `eval.py`
+/// reads them): a whole session's prompts and responses, and the turn to predict, counted from
+/// 1; the turns before it are the history the model is given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchRecord {
+    pub id: String,
+    pub task: String,
+    pub system_str: String,
+    pub prompt: Vec<String>,
+    /// Each turn's observation after [`OBSERVATION_MARKER`].
+    pub response: Vec<String>,
+    /// 1-based.
+    pub turn_idx: usize,
+    /// `prompt[turn_idx - 1]`, which the scorer also reads on its own.
+    pub current_prompt: String,
+}
+
+/// One AgentWorldBench record per turn of one session's `samples` (in turn order), with ids
+/// `{session}-t{turn}`.
+pub fn bench_records(samples: &[LwmSample], session: &str) -> Vec<BenchRecord> {
+    let prompt: Vec<String> = samples.iter().map(|s| s.prompt.clone()).collect();
+    let response: Vec<String> = samples
+        .iter()
+        .map(|s| format!("{OBSERVATION_MARKER}\n{}", s.response))
+        .collect();
+    samples
+        .iter()
+        .enumerate()
+        .map(|(i, sample)| BenchRecord {
+            id: format!("{session}-t{}", i + 1),
+            task: BENCH_TASK.to_owned(),
+            system_str: sample.system_str.clone(),
+            prompt: prompt.clone(),
+            response: response.clone(),
+            turn_idx: i + 1,
+            current_prompt: sample.prompt.clone(),
+        })
+        .collect()
+}
+
+/// Writes records as JSON Lines, one object per line.
+pub fn jsonl<T: Serialize>(records: &[T]) -> Result<String> {
     let mut out = String::new();
-    for sample in samples {
-        out.push_str(&serde_json::to_string(sample)?);
+    for record in records {
+        out.push_str(&serde_json::to_string(record)?);
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Writes samples as JSON Lines, one object per line.
+pub fn samples_jsonl(samples: &[LwmSample]) -> Result<String> {
+    jsonl(samples)
 }

@@ -167,6 +167,24 @@ pub struct LwmDataArgs {
     pub seed: u64,
     #[arg(long, value_enum, default_value = "partial")]
     pub hiding: Hiding,
+    /// The records' layout.
+    #[arg(long, value_enum, default_value = "fabula")]
+    pub format: LwmFormat,
+    /// A file whose text replaces fabula's system prompt in every record (the `system_str`).
+    #[arg(long)]
+    pub system_prompt: Option<PathBuf>,
+}
+
+/// The layouts of `fabula export lwm-data`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LwmFormat {
+    /// One sample per turn: `system_str`, the turn's `prompt`, its `response`, `turn_idx` from
+    /// 0 and `total_turns`.
+    Fabula,
+    /// AgentWorldBench's evaluation records, as its released `eval.py` reads `*_test.jsonl`:
+    /// `id`, `task` ("search"), `system_str`, the session's `prompt` and `response` lists,
+    /// `turn_idx` from 1 and `current_prompt`; name the file `search_test.jsonl`.
+    Agentworldbench,
 }
 
 /// Runs `fabula render`: prints the observation on stdout and which renderer produced it on
@@ -350,6 +368,13 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
     let hiding = args.hiding;
     let config = PromptConfig::default();
+    let system = match &args.system_prompt {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading the system prompt {}", path.display()))?,
+        ),
+        None => None,
+    };
     let mut out = String::new();
     let mut n_samples = 0;
     for info in corpus.worlds() {
@@ -357,9 +382,20 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         let world = load_world_view(&info.file)?;
         for session in 0..args.sessions_per_world {
             let turns = session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
-            let samples = fabula_lwm::lwm_samples(&world, &turns, &config)?;
+            let mut samples = fabula_lwm::lwm_samples(&world, &turns, &config)?;
+            if let Some(system) = &system {
+                for sample in &mut samples {
+                    sample.system_str.clone_from(system);
+                }
+            }
             n_samples += samples.len();
-            out.push_str(&fabula_lwm::samples_jsonl(&samples)?);
+            out.push_str(&match args.format {
+                LwmFormat::Fabula => fabula_lwm::samples_jsonl(&samples)?,
+                LwmFormat::Agentworldbench => {
+                    let name = format!("fabula-s{}-w{:05}-{session}", args.seed, info.id);
+                    fabula_lwm::jsonl(&fabula_lwm::bench_records(&samples, &name))?
+                }
+            });
         }
     }
     if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {

@@ -1,6 +1,9 @@
 //! Training samples in Qwen-AgentWorld's next-observation layout.
 
-use fabula_lwm::{Action, Controls, LwmSample, LwmTurn, PromptConfig, lwm_samples, samples_jsonl};
+use fabula_lwm::{
+    Action, BenchRecord, Controls, LwmSample, LwmTurn, OBSERVATION_MARKER, PromptConfig,
+    bench_records, lwm_samples, samples_jsonl,
+};
 
 use crate::fixtures::{self, KEST};
 
@@ -74,4 +77,29 @@ fn samples_replay_the_session() {
     }
     let parsed: LwmSample = serde_json::from_str(lines[1]).unwrap();
     assert_eq!(parsed, samples[1]);
+
+    // AgentWorldBench's layout: every record holds the whole session, the turn to predict
+    // counted from 1, and the turns before it as history.
+    let records = bench_records(&samples, "w-test-s0");
+    assert_eq!(records.len(), 3);
+    for (i, record) in records.iter().enumerate() {
+        assert_eq!(record.id, format!("w-test-s0-t{}", i + 1));
+        assert_eq!(record.task, "search");
+        assert_eq!(record.turn_idx, i + 1);
+        assert_eq!(record.system_str, samples[i].system_str);
+        assert_eq!(record.prompt.len(), 3);
+        assert_eq!(record.current_prompt, record.prompt[record.turn_idx - 1]);
+        assert_eq!(record.current_prompt, samples[i].prompt);
+        let observation = &record.response[record.turn_idx - 1];
+        assert_eq!(
+            observation.strip_prefix(OBSERVATION_MARKER),
+            Some(format!("\n{}", turns[i].observation).as_str())
+        );
+    }
+    let text = fabula_lwm::jsonl(&records).unwrap();
+    let back: Vec<BenchRecord> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(back, records);
 }
