@@ -85,38 +85,38 @@ fn tiny_model_renders_and_lwm_data_exports() {
     );
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 
-    let data = tmp.path().join("lwm.jsonl");
-    let export = |path: &std::path::Path| {
-        let out = fabula(&[
+    // `fabula export lwm-data` of two sessions a world into `path`, with `extra` flags.
+    let export = |path: &std::path::Path, extra: &[&str]| {
+        let out_path = path.to_str().unwrap();
+        let mut args = vec![
             "export",
             "lwm-data",
             "--worlds",
             worlds_s,
             "--out",
-            path.to_str().unwrap(),
+            out_path,
             "--sessions-per-world",
             "2",
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        fabula(&args)
+    };
+    let exported = |path: &std::path::Path, extra: &[&str]| {
+        let out = export(path, extra);
         assert!(out.status.success(), "{}", text(&out.stderr));
         std::fs::read_to_string(path).unwrap()
     };
-    let jsonl = export(&data);
+    let jsonl = exported(&tmp.path().join("lwm.jsonl"), &[]);
     assert_eq!(
         jsonl,
-        export(&tmp.path().join("again.jsonl")),
+        exported(&tmp.path().join("again.jsonl"), &[]),
         "not deterministic"
     );
-    let lines: Vec<serde_json::Value> = jsonl
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let lines = json_lines(&jsonl);
     assert!(lines.len() >= 4, "{} samples", lines.len());
     for line in &lines {
-        let object = line.as_object().unwrap();
-        let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
-        keys.sort_unstable();
         assert_eq!(
-            keys,
+            sorted_keys(line),
             [
                 "prompt",
                 "response",
@@ -132,34 +132,16 @@ fn tiny_model_renders_and_lwm_data_exports() {
     // holding its session's prompts and responses, the turn to predict counted from 1.
     let system = tmp.path().join("system.txt");
     std::fs::write(&system, "You simulate a search engine.").unwrap();
+    let system_s = system.to_str().unwrap();
     let bench = tmp.path().join("bench").join("search_test.jsonl");
-    let out = fabula(&[
-        "export",
-        "lwm-data",
-        "--worlds",
-        worlds_s,
-        "--out",
-        bench.to_str().unwrap(),
-        "--sessions-per-world",
-        "2",
-        "--format",
-        "agentworldbench",
-        "--system-prompt",
-        system.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let records: Vec<serde_json::Value> = std::fs::read_to_string(&bench)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let records = json_lines(&exported(
+        &bench,
+        &["--format", "agentworldbench", "--system-prompt", system_s],
+    ));
     assert_eq!(records.len(), lines.len(), "one record per turn");
     for (record, sample) in records.iter().zip(&lines) {
-        let object = record.as_object().unwrap();
-        let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
-        keys.sort_unstable();
         assert_eq!(
-            keys,
+            sorted_keys(record),
             [
                 "current_prompt",
                 "id",
@@ -183,22 +165,33 @@ fn tiny_model_renders_and_lwm_data_exports() {
             sample["response"].as_str()
         );
     }
-    let out = fabula(&[
-        "export",
-        "lwm-data",
-        "--worlds",
-        worlds_s,
-        "--out",
-        bench.to_str().unwrap(),
-        "--system-prompt",
-        tmp.path().join("missing.txt").to_str().unwrap(),
-    ]);
+    let missing = tmp.path().join("missing.txt");
+    let out = export(&bench, &["--system-prompt", missing.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("reading the system prompt"),
         "{}",
         text(&out.stderr)
     );
+}
+
+/// Each line of a JSON Lines text, parsed.
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// An object's keys, sorted.
+fn sorted_keys(value: &serde_json::Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
 }
 
 /// The title of the world's first entity page, read from the world file.

@@ -74,7 +74,7 @@ pub use render::{
 pub use replay::{Observe, replay_session};
 pub use samples::{
     BENCH_TASK, BenchRecord, LwmSample, LwmTurn, OBSERVATION_MARKER, bench_records, jsonl,
-    lwm_samples, samples_jsonl,
+    lwm_samples,
 };
 pub use tiny::{TINY_SPECIAL_TOKENS, write_tiny};
 pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};

@@ -117,7 +117,7 @@ pub fn bench_records(samples: &[LwmSample], session: &str) -> Vec<BenchRecord> {
         .collect()
 }
 
-/// Writes records as JSON Lines, one object per line.
+/// Writes records (samples, AgentWorldBench records) as JSON Lines, one object per line.
 pub fn jsonl<T: Serialize>(records: &[T]) -> Result<String> {
     let mut out = String::new();
     for record in records {
@@ -125,9 +125,4 @@ pub fn jsonl<T: Serialize>(records: &[T]) -> Result<String> {
         out.push('\n');
     }
     Ok(out)
-}
-
-/// Writes samples as JSON Lines, one object per line.
-pub fn samples_jsonl(samples: &[LwmSample]) -> Result<String> {
-    jsonl(samples)
 }

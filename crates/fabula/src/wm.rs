@@ -390,7 +390,7 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
             }
             n_samples += samples.len();
             out.push_str(&match args.format {
-                LwmFormat::Fabula => fabula_lwm::samples_jsonl(&samples)?,
+                LwmFormat::Fabula => fabula_lwm::jsonl(&samples)?,
                 LwmFormat::Agentworldbench => {
                     let name = format!("fabula-s{}-w{:05}-{session}", args.seed, info.id);
                     fabula_lwm::jsonl(&fabula_lwm::bench_records(&samples, &name))?

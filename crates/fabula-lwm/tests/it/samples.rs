@@ -2,7 +2,7 @@
 
 use fabula_lwm::{
     Action, BenchRecord, Controls, LwmSample, LwmTurn, OBSERVATION_MARKER, PromptConfig,
-    bench_records, lwm_samples, samples_jsonl,
+    bench_records, jsonl, lwm_samples,
 };
 
 use crate::fixtures::{self, KEST};
@@ -62,8 +62,8 @@ fn samples_replay_the_session() {
     );
     assert!(samples[2].prompt.contains("no page at this url"));
 
-    let jsonl = samples_jsonl(&samples).unwrap();
-    let lines: Vec<&str> = jsonl.lines().collect();
+    let text = jsonl(&samples).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
     let first: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
     for key in [
@@ -96,7 +96,7 @@ fn samples_replay_the_session() {
             Some(format!("\n{}", turns[i].observation).as_str())
         );
     }
-    let text = fabula_lwm::jsonl(&records).unwrap();
+    let text = jsonl(&records).unwrap();
     let back: Vec<BenchRecord> = text
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())

@@ -7,7 +7,8 @@
 //! words no page title uses), or a relation to unnamed entities (a birthplace that is home to
 //! an organisation in some field; an organisation belonged to that made a work in some decades,
 //! whose years the works' articles and dated news stories state), so a search for the
-//! question's words finds nothing specific. The constraints, checked for every question the builder keeps:
+//! question's words finds nothing specific. The constraints, checked for every question the
+//! builder keeps:
 //!
 //! - every clue alone holds for at least [`MIN_HOLDERS`] people (the smallest candidate set a
 //!   single clue reaches), and no clue holds for everyone;
@@ -128,7 +129,6 @@ pub(super) struct People {
 
 /// The values a clue's bound may not equal (so "more than" never hinges on strictness), per
 /// column, for every person's clues: read once per world rather than once per draw.
-#[derive(Default)]
 struct Taken {
     /// Organisations' member counts.
     members: BTreeSet<i64>,
@@ -227,31 +227,32 @@ impl People {
                 hosts.entry(home).or_default().insert(category.clone());
             }
         }
-        let mut people = People {
-            profiles: Vec::new(),
-            population: by_settlement(C::Population),
-            founded: by_settlement(C::Founded),
-            hosts,
-            orgs,
-            usable: RefCell::default(),
-            taken: Taken::default(),
-        };
-        for profile in &mut profiles {
-            profile.derived = people.derive(profile);
-        }
-        people.taken = Taken {
-            members: people.orgs.values().filter_map(|o| o.members).collect(),
+        let population: BTreeMap<i64, i64> = by_settlement(C::Population);
+        let founded: BTreeMap<i64, i64> = by_settlement(C::Founded);
+        let taken = Taken {
+            members: orgs.values().filter_map(|o| o.members).collect(),
             joined: profiles
                 .iter()
                 .flat_map(|p| p.joined.iter().map(|j| j.1))
                 .collect(),
             births: profiles.iter().filter_map(|p| p.birth_year).collect(),
             deaths: profiles.iter().filter_map(|p| p.died).collect(),
-            populations: people.population.values().copied().collect(),
-            founded: people.founded.values().copied().collect(),
+            populations: population.values().copied().collect(),
+            founded: founded.values().copied().collect(),
         };
+        let mut people = People {
+            profiles: Vec::new(),
+            population,
+            founded,
+            hosts,
+            orgs,
+            usable: RefCell::default(),
+            taken,
+        };
+        for profile in &mut profiles {
+            profile.derived = people.derive(profile);
+        }
         people.profiles = profiles;
-        people.usable.get_mut().clear();
         people
     }
 
@@ -1124,6 +1125,7 @@ fn enumeration_calls(people: &People, db: &Db, hint: &Hint) -> Option<usize> {
     let settlements = people.population.len().max(people.founded.len());
     let orgs = db.ids(Organisation).len();
     Some(match hint {
+        // The clues [`listed`] says no list gives.
         Hint::BornIn(_)
         | Hint::BornBefore(_)
         | Hint::BornSince(_)
