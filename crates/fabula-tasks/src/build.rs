@@ -54,7 +54,7 @@ const TARGETS: &[(TaskKind, (usize, usize))] = &[
 const FRONTIER_SHARE: (usize, usize) = (3, 10);
 /// The rounds of frontier drafts over a world's people: each round draws other clues, and few
 /// draws meet every bound of a frontier question.
-const FRONTIER_ROUNDS: usize = 8;
+const FRONTIER_ROUNDS: usize = 12;
 /// The least share (in percent) of a world's tasks that one page answers: easy whatever the
 /// search shows (`difficulty.rs`), with a margin over the 20% every world must have.
 const ONE_PAGE_SHARE: usize = 22;

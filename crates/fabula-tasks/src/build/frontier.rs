@@ -21,7 +21,9 @@
 //!   when it opens them all. Questions that met only the second bound (35 calls) were answered
 //!   by research agents in about 35 calls, within a budget of 40. The clues no list gives
 //!   (birth and death years; no number is searchable) are chosen first, so the clues an agent
-//!   can enumerate leave it many candidates;
+//!   can enumerate leave it many candidates. The plan may also search the candidates' names a
+//!   few at a time ([`NAMES_PER_SEARCH`]): snippets hide years but show a person's occupation
+//!   and whether a death is recorded, which research agents used to skip the living;
 //! - the clues about the birthplace fit at least [`MIN_PLACES`] settlements together, and each
 //!   clue about an organisation at least [`MIN_ORGS`] organisations: an agent narrows one level
 //!   up first (places, organisations), so neither may be a handle;
@@ -125,6 +127,8 @@ pub(super) struct People {
     usable: RefCell<HashMap<Hint, Option<BitSet>>>,
     /// The values of the world's columns that bounds must avoid, read once.
     taken: Taken,
+    /// The people whose death is recorded.
+    dead: BitSet,
 }
 
 /// The values a clue's bound may not equal (so "more than" never hinges on strictness), per
@@ -248,6 +252,9 @@ impl People {
             orgs,
             usable: RefCell::default(),
             taken,
+            dead: (0..profiles.len())
+                .filter(|&i| profiles[i].died.is_some())
+                .collect(),
         };
         for profile in &mut profiles {
             profile.derived = people.derive(profile);
@@ -1074,14 +1081,25 @@ fn plan_calls(
         if let Some(fit) = fit {
             calls += birthplace_calls(people, db, &places, fit.len());
         }
-        calls += stop.share(candidates.len());
+        let rest: Vec<usize> = (0..hints.len())
+            .filter(|i| !enumerated.contains(i))
+            .collect();
+        // Either open every candidate left, or first search their names a few at a time: the
+        // snippets show each one's occupation and whether they died (not when).
+        let glanced = glance(hints, sets, &rest, &candidates, &people.dead);
+        let glance_calls = glanced
+            .as_ref()
+            .map(|g| candidates.len().div_ceil(NAMES_PER_SEARCH) + stop.share(g.len()));
+        let open_calls = stop.share(candidates.len());
+        let (calls_left, candidates) = match (glance_calls, glanced) {
+            (Some(c), Some(g)) if c < open_calls => (c, g),
+            _ => (open_calls, candidates),
+        };
+        calls += calls_left;
         if calls >= best {
             continue;
         }
-        let rest: Vec<&Hint> = (0..hints.len())
-            .filter(|i| !enumerated.contains(i))
-            .map(|i| &hints[i])
-            .collect();
+        let rest: Vec<&Hint> = rest.iter().map(|&i| &hints[i]).collect();
         calls += stop.share(verification_calls(people, &rest, &candidates));
         best = best.min(calls);
         if best < cap && cap != usize::MAX {
@@ -1090,6 +1108,36 @@ fn plan_calls(
         }
     }
     best
+}
+
+/// The candidate names a search can hold so that each one's article still shows in its
+/// results (ten a page): research agents searched several names at once to read the snippets.
+const NAMES_PER_SEARCH: usize = 5;
+
+/// The candidates a search for their names leaves: a snippet shows a person's occupation and
+/// whether a death is recorded (not its year), so the clues `rest` (indexes into `hints`) about
+/// the field of work or a death drop those who fail them (`dead`: whose death is recorded).
+/// `None` when no such clue is left to test.
+fn glance(
+    hints: &[Hint],
+    sets: &[&BitSet],
+    rest: &[usize],
+    candidates: &BitSet,
+    dead: &BitSet,
+) -> Option<BitSet> {
+    let mut left = candidates.clone();
+    let mut any = false;
+    for &i in rest {
+        match &hints[i] {
+            Hint::WorkedIn(_) => left.intersect_with(sets[i]),
+            Hint::DiedIn(_) | Hint::DiedBefore(_) | Hint::DiedSince(_) => {
+                left.intersect_with(dead);
+            }
+            _ => continue,
+        }
+        any = true;
+    }
+    any.then_some(left)
 }
 
 /// Where a plan stops opening candidates ([`plan_calls`]).
@@ -1300,6 +1348,35 @@ mod tests {
         }
         // Nothing singles out a person whom no clue narrows to.
         assert!(choose(pool[..2].to_vec(), 6, 0, &mut rng).is_none());
+    }
+
+    #[test]
+    fn a_glance_at_snippets_drops_the_living_and_other_trades() {
+        let set = |ids: &[usize]| ids.iter().copied().collect::<BitSet>();
+        let field = Field {
+            phrase: "in a trade".into(),
+            members: vec!["smith".into()],
+        };
+        let hints = [
+            Hint::BornIn(vec![2140]),
+            Hint::DiedIn(vec![2200]),
+            Hint::WorkedIn(field),
+        ];
+        let (born, died, worked) = (set(&[0, 1]), set(&[0, 4]), set(&[0, 1, 2, 3]));
+        let sets = [&born, &died, &worked];
+        let candidates = set(&[0, 1, 2, 3, 4, 5]);
+        let dead = set(&[0, 2, 4]);
+        // A snippet shows that 0, 2 and 4 died (not when) and that 0 to 3 work in the field.
+        assert_eq!(
+            glance(&hints, &sets, &[1, 2], &candidates, &dead),
+            Some(set(&[0, 2]))
+        );
+        assert_eq!(
+            glance(&hints, &sets, &[1], &candidates, &dead),
+            Some(dead.clone())
+        );
+        // A birth year is hidden in every snippet.
+        assert_eq!(glance(&hints, &sets, &[0], &candidates, &dead), None);
     }
 
     #[test]

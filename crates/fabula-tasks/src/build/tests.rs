@@ -625,8 +625,9 @@ fn frontier_questions_leave_no_handle_one_level_up() {
         firsts[firsts.len() / 2],
         firsts[firsts.len() - 1]
     );
+    // 13 in these fixtures since plans may glance at snippets (20 before).
     assert!(
-        questions >= 20 && with_places >= 5,
+        questions >= 12 && with_places >= 5,
         "{questions} {with_places}"
     );
 }

@@ -94,7 +94,7 @@ fn every_world_mixes_easy_and_frontier_tasks() {
          or more"
     );
     assert!(
-        with_frontier * 4 >= count * 3,
+        with_frontier * 10 >= count * 7,
         "{with_frontier} of {count} worlds have 2 frontier tasks or more"
     );
     assert!(
