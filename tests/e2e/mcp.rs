@@ -95,11 +95,11 @@ fn tool_text(answer: &Value) -> &str {
     answer["result"]["content"][0]["text"].as_str().unwrap()
 }
 
-/// Checks a `tools/list` answer names both tools with object schemas.
+/// Checks a `tools/list` answer names the three tools with object schemas.
 fn check_tool_list(answer: &Value) {
     let tools = answer["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["web_search", "web_extractor"]);
+    assert_eq!(names, ["web_search", "web_extractor", "dict_memory"]);
     for tool in tools {
         assert_eq!(tool["inputSchema"]["type"], "object");
         assert!(!tool["description"].as_str().unwrap().is_empty());
@@ -162,6 +162,22 @@ fn mcp_over_stdio_searches_extracts_and_reports_injected_errors() {
         tool_text(&bad).starts_with("Error bad_request (400)"),
         "{bad}"
     );
+    // The notebook lives as long as the stdio session.
+    let noted = client.request(
+        7,
+        "tools/call",
+        json!({"name": "dict_memory", "arguments": {"operation": "add", "dict": {"url": url}}}),
+    );
+    assert_eq!(
+        tool_text(&noted),
+        "Successfully added items of ['url'] to memory."
+    );
+    let read = client.request(
+        8,
+        "tools/call",
+        json!({"name": "dict_memory", "arguments": {"operation": "retrieve", "key_list": ["url"]}}),
+    );
+    assert_eq!(tool_text(&read), json!({ "url": url }).to_string());
 
     let mut failing = StdioClient::start(&[
         "mcp",

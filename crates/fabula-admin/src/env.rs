@@ -13,6 +13,8 @@
 //!
 //! - `{"tool": "web_search", "queries": [..]}` (or `"query"`, `"top_k"`): result blocks, reward 0;
 //! - `{"tool": "web_extractor", "url", "start_index"?}`: the page as Markdown, reward 0;
+//! - `{"tool": "dict_memory", "operation", "dict"?, "key_list"?}`: the session's key-value
+//!   notebook (`fabula_server::memory`), reward 0;
 //! - `{"tool": "answer", "answer": ..}`: ends the episode; the reward is the task's score, as
 //!   `POST /admin/score` computes it (0 for an episode without a task).
 //!
@@ -152,7 +154,8 @@ pub(crate) fn start_episode(
 pub(crate) struct StepRequest {
     /// The episode, from `POST /v1/env/reset`.
     episode_id: String,
-    /// `{"tool": "web_search" | "web_extractor" | "answer", ..}` with the tool's arguments.
+    /// `{"tool": "web_search" | "web_extractor" | "dict_memory" | "answer", ..}` with the
+    /// tool's arguments.
     #[schema(value_type = Object)]
     action: Value,
 }
@@ -198,7 +201,7 @@ pub(crate) async fn take_step(
         return Err(api_error::episode_done(&episode.id));
     }
     let answer = match tool.as_str() {
-        tools::WEB_SEARCH | tools::WEB_EXTRACTOR => {
+        tools::WEB_SEARCH | tools::WEB_EXTRACTOR | tools::DICT_MEMORY => {
             call_tool(state, &episode, &tool, action).await?
         }
         "answer" => {
@@ -214,7 +217,7 @@ pub(crate) async fn take_step(
         }
         other => {
             return Err(ApiError::bad_request(format!(
-                "unknown tool `{other}`: use `web_search`, `web_extractor` or `answer`"
+                "unknown tool `{other}`: use `web_search`, `web_extractor`, `dict_memory` or `answer`"
             )));
         }
     };
@@ -222,8 +225,8 @@ pub(crate) async fn take_step(
     Ok(answer)
 }
 
-/// Runs a search or extract in the episode's session. A failure under the session's controls is
-/// an observation; only a bad request is an HTTP error.
+/// Runs a tool in the episode's session. A failure under the session's controls (or a full
+/// memory) is an observation; only a bad request is an HTTP error.
 async fn call_tool(
     state: &AdminState,
     episode: &Episode,

@@ -19,7 +19,7 @@
 //! tasks are reproducible. The seed is also the session's control seed. The observation is an
 //! object `{"text", "info"}`: the question after a reset, the tool's text after a step, with
 //! `info` as the native episode API's (`task_id` and `world` after a reset). Actions are the
-//! native episode API's (`web_search`, `web_extractor`, `answer`); an `answer` ends the episode
+//! native episode API's (`web_search`, `web_extractor`, `dict_memory`, `answer`); an `answer` ends the episode
 //! with the task's score as reward. Unknown reset fields (such as openenv's `episode_id`, since
 //! the server names its episodes) are ignored, like openenv's servers do; `metadata` in an action
 //! (what a typed openenv `Action` dumps) is dropped.
@@ -98,7 +98,8 @@ pub(crate) struct OpenEnvReset {
 /// An OpenEnv step over HTTP; openenv's `timeout_s` and `request_id` are ignored.
 #[derive(Debug, Deserialize, ToSchema)]
 pub(crate) struct OpenEnvStep {
-    /// `{"tool": "web_search" | "web_extractor" | "answer", ..}` with the tool's arguments.
+    /// `{"tool": "web_search" | "web_extractor" | "dict_memory" | "answer", ..}` with the
+    /// tool's arguments.
     #[schema(value_type = Object)]
     action: Value,
     /// The episode; without it, the listener's latest reset.
@@ -308,7 +309,8 @@ pub(crate) async fn metadata() -> Json<Metadata> {
     Json(Metadata {
         author: None,
         description: "Answer a question about a fictional world by searching its web \
-            (web_search, web_extractor), then give the answer (answer); the reward is the \
+            (web_search, web_extractor; notes in dict_memory), then give the answer (answer); \
+            the reward is the \
             answer's score against the gold answer.",
         documentation_url: None,
         name: "fabula",
@@ -369,6 +371,11 @@ pub(crate) fn action_schema() -> Value {
     let variants: Vec<Value> = [
         (tools::WEB_SEARCH, tools::web_search_schema()),
         (tools::WEB_EXTRACTOR, tools::web_extractor_schema()),
+        (tools::DICT_MEMORY, {
+            let mut schema = tools::dict_memory_schema();
+            schema["oneOf"] = fabula_server::memory::by_operation();
+            schema
+        }),
         ("answer", answer),
     ]
     .into_iter()
@@ -555,6 +562,7 @@ mod tests {
             [
                 &json!("web_search"),
                 &json!("web_extractor"),
+                &json!("dict_memory"),
                 &json!("answer")
             ]
         );

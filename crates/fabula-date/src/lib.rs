@@ -202,6 +202,43 @@ impl CivilDate {
     }
 }
 
+impl CivilDate {
+    /// The date as Qwen-AgentWorld's search results write it: `Jun 18, 2024`.
+    pub fn month_day_year(self) -> String {
+        let month = &MONTHS[self.month as usize - 1][..3];
+        let month = format!("{}{}", month[..1].to_ascii_uppercase(), &month[1..]);
+        format!("{month} {}, {}", self.day, self.year)
+    }
+}
+
+/// A page's date (`YYYY-MM-DD`, as pages and the REST answers keep it) as an observation writes
+/// it, in Qwen-AgentWorld's style: `Jun 18, 2024`. Anything not shaped so is given back as it is.
+///
+/// ```
+/// assert_eq!(fabula_date::observation_date("2024-06-18"), "Jun 18, 2024");
+/// assert_eq!(fabula_date::observation_date("N/A"), "N/A");
+/// ```
+pub fn observation_date(iso: &str) -> std::borrow::Cow<'_, str> {
+    match CivilDate::parse_iso_clamped(iso) {
+        Some(date) if date.to_string() == iso => date.month_day_year().into(),
+        _ => iso.into(),
+    }
+}
+
+/// An observation's date read back as `YYYY-MM-DD`: `Jun 18, 2024` (any form [`parse_date`]
+/// reads with a day, ISO included); `None` for anything else.
+///
+/// ```
+/// assert_eq!(fabula_date::observation_date_iso("Jun 18, 2024").as_deref(), Some("2024-06-18"));
+/// assert_eq!(fabula_date::observation_date_iso("2024-06-18").as_deref(), Some("2024-06-18"));
+/// assert_eq!(fabula_date::observation_date_iso("June 2024"), None);
+/// ```
+pub fn observation_date_iso(text: &str) -> Option<String> {
+    let parsed = parse_date(text).filter(|p| p.precision == DatePrecision::Day)?;
+    let date = CivilDate::new(i64::from(parsed.year), parsed.month, parsed.day)?;
+    Some(date.to_string())
+}
+
 impl fmt::Display for CivilDate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)

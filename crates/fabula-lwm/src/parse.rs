@@ -10,6 +10,9 @@
 //! Date: N/A
 //! ```
 //!
+//! Dates are written as the seed writes them, `Date: Jun 18, 2024` (`N/A` for an undated page);
+//! [`ResultBlock::date`] holds the page's `YYYY-MM-DD`, and parsing reads either form back to it.
+//!
 //! An extractor observation is the page as Markdown, opening with a `# Title` heading.
 
 use std::fmt::Write as _;
@@ -21,7 +24,8 @@ pub struct ResultBlock {
     pub url: String,
     pub title: String,
     pub snippet: String,
-    /// None when the block says `Date: N/A`.
+    /// The page's date as `YYYY-MM-DD` (written `Jun 18, 2024`); None when the block says
+    /// `Date: N/A`.
     pub date: Option<String>,
 }
 
@@ -55,7 +59,10 @@ pub fn format_search(sections: &[SearchSection]) -> String {
             if !out.is_empty() {
                 out.push('\n');
             }
-            let date = block.date.as_deref().unwrap_or("N/A");
+            let date = block
+                .date
+                .as_deref()
+                .map_or("N/A".into(), fabula_date::observation_date);
             let _ = writeln!(out, "[{}] {}", block.rank, block.url);
             let _ = writeln!(out, "Title: {}", block.title);
             let _ = writeln!(out, "Snippet: {}", block.snippet);
@@ -126,7 +133,9 @@ pub fn parse_search(text: &str) -> Result<Vec<SearchSection>, String> {
             url,
             title,
             snippet,
-            date: (date != "N/A").then_some(date),
+            // The seed's `Jun 18, 2024` reads back as the page's ISO date; a date in no
+            // known form stays as written, for the verifier to refuse.
+            date: (date != "N/A").then(|| fabula_date::observation_date_iso(&date).unwrap_or(date)),
         });
         idx += 4;
     }
@@ -203,7 +212,11 @@ mod tests {
             },
         ];
         let text = format_search(&sections);
+        assert!(text.contains("\nDate: Apr 2, 2031\n"), "{text}");
         assert_eq!(parse_search(&text).unwrap(), sections);
+        // An ISO date, as older observations wrote it, reads the same.
+        let iso = text.replace("Apr 2, 2031", "2031-04-02");
+        assert_eq!(parse_search(&iso).unwrap(), sections);
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub enum ErrorCode {
     EpisodeDone,
     /// An OpenEnv step naming no episode before any reset (409; the admin listener only).
     EpisodeNotStarted,
+    /// A `dict_memory` write past the session's or the server's memory bound (409); nothing
+    /// was written.
+    MemoryFull,
 }
 
 impl ErrorCode {
@@ -97,7 +100,9 @@ impl ErrorCode {
             ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorCode::EpisodeDone | ErrorCode::EpisodeNotStarted => StatusCode::CONFLICT,
+            ErrorCode::EpisodeDone | ErrorCode::EpisodeNotStarted | ErrorCode::MemoryFull => {
+                StatusCode::CONFLICT
+            }
         }
     }
 
@@ -130,6 +135,7 @@ impl ErrorCode {
             ErrorCode::EpisodeNotFound => "episode_not_found",
             ErrorCode::EpisodeDone => "episode_done",
             ErrorCode::EpisodeNotStarted => "episode_not_started",
+            ErrorCode::MemoryFull => "memory_full",
         }
     }
 }

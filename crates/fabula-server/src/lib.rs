@@ -19,6 +19,7 @@
 //! | `POST /v1/sessions/{sid}/search`   | as the world's search, under the session's controls    |
 //! | `POST /v1/sessions/{sid}/extract`  | as the world's extract, under the session's controls   |
 //! | `GET /v1/sessions/{sid}/log`       | `{"session", "world", "seed", "calls", "forgotten", "entries"}` |
+//! | `POST /v1/sessions/{sid}/tools/web_search`, `/web_extractor`, `/dict_memory` | Qwen-AgentWorld's tools: `{"tool", "text", "structured"}` ([`tools`], [`memory`]) |
 //! | `DELETE /v1/sessions/{sid}`        | 204                                                    |
 //! | `GET /metrics`                     | Prometheus text: observations served by renderer, world-model render counters |
 //! | `GET /openapi.json`                | an OpenAPI 3.1 document of these routes ([`openapi`])  |
@@ -37,15 +38,16 @@
 //! Errors: 400 `bad_request` (malformed JSON or HTTP, wrong field types, unknown fields on the
 //! native and session routes, blank queries or queries over 2,000 characters, values out of
 //! range), 413 `payload_too_large` (bodies over 64 KiB; over
-//! [`wire::MAX_SEARCH_BODY_BYTES`], about 2.3 MiB, on the search routes, so that no schema-valid
-//! search is refused), 414 `uri_too_long`, 431
+//! [`wire::MAX_SEARCH_BODY_BYTES`], about 2.3 MiB, on the search routes and `web_search`, so
+//! that no schema-valid search is refused), 414 `uri_too_long`, 431
 //! `headers_too_large`, 401 `unauthorized`, 404 `world_not_found`, `url_not_found`,
 //! `session_not_found`, `not_found`, 405 `method_not_allowed`, 408 `request_timeout` (the body
 //! did not arrive within `--body-timeout`), 429 `too_many_sessions` (with `Retry-After`: the
 //! session cap is reached and no session is idle past its time to live), 503 `world_unavailable`
 //! (the world's file is missing, damaged, foreign or does not match the manifest's hash; the
 //! reason is logged once), 503 `deadline_exceeded` (past `--request-timeout`), and from session
-//! controls 429 `rate_limited` (with `Retry-After`), 500 `injected_server_error`, 504 `timeout`.
+//! controls 429 `rate_limited` (with `Retry-After`), 500 `injected_server_error`, 504 `timeout`;
+//! 409 `memory_full` when a `dict_memory` write passes the memory's bounds.
 //! A 500 `internal` is a bug; its cause is logged, not returned; so is a 500 `handler_panicked`, a
 //! handler that panicked ([`edge::panics`]). Every error body is JSON, even
 //! hyper's own rejections of malformed HTTP ([`edge`]).
@@ -77,6 +79,7 @@ mod error;
 pub mod extractors;
 pub mod lwm;
 pub mod mcp;
+pub mod memory;
 pub mod native;
 pub mod openapi;
 pub mod search_r1;
@@ -130,6 +133,18 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         )
         .route("/v1/sessions/{sid}/extract", post(sessions::extract))
         .route("/v1/sessions/{sid}/log", get(sessions::log))
+        .route(
+            "/v1/sessions/{sid}/tools/web_search",
+            post(tools::tool_web_search).layer(search_body_limit()),
+        )
+        .route(
+            "/v1/sessions/{sid}/tools/web_extractor",
+            post(tools::tool_web_extractor),
+        )
+        .route(
+            "/v1/sessions/{sid}/tools/dict_memory",
+            post(tools::tool_dict_memory),
+        )
         .route("/metrics", get(native::metrics))
         .route("/openapi.json", get(openapi::serve(openapi::document)))
         .merge(mcp::routes(&state))

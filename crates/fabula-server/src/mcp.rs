@@ -1,5 +1,5 @@
-//! The Model Context Protocol front end: the tools `web_search` and `web_extractor` of
-//! [`crate::tools`], served over stdio for one world and one session ([`serve_stdio`], used by
+//! The Model Context Protocol front end: the tools `web_search`, `web_extractor` and
+//! `dict_memory` of [`crate::tools`], served over stdio for one world and one session ([`serve_stdio`], used by
 //! `fabula mcp`) or as Streamable HTTP at `/mcp/{world}` inside the REST server ([`routes`]).
 //!
 //! Over HTTP each MCP session gets its own fabula session, created on its first tool call. Its
@@ -8,7 +8,7 @@
 //! `X-Fabula-Seed` and `X-Fabula-Controls` (a JSON object of controls); query parameters win.
 //! A bad world or bad controls are refused before the MCP layer with the REST API's 4xx JSON.
 //! Clients that negotiate the stateless protocol version `2026-07-28` have no MCP session, so each
-//! of their requests gets a fresh fabula session.
+//! of their requests gets a fresh fabula session (and a fresh, empty `dict_memory`).
 //!
 //! Controls apply exactly as on the REST sessions, because the tools call the same session code.
 //! A failed call is an MCP tool error (`isError: true`) whose text reads
@@ -236,6 +236,11 @@ pub fn tool_list() -> Vec<Tool> {
             tools::WEB_EXTRACTOR_DESCRIPTION,
             schema(tools::web_extractor_schema()),
         ),
+        Tool::new(
+            tools::DICT_MEMORY,
+            tools::DICT_MEMORY_DESCRIPTION,
+            schema(tools::dict_memory_schema()),
+        ),
     ]
 }
 
@@ -252,7 +257,7 @@ impl ServerHandler for FabulaMcp {
             .with_server_info(Implementation::new("fabula", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "A fictional world's web. Search it with web_search, then read pages with \
-                 web_extractor; snippets only hint at the facts.",
+                 web_extractor; snippets only hint at the facts. Keep notes with dict_memory.",
             )
     }
 
@@ -274,13 +279,8 @@ impl ServerHandler for FabulaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if name != tools::WEB_SEARCH && name != tools::WEB_EXTRACTOR {
-            let error = ApiError::bad_request(format!(
-                "unknown tool `{name}`; the tools are `{}` and `{}`",
-                tools::WEB_SEARCH,
-                tools::WEB_EXTRACTOR
-            ));
-            return Ok(tool_error(&error).into());
+        if !tools::TOOLS.contains(&name.as_str()) {
+            return Ok(tool_error(&tools::unknown_tool(&name)).into());
         }
         let session_id = match self.session_id(&context).await {
             Ok(id) => id,

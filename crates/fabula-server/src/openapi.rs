@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::api_error::ErrorCode::{self, *};
-use crate::{native, search_r1, sessions, tavily};
+use crate::{native, search_r1, sessions, tavily, tools};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -45,6 +45,9 @@ use crate::{native, search_r1, sessions, tavily};
         sessions::search,
         sessions::extract,
         sessions::log,
+        tools::tool_web_search,
+        tools::tool_web_extractor,
+        tools::tool_dict_memory,
         native::metrics,
     )
 )]
@@ -130,6 +133,28 @@ pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
             WorldUnavailable,
         ],
     ),
+    (
+        "tool_web_search",
+        &[
+            SessionNotFound,
+            RateLimited,
+            InjectedServerError,
+            Timeout,
+            WorldUnavailable,
+        ],
+    ),
+    (
+        "tool_web_extractor",
+        &[
+            SessionNotFound,
+            UrlNotFound,
+            RateLimited,
+            InjectedServerError,
+            Timeout,
+            WorldUnavailable,
+        ],
+    ),
+    ("tool_dict_memory", &[SessionNotFound, MemoryFull]),
     ("metrics", &[]),
     ("openapi", &[]),
 ];
@@ -180,19 +205,28 @@ pub fn document() -> Value {
         } }
     });
     require_one_query(&mut document);
+    narrow_dict_memory(&mut document);
     require_world_on_retrieve(&mut document);
     document_itself(&mut document, "native");
     add_error_responses(&mut document);
     document
 }
 
-/// A search names exactly one of `query` and `queries`; a `null` counts as not named.
+/// A search names exactly one of `query` and `queries`; a `null` counts as not named. So does
+/// `web_search`'s.
 fn require_one_query(document: &mut Value) {
-    let request = &mut document["components"]["schemas"]["SearchRequest"];
-    request["oneOf"] = json!([
-        { "required": ["query"], "properties": { "query": { "type": "string" } } },
-        { "required": ["queries"], "properties": { "queries": { "type": "array" } } }
-    ]);
+    for name in ["SearchRequest", "WebSearchArgs"] {
+        let request = &mut document["components"]["schemas"][name];
+        request["oneOf"] = json!([
+            { "required": ["query"], "properties": { "query": { "type": "string" } } },
+            { "required": ["queries"], "properties": { "queries": { "type": "array" } } }
+        ]);
+    }
+}
+
+/// `dict_memory` takes `dict`, `key_list` or neither by operation ([`crate::memory::by_operation`]).
+fn narrow_dict_memory(document: &mut Value) {
+    document["components"]["schemas"]["DictMemoryArgs"]["oneOf"] = crate::memory::by_operation();
 }
 
 /// `/retrieve` names its world in the body (the corpus used for the contract holds several).

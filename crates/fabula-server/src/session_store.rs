@@ -18,6 +18,8 @@
 //!   (estimated: the lengths of its strings plus a fixed overhead), forgetting the oldest; all
 //!   logs together keep at most `total_log_bytes`, beyond which new entries are counted as
 //!   forgotten rather than kept. A dropped session gives its bytes back.
+//! - Each session's `dict_memory` notebook is bounded by the `memory` module (pairs and bytes a
+//!   session, bytes over all sessions) and gives its bytes back when the session is dropped.
 //!
 //! Time is read from a monotonic clock, in milliseconds since the store was made.
 
@@ -37,6 +39,7 @@ use crate::KeyId;
 use crate::api_error::{ApiError, ErrorCode};
 use crate::config::ServeConfig;
 use crate::controls::Controls;
+use crate::memory::DictMemory;
 
 /// The bytes a log entry is counted for beyond its strings: the entry itself and its slot.
 const ENTRY_OVERHEAD_BYTES: usize = size_of::<LogEntry>() + 16;
@@ -80,6 +83,8 @@ pub(crate) struct Session {
     calls: Mutex<CallLog>,
     /// The log bytes kept over all sessions; this session's share is given back on drop.
     all_log_bytes: Arc<AtomicUsize>,
+    /// The `dict_memory` notebook, bounded by its own module.
+    memory: Mutex<DictMemory>,
 }
 
 /// The calls of one session: how many were counted, and the entries still kept.
@@ -192,6 +197,11 @@ impl Session {
         self.calls.lock()
     }
 
+    /// The `dict_memory` notebook, locked.
+    pub(crate) fn memory(&self) -> parking_lot::MutexGuard<'_, DictMemory> {
+        self.memory.lock()
+    }
+
     fn may_be_used_by(&self, key: Option<KeyId>) -> bool {
         self.owner.is_none() || self.owner == key
     }
@@ -241,6 +251,8 @@ pub(crate) struct SessionStore {
     clock: Clock,
     /// The estimated bytes of all sessions' kept log entries.
     all_log_bytes: Arc<AtomicUsize>,
+    /// The bytes of all sessions' `dict_memory` notebooks.
+    all_memory_bytes: Arc<AtomicUsize>,
     inner: Mutex<StoreInner>,
 }
 
@@ -269,6 +281,7 @@ impl SessionStore {
             limits,
             clock,
             all_log_bytes: Arc::new(AtomicUsize::new(0)),
+            all_memory_bytes: Arc::new(AtomicUsize::new(0)),
             inner: Mutex::new(StoreInner {
                 ids: rand::make_rng(),
                 sessions: HashMap::new(),
@@ -307,6 +320,7 @@ impl SessionStore {
             last_used_ms: AtomicU64::new(now_ms),
             calls: Mutex::new(CallLog::default()),
             all_log_bytes: self.all_log_bytes.clone(),
+            memory: Mutex::new(DictMemory::new(self.all_memory_bytes.clone())),
         });
         inner.sessions.insert(id, session.clone());
         Ok(session)

@@ -318,7 +318,18 @@ pub async fn session_search(
     session_id: &str,
     request: SearchRequest,
 ) -> Result<SessionSearch, ApiError> {
-    let session = state.sessions().get(session_id, None)?;
+    session_search_as(state, session_id, None, request).await
+}
+
+/// [`session_search`] on behalf of the API key `key` (a session another key made answers
+/// `session_not_found`).
+pub(crate) async fn session_search_as(
+    state: &AppState,
+    session_id: &str,
+    key: Option<KeyId>,
+    request: SearchRequest,
+) -> Result<SessionSearch, ApiError> {
+    let session = state.sessions().get(session_id, key)?;
     search_in(state, &session, request).await
 }
 
@@ -450,7 +461,17 @@ pub async fn session_extract(
     session_id: &str,
     request: ExtractRequest,
 ) -> Result<ExtractResponse, ApiError> {
-    let session = state.sessions().get(session_id, None)?;
+    session_extract_as(state, session_id, None, request).await
+}
+
+/// [`session_extract`] on behalf of the API key `key`.
+pub(crate) async fn session_extract_as(
+    state: &AppState,
+    session_id: &str,
+    key: Option<KeyId>,
+    request: ExtractRequest,
+) -> Result<ExtractResponse, ApiError> {
+    let session = state.sessions().get(session_id, key)?;
     extract_in(state, &session, request).await
 }
 

@@ -1,7 +1,8 @@
-//! The two agent tools of Qwen-AgentWorld's search environment, `web_search` and
-//! `web_extractor`, run inside a session and rendered as the text an agent reads. The MCP server
-//! ([`crate::mcp`]) and the trainers' episode API share them, so an agent sees the same
-//! observations whichever front end it talks to.
+//! The three agent tools of Qwen-AgentWorld's search environment, `web_search`,
+//! `web_extractor` and `dict_memory` ([`crate::memory`]), run inside a session and rendered as
+//! the text an agent reads. The MCP server ([`crate::mcp`]), the REST routes
+//! `POST /v1/sessions/{sid}/tools/{web_search,web_extractor,dict_memory}` and the trainers' episode API share them, so an agent
+//! sees the same observations whichever front end it talks to.
 //!
 //! `web_search` answers in Qwen-AgentWorld's block format, one block per hit, numbered across the
 //! whole answer:
@@ -13,25 +14,36 @@
 //! Date: N/A
 //! ```
 //!
+//! Dated pages say `Date: Jun 18, 2024`, as the seed writes dates; the JSON keeps `YYYY-MM-DD`.
+//!
 //! `web_extractor` answers with the page as Markdown and, when the window was cut, a hint naming
 //! the next `start_index`, like the reference MCP `fetch` server.
 
+use axum::extract::State;
+use axum::{Extension, Json};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::KeyId;
 use crate::api_error::ApiError;
-use crate::sessions::{session_extract, session_search};
+use crate::extractors::{ApiJson, ApiPath};
+use crate::memory::DictMemoryArgs;
+use crate::sessions::{session_extract_as, session_search_as};
 use crate::state::AppState;
 use crate::wire::{
     BatchItem, DEFAULT_MAX_CHARS, DEFAULT_TOP_K, ExtractRequest, ExtractResponse, MAX_MAX_CHARS,
-    MAX_QUERIES, MAX_QUERY_CHARS, MAX_TOP_K, SearchRequest,
+    MAX_QUERIES, MAX_QUERY_CHARS, MAX_TOP_K, QueryText, SearchRequest, UrlText,
 };
 
 /// The name of the search tool.
 pub const WEB_SEARCH: &str = "web_search";
 /// The name of the page reader tool.
 pub const WEB_EXTRACTOR: &str = "web_extractor";
+/// The name of the session's key-value memory tool.
+pub const DICT_MEMORY: &str = "dict_memory";
+/// Every tool, in the order agents are told of them.
+pub const TOOLS: [&str; 3] = [WEB_SEARCH, WEB_EXTRACTOR, DICT_MEMORY];
 
 /// What `web_search` does, for an agent's tool list.
 pub const WEB_SEARCH_DESCRIPTION: &str = "Search this world's web. Give `queries`, a list of \
@@ -43,6 +55,17 @@ result's URL with `web_extractor` to read the page.";
 pub const WEB_EXTRACTOR_DESCRIPTION: &str = "Read one page of this world's web as Markdown. Give \
 the `url` of a search result. Long pages come in windows: when the text is cut, the answer ends \
 with a hint naming the `start_index` to ask for next.";
+
+/// What `dict_memory` does, for an agent's tool list.
+pub const DICT_MEMORY_DESCRIPTION: &str = "A key-value notebook kept for this session. Give \
+`operation`: `add` or `update` with `dict` (the pairs to store), `retrieve` or `remove` with \
+`key_list`, `retrieve_all` or `remove_all` with nothing else. Keys not kept answer `Key not \
+found`.";
+
+/// The JSON schema of `dict_memory`'s arguments, derived from [`DictMemoryArgs`].
+pub fn dict_memory_schema() -> Value {
+    input_schema::<DictMemoryArgs>()
+}
 
 /// The JSON schema of `web_search`'s arguments, derived from [`WebSearchArgs`].
 pub fn web_search_schema() -> Value {
@@ -77,12 +100,15 @@ fn input_schema<T: JsonSchema + 'static>() -> Value {
 }
 
 /// The arguments of `web_search`: one of `query` and `queries`, checked by the session's search.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Two schemas derive from it: MCP's (`schemars`, [`web_search_schema`]) and the REST
+/// document's (`utoipa`, with the REST routes' query text).
+#[derive(Debug, Clone, Deserialize, JsonSchema, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSearchArgs {
     /// A single search query, instead of `queries`.
     #[serde(default)]
     #[schemars(with = "String", length(min = 1, max = MAX_QUERY_CHARS))]
+    #[schema(value_type = Option<QueryText>)]
     pub query: Option<String>,
     /// Search queries, run one by one; results come back in the same order.
     #[serde(default)]
@@ -91,27 +117,32 @@ pub struct WebSearchArgs {
         length(min = 1, max = MAX_QUERIES),
         inner(length(min = 1, max = MAX_QUERY_CHARS))
     )]
+    #[schema(value_type = Option<Vec<QueryText>>, min_items = 1, max_items = 100)]
     pub queries: Option<Vec<String>>,
     /// Results per query.
     #[serde(default)]
     #[schemars(with = "usize", range(min = 1, max = MAX_TOP_K), extend("default" = DEFAULT_TOP_K))]
+    #[schema(minimum = 1, maximum = 50)]
     pub top_k: Option<usize>,
 }
 
 /// The arguments of `web_extractor`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebExtractorArgs {
     /// The URL of the page to read, as a search result gave it.
     #[schemars(length(min = 1))]
+    #[schema(value_type = UrlText)]
     pub url: String,
     /// The character to start reading from; use the one the previous answer's hint names.
     #[serde(default)]
     #[schemars(with = "usize", extend("default" = 0))]
+    #[schema(maximum = 18446744073709551615_u64)]
     pub start_index: Option<usize>,
     /// The most characters to return.
     #[serde(default)]
     #[schemars(with = "usize", range(min = 1, max = MAX_MAX_CHARS), extend("default" = DEFAULT_MAX_CHARS))]
+    #[schema(minimum = 1, maximum = 100000)]
     pub max_length: Option<usize>,
 }
 
@@ -124,21 +155,48 @@ pub struct ToolOutput {
     pub structured: Value,
 }
 
-/// Runs one tool by name with JSON arguments inside a session. An unknown tool or bad arguments
-/// are a 400 `bad_request`; the session's injected faults come back as their own codes.
+/// Runs one tool by name with JSON arguments inside a session that belongs to no API key (MCP's
+/// and the episode API's). An unknown tool or bad arguments are a 400 `bad_request`; the
+/// session's injected faults come back as their own codes (they reach the search and the page
+/// reader; the memory holds no page and never fails but for its bounds).
 pub async fn call_tool(
     state: &AppState,
     session_id: &str,
     tool: &str,
     arguments: Value,
 ) -> Result<ToolOutput, ApiError> {
+    call_tool_as(state, session_id, None, tool, arguments).await
+}
+
+/// [`call_tool`] on behalf of the API key `key`.
+pub(crate) async fn call_tool_as(
+    state: &AppState,
+    session_id: &str,
+    key: Option<KeyId>,
+    tool: &str,
+    arguments: Value,
+) -> Result<ToolOutput, ApiError> {
     match tool {
-        WEB_SEARCH => web_search(state, session_id, arguments).await,
-        WEB_EXTRACTOR => web_extractor(state, session_id, arguments).await,
-        other => Err(ApiError::bad_request(format!(
-            "unknown tool `{other}`: use `{WEB_SEARCH}` or `{WEB_EXTRACTOR}`"
-        ))),
+        WEB_SEARCH => web_search(state, session_id, key, arguments).await,
+        WEB_EXTRACTOR => web_extractor(state, session_id, key, arguments).await,
+        DICT_MEMORY => {
+            let args: DictMemoryArgs = parse_args(DICT_MEMORY, arguments)?;
+            let session = state.sessions().get(session_id, key)?;
+            let answer = session.memory().run(args)?;
+            Ok(ToolOutput {
+                text: answer.text,
+                structured: answer.structured,
+            })
+        }
+        other => Err(unknown_tool(other)),
     }
+}
+
+/// The answer to a tool name that is none of [`TOOLS`].
+pub fn unknown_tool(name: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "unknown tool `{name}`: use `{WEB_SEARCH}`, `{WEB_EXTRACTOR}` or `{DICT_MEMORY}`"
+    ))
 }
 
 /// Reads a tool's arguments as the REST routes read their bodies: a whole number written with a
@@ -154,9 +212,10 @@ fn parse_args<T: serde::de::DeserializeOwned>(tool: &str, arguments: Value) -> R
 }
 
 /// `web_search`: the session's search, rendered as result blocks.
-pub async fn web_search(
+async fn web_search(
     state: &AppState,
     session_id: &str,
+    key: Option<KeyId>,
     arguments: Value,
 ) -> Result<ToolOutput, ApiError> {
     let args: WebSearchArgs = parse_args(WEB_SEARCH, arguments)?;
@@ -167,7 +226,7 @@ pub async fn web_search(
         page: None,
         hiding: None,
     };
-    let answer = session_search(state, session_id, request).await?;
+    let answer = session_search_as(state, session_id, key, request).await?;
     let text = render_search(&answer.items);
     let structured = json!({ "responses": answer.items });
     Ok(ToolOutput { text, structured })
@@ -194,7 +253,9 @@ pub fn render_search(items: &[BatchItem]) -> String {
                         hit.url,
                         hit.title,
                         hit.snippet,
-                        hit.date.as_deref().unwrap_or("N/A")
+                        hit.date
+                            .as_deref()
+                            .map_or("N/A".into(), fabula_date::observation_date)
                     ));
                 }
             }
@@ -211,9 +272,10 @@ pub fn render_search(items: &[BatchItem]) -> String {
 }
 
 /// `web_extractor`: the session's extract, rendered as Markdown with a continuation hint.
-pub async fn web_extractor(
+async fn web_extractor(
     state: &AppState,
     session_id: &str,
+    key: Option<KeyId>,
     arguments: Value,
 ) -> Result<ToolOutput, ApiError> {
     let args: WebExtractorArgs = parse_args(WEB_EXTRACTOR, arguments)?;
@@ -222,7 +284,7 @@ pub async fn web_extractor(
         start: args.start_index,
         max_chars: args.max_length,
     };
-    let extract = session_extract(state, session_id, request).await?;
+    let extract = session_extract_as(state, session_id, key, request).await?;
     let text = render_extract(&extract);
     let structured = serde_json::to_value(&extract).map_err(|error| ApiError::internal(&error))?;
     Ok(ToolOutput { text, structured })
@@ -235,7 +297,10 @@ pub fn render_extract(extract: &ExtractResponse) -> String {
         "Contents of {}:\nTitle: {}\nDate: {}\n\n{}",
         extract.url,
         extract.title,
-        extract.date.as_deref().unwrap_or("N/A"),
+        extract
+            .date
+            .as_deref()
+            .map_or("N/A".into(), fabula_date::observation_date),
         extract.content
     );
     if let Some(next_start) = extract.next_start {
@@ -245,6 +310,84 @@ pub fn render_extract(extract: &ExtractResponse) -> String {
         ));
     }
     text
+}
+
+/// The answer of the session tool routes, `POST /v1/sessions/{sid}/tools/{tool}`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ToolAnswer {
+    /// The tool that ran.
+    pub tool: String,
+    /// The observation as the agent reads it: result blocks, the page as Markdown, or the
+    /// memory's answer.
+    pub text: String,
+    /// The same answer as JSON (for `web_search` and `web_extractor`, the REST routes' answer).
+    #[schema(value_type = Object)]
+    pub structured: Value,
+}
+
+#[utoipa::path(post, path = "/v1/sessions/{sid}/tools/web_search", operation_id = "tool_web_search", tag = "sessions",
+    summary = "Qwen-AgentWorld's `web_search` in the session: the search as result blocks",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    request_body = WebSearchArgs,
+    responses((status = 200, description = "The result blocks an agent reads, and the search's answer as JSON", body = ToolAnswer)))]
+pub(crate) async fn tool_web_search(
+    State(state): State<AppState>,
+    key: Option<Extension<KeyId>>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(arguments): ApiJson<Value>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    run_tool(&state, key, &session_id, WEB_SEARCH, arguments).await
+}
+
+#[utoipa::path(post, path = "/v1/sessions/{sid}/tools/web_extractor", operation_id = "tool_web_extractor", tag = "sessions",
+    summary = "Qwen-AgentWorld's `web_extractor` in the session: the page as Markdown",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    request_body = WebExtractorArgs,
+    responses((status = 200, description = "The page as an agent reads it, and the extract as JSON", body = ToolAnswer)))]
+pub(crate) async fn tool_web_extractor(
+    State(state): State<AppState>,
+    key: Option<Extension<KeyId>>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(arguments): ApiJson<Value>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    run_tool(&state, key, &session_id, WEB_EXTRACTOR, arguments).await
+}
+
+#[utoipa::path(post, path = "/v1/sessions/{sid}/tools/dict_memory", operation_id = "tool_dict_memory", tag = "sessions",
+    summary = "Qwen-AgentWorld's `dict_memory` in the session: a key-value notebook",
+    params(("sid" = String, Path, description = "The session id from `POST /v1/sessions`.")),
+    request_body = DictMemoryArgs,
+    responses((status = 200, description = "The memory's answer as the seed words it (`Key not found` included), and as JSON", body = ToolAnswer)))]
+pub(crate) async fn tool_dict_memory(
+    State(state): State<AppState>,
+    key: Option<Extension<KeyId>>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(arguments): ApiJson<Value>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    run_tool(&state, key, &session_id, DICT_MEMORY, arguments).await
+}
+
+/// Runs `tool` for one of the routes above.
+async fn run_tool(
+    state: &AppState,
+    key: Option<Extension<KeyId>>,
+    session_id: &str,
+    tool: &str,
+    arguments: Value,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let output = call_tool_as(
+        state,
+        session_id,
+        key.map(|Extension(key)| key),
+        tool,
+        arguments,
+    )
+    .await?;
+    Ok(Json(ToolAnswer {
+        tool: tool.to_owned(),
+        text: output.text,
+        structured: output.structured,
+    }))
 }
 
 /// The text an agent reads for a failed call: `Error CODE (STATUS): MESSAGE`.

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import ADMIN_TOKEN
 from fabula_env import FabulaClient, FabulaError, render_extract, render_search
+from fabula_env.client import observation_date
 
 
 @pytest.fixture()
@@ -53,6 +54,14 @@ def test_renderers_write_the_servers_own_text(client, tasks):
     )["observation"]
 
 
+def test_dates_are_written_as_the_seed_writes_them():
+    assert observation_date("2024-06-18") == "Jun 18, 2024"
+    assert observation_date("1290-01-02") == "Jan 2, 1290"
+    assert observation_date(None) == "N/A"
+    assert observation_date("2024-02-30") == "2024-02-30"
+    assert observation_date("sometime") == "sometime"
+
+
 def test_errors_carry_the_servers_code(client):
     with pytest.raises(FabulaError) as raised:
         client.search(999, "anything")
@@ -75,6 +84,26 @@ def test_sessions_apply_controls_and_log_calls(client, tasks):
     with pytest.raises(FabulaError) as raised:
         client.session_log(session.id)
     assert raised.value.code == "session_not_found"
+
+
+def test_sessions_run_qwen_agentworlds_tools(client, tasks):
+    task = tasks[0]
+    with client.create_session(task["world"], seed=1) as session:
+        searched = session.tool("web_search", query=task["question"], top_k=2)
+        responses = searched["structured"]["responses"]
+        assert searched["text"] == render_search(responses)
+        url = responses[0]["results"][0]["url"]
+        page = session.tool("web_extractor", url=url, max_length=200)
+        assert page["text"] == render_extract(page["structured"])
+        added = session.memory("add", dict={"lead": url})
+        assert added == "Successfully added items of ['lead'] to memory."
+        assert session.memory("retrieve", key_list=["lead", "other"]) == (
+            f'{{"lead":"{url}"}}\nKey not found: [\'other\']'
+        )
+        assert session.memory("remove_all") == "Successfully cleared all memory."
+        with pytest.raises(FabulaError) as raised:
+            session.memory("add")
+        assert raised.value.code == "bad_request"
 
 
 def test_tasks_scores_and_episodes(client, tasks):

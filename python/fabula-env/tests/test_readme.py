@@ -86,6 +86,8 @@ def test_curl(up, workdir) -> None:
     out = run_block(("curl", 0), up, workdir)
     assert "Bilyiarn Bikri" in out and "kriachaunwiki.org" in out, out[-2000:]
     assert '"session":' in out, out[-2000:]
+    assert '"tool":"web_search"' in out and "\\nTitle: Bilyiarn Bikri" in out, out[-2000:]
+    assert "Successfully added items of ['lead'] to memory." in out, out[-2000:]
 
 
 def test_python_package_example(up, workdir) -> None:

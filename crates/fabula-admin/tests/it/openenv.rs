@@ -114,6 +114,24 @@ async fn an_episode_runs_without_naming_it() {
         (json!(false), json!(0.0))
     );
 
+    // Notes in the episode's dict_memory, then read back: reward 0, the seed's wording.
+    let note =
+        json!({"action": {"tool": "dict_memory", "operation": "add", "dict": {"lead": "Kelvar"}}});
+    let (status, step) = env.call("POST", "/step", Some(note)).await;
+    assert_eq!(status, StatusCode::OK, "{step}");
+    assert_step_shape(&step);
+    assert_eq!(
+        step["observation"]["text"],
+        "Successfully added items of ['lead'] to memory."
+    );
+    let read = json!({"action": {"tool": "dict_memory", "operation": "retrieve", "key_list": ["lead", "x"]}});
+    let (_, step) = env.call("POST", "/step", Some(read)).await;
+    assert_eq!(
+        step["observation"]["text"],
+        "{\"lead\":\"Kelvar\"}\nKey not found: ['x']"
+    );
+    assert_eq!(step["reward"], 0.0);
+
     let answer = if task_id == "w00042-t000" {
         json!("1841")
     } else {
@@ -136,7 +154,7 @@ async fn an_episode_runs_without_naming_it() {
     let (_, state) = env.call("GET", "/state", None).await;
     assert_eq!(
         (state["step_count"].clone(), state["done"].clone()),
-        (json!(2), json!(true))
+        (json!(4), json!(true))
     );
     let (status, again) = env
         .call(
@@ -306,7 +324,7 @@ async fn health_is_open_and_metadata_and_schema_describe_the_environment() {
         .map(String::as_str)
         .collect();
     assert_eq!(keys, ["action", "observation", "state"]);
-    assert_eq!(schema["action"]["oneOf"].as_array().unwrap().len(), 3);
+    assert_eq!(schema["action"]["oneOf"].as_array().unwrap().len(), 4);
 }
 
 #[tokio::test]

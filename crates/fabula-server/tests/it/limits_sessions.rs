@@ -80,6 +80,16 @@ async fn a_session_belongs_to_the_key_that_created_it() {
         ("POST", format!("/v1/sessions/{sid}/search"), Some(search)),
         ("POST", format!("/v1/sessions/{sid}/extract"), Some(extract)),
         ("GET", format!("/v1/sessions/{sid}/log"), None),
+        (
+            "POST",
+            format!("/v1/sessions/{sid}/tools/dict_memory"),
+            Some(json!({"operation": "retrieve_all"})),
+        ),
+        (
+            "POST",
+            format!("/v1/sessions/{sid}/tools/web_search"),
+            Some(json!({"query": "harbour"})),
+        ),
         ("DELETE", format!("/v1/sessions/{sid}"), None),
     ];
     for (method, path, body) in &routes {

@@ -385,6 +385,41 @@ async fn the_served_tool_list_is_the_expected_one() {
     insta::assert_json_snapshot!(tools);
 }
 
+#[tokio::test]
+async fn dict_memory_keeps_notes_for_the_mcp_session() {
+    let app = TestApp::new();
+    let (session, _) = open_session(&app).await;
+    let call = |id: u64, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "dict_memory", "arguments": arguments
+        }})
+    };
+    let add = call(
+        5,
+        json!({"operation": "add", "dict": {"lead": "Port Amsel"}}),
+    );
+    let reply = post(&app, Some(&session), &add).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let result = reply.json()["result"].clone();
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(
+        result["content"][0]["text"],
+        "Successfully added items of ['lead'] to memory."
+    );
+    let get = call(6, json!({"operation": "retrieve_all"}));
+    let result = post(&app, Some(&session), &get).await.json()["result"].clone();
+    assert_eq!(result["content"][0]["text"], "{\"lead\":\"Port Amsel\"}");
+    assert_eq!(result["structuredContent"]["found"]["lead"], "Port Amsel");
+    // Another MCP session starts with an empty memory.
+    let (other, _) = open_session(&app).await;
+    let result = post(&app, Some(&other), &get).await.json()["result"].clone();
+    assert_eq!(result["content"][0]["text"], "{}");
+    let bad = call(7, json!({"operation": "add"}));
+    let result = post(&app, Some(&session), &bad).await.json()["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["error"]["code"], "bad_request");
+}
+
 /// The number of REST sessions the store holds, from `/health`.
 async fn rest_sessions(app: &TestApp) -> u64 {
     app.get("/health").await.json["sessions"].as_u64().unwrap()

@@ -503,3 +503,113 @@ async fn sessions_can_be_deleted() {
         .await;
     assert_error(&again, 404, "session_not_found");
 }
+
+async fn tool(app: &TestApp, sid: &str, name: &str, arguments: Value) -> Answer {
+    app.post(&format!("/v1/sessions/{sid}/tools/{name}"), arguments)
+        .await
+}
+
+#[tokio::test]
+async fn the_tools_route_runs_qwen_agentworlds_three_tools() {
+    let app = TestApp::new();
+    let sid = session(&app, 1, json!({})).await;
+    let searched = tool(
+        &app,
+        &sid,
+        "web_search",
+        json!({"query": "harbour lantern"}),
+    )
+    .await;
+    assert_eq!(searched.status, 200, "{:#}", searched.json);
+    assert_eq!(searched.json["tool"], "web_search");
+    let text = searched.json["text"].as_str().unwrap();
+    assert!(text.contains("\n[1] https://"), "{text}");
+    let url = searched.json["structured"]["responses"][0]["results"][0]["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let page = tool(&app, &sid, "web_extractor", json!({"url": url})).await;
+    assert_eq!(page.status, 200, "{:#}", page.json);
+    assert!(page.json["text"].as_str().unwrap().contains(&url));
+    // The searches count in the session's log; the memory is not a search.
+    let add = json!({"operation": "add", "dict": {"port": "Amsel", "founded": 1204}});
+    let added = tool(&app, &sid, "dict_memory", add).await;
+    assert_eq!(added.status, 200, "{:#}", added.json);
+    assert_eq!(
+        added.json["text"],
+        "Successfully added items of ['founded', 'port'] to memory."
+    );
+    let got = tool(
+        &app,
+        &sid,
+        "dict_memory",
+        json!({"operation": "retrieve", "key_list": ["founded", "ruler"]}),
+    )
+    .await;
+    assert_eq!(
+        got.json["text"],
+        "{\"founded\":1204}\nKey not found: ['ruler']"
+    );
+    assert_eq!(got.json["structured"]["found"], json!({"founded": 1204}));
+    assert_eq!(log(&app, &sid).await["calls"], 2);
+    // Another session has its own memory.
+    let other = session(&app, 2, json!({})).await;
+    let empty = tool(
+        &app,
+        &other,
+        "dict_memory",
+        json!({"operation": "retrieve_all"}),
+    )
+    .await;
+    assert_eq!(empty.json["text"], "{}");
+    // Bad input is a 400 with a message; an unknown session or tool a 404.
+    let unknown = tool(&app, &sid, "web_browse", json!({})).await;
+    assert_error(&unknown, 404, "not_found");
+    let bad = tool(&app, &sid, "dict_memory", json!({"operation": "forget"})).await;
+    assert_error(&bad, 400, "bad_request");
+    let no_dict = tool(&app, &sid, "dict_memory", json!({"operation": "add"})).await;
+    assert_error(&no_dict, 400, "bad_request");
+    let gone = tool(
+        &app,
+        "s_0",
+        "dict_memory",
+        json!({"operation": "retrieve_all"}),
+    )
+    .await;
+    assert_error(&gone, 404, "session_not_found");
+}
+
+#[tokio::test]
+async fn a_full_memory_is_409_and_keeps_what_it_had() {
+    let app = TestApp::new();
+    let sid = session(&app, 1, json!({})).await;
+    // Request bodies hold at most 64 KiB, so a session's memory fills over several adds.
+    let value = "x".repeat(60_000);
+    let fits = fabula_server::memory::MAX_BYTES / 60_100;
+    for i in 0..fits {
+        let add = json!({"operation": "add", "dict": {format!("k{i}"): value}});
+        let added = tool(&app, &sid, "dict_memory", add).await;
+        assert_eq!(added.status, 200, "{i}: {:#}", added.json);
+    }
+    let add = json!({"operation": "add", "dict": {"last": value}});
+    assert_error(
+        &tool(&app, &sid, "dict_memory", add).await,
+        409,
+        "memory_full",
+    );
+    let keys = json!({"operation": "retrieve", "key_list": ["last", "k0"]});
+    let kept = tool(&app, &sid, "dict_memory", keys).await;
+    let text = kept.json["text"].as_str().unwrap();
+    assert!(
+        text.ends_with("Key not found: ['last']"),
+        "{}",
+        &text[text.len() - 40..]
+    );
+    assert_eq!(
+        kept.json["structured"]["found"]["k0"]
+            .as_str()
+            .unwrap()
+            .len(),
+        60_000
+    );
+}

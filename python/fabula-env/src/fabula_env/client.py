@@ -13,6 +13,7 @@ OpenAPI document (`GET /openapi.json`).
 
 from __future__ import annotations
 
+import datetime
 import os
 from typing import Any
 
@@ -203,6 +204,12 @@ class FabulaClient:
         """The session's call log."""
         return self._call("GET", f"/v1/sessions/{session_id}/log")
 
+    def session_tool(self, session_id: str, tool: str, **arguments: Any) -> dict[str, Any]:
+        """One of Qwen-AgentWorld's search tools in the session (`web_search`, `web_extractor`
+        or `dict_memory`, with its arguments): `{"tool", "text", "structured"}`, `text` being
+        the observation an agent reads."""
+        return self._call("POST", f"/v1/sessions/{session_id}/tools/{tool}", arguments)
+
     def delete_session(self, session_id: str) -> None:
         """Deletes a session."""
         self._call("DELETE", f"/v1/sessions/{session_id}")
@@ -231,7 +238,7 @@ class FabulaClient:
         return self._call("POST", "/v1/env/reset", body, admin=True)
 
     def step(self, episode_id: str, action: dict[str, Any]) -> dict[str, Any]:
-        """One action (`{"tool": "web_search" | "web_extractor" | "answer", ...}`):
+        """One action (`{"tool": "web_search" | "web_extractor" | "dict_memory" | "answer", ...}`):
         `{"observation", "reward", "done", "info"}`."""
         body = {"episode_id": episode_id, "action": action}
         return self._call("POST", "/v1/env/step", body, admin=True)
@@ -264,6 +271,16 @@ class Session:
         """The session's call log."""
         return self.client.session_log(self.id)
 
+    def tool(self, name: str, **arguments: Any) -> dict[str, Any]:
+        """One of Qwen-AgentWorld's tools in this session; see `FabulaClient.session_tool`."""
+        return self.client.session_tool(self.id, name, **arguments)
+
+    def memory(self, operation: str, **arguments: Any) -> str:
+        """`dict_memory` in this session (`add` or `update` with `dict`, `retrieve` or `remove`
+        with `key_list`, `retrieve_all`, `remove_all`): the answer as the agent reads it."""
+        answer = self.tool("dict_memory", operation=operation, **arguments)
+        return str(answer["text"])
+
     def delete(self) -> None:
         """Deletes the session."""
         self.client.delete_session(self.id)
@@ -275,9 +292,29 @@ class Session:
         self.delete()
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def observation_date(iso: str | None) -> str:
+    """A page's date (`YYYY-MM-DD`) as the tools write it, in Qwen-AgentWorld's style
+    (`Jun 18, 2024`); `N/A` for an undated page; anything else as given (as the server's
+    `fabula_date::observation_date`)."""
+    if not iso:
+        return "N/A"
+    parts = iso.split("-")
+    if len(iso) != 10 or len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return iso
+    try:
+        day = datetime.date(int(parts[0]), int(parts[1]), int(parts[2]))
+    except ValueError:
+        return iso
+    return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
 def render_search(responses: list[dict[str, Any]]) -> str:
     """Search answers as the agent tools show them: `Results for "QUERY":` then one block per
-    hit (`[n] URL`, `Title:`, `Snippet:`, `Date:`), numbered across all queries; a failed query
+    hit (`[n] URL`, `Title:`, `Snippet:`, `Date:` as `observation_date` writes it), numbered
+    across all queries; a failed query
     shows its error. The same text as the server's MCP `web_search` and episode observations
     (`tests/test_client.py` compares them on a live server)."""
     parts = []
@@ -294,7 +331,7 @@ def render_search(responses: list[dict[str, Any]]) -> str:
             text += "No results.\n"
         for hit in response.get("results", []):
             n += 1
-            date = hit.get("date") or "N/A"
+            date = observation_date(hit.get("date"))
             text += f"\n[{n}] {hit['url']}\nTitle: {hit['title']}\n"
             text += f"Snippet: {hit['snippet']}\nDate: {date}\n"
         parts.append(text)
@@ -308,7 +345,7 @@ def render_extract(extract: dict[str, Any], tool_name: str = "web_extractor") ->
     server)."""
     text = (
         f"Contents of {extract['url']}:\nTitle: {extract['title']}\n"
-        f"Date: {extract.get('date') or 'N/A'}\n\n{extract['content']}"
+        f"Date: {observation_date(extract.get('date'))}\n\n{extract['content']}"
     )
     if extract.get("next_start") is not None:
         text += (
