@@ -52,6 +52,7 @@ mod metrics;
 mod model;
 mod parse;
 mod prompt;
+mod remote;
 mod render;
 mod replay;
 mod samples;
@@ -67,6 +68,7 @@ pub use metrics::{Counters, CountersSnapshot, METRIC_PREFIX, prometheus_text};
 pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
 pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
 pub use prompt::{PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt};
+pub use remote::{BACKOFF, DEFAULT_TIMEOUT, MAX_RETRIES, RemoteEngine, RemoteOptions};
 pub use render::{
     ExtractRequest, Generator, Observation, RenderConfig, RenderedBy, Renderer, SearchRequest,
     Session,

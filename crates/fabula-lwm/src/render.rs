@@ -145,6 +145,17 @@ struct CachedRender {
 pub trait Generator: Send {
     /// Generates a continuation of `prompt`, a full chat prompt.
     fn generate(&mut self, prompt: &str, options: &GenerateOptions) -> crate::Result<Generation>;
+
+    /// Answers a system and a user message: by default the continuation of their chat prompt
+    /// ([`chat_prompt`]); an engine that applies its own chat template takes the messages.
+    fn generate_chat(
+        &mut self,
+        system: &str,
+        user: &str,
+        options: &GenerateOptions,
+    ) -> crate::Result<Generation> {
+        self.generate(&chat_prompt(system, user), options)
+    }
 }
 
 impl Generator for Model {
@@ -241,9 +252,9 @@ impl Renderer {
         );
         let hiding = request.controls.hiding;
         let config = self.config.prompt.clone();
-        let prompt = || -> crate::Result<String> {
+        let prompt = || -> crate::Result<(String, String)> {
             let user = search_prompt(world, queries, request.controls, &sections, &config)?;
-            Ok(chat_prompt(&system_prompt(world.world_id())?, &user))
+            Ok((system_prompt(world.world_id())?, user))
         };
         let generated = self.generate_cached(key, prompt);
         self.finish(generated, request.template, |text| {
@@ -277,9 +288,9 @@ impl Renderer {
         );
         let earlier = session.snippets_for(url);
         let config = self.config.prompt.clone();
-        let prompt = || -> crate::Result<String> {
+        let prompt = || -> crate::Result<(String, String)> {
             let user = extract_prompt(world, url, request.controls, earlier, &config)?;
-            Ok(chat_prompt(&system_prompt(world.world_id())?, &user))
+            Ok((system_prompt(world.world_id())?, user))
         };
         let generated = self.generate_cached(key, prompt);
         self.finish(generated, request.template, |text| {
@@ -316,7 +327,7 @@ impl Renderer {
     fn generate_cached(
         &mut self,
         key: [u8; 32],
-        prompt: impl FnOnce() -> crate::Result<String>,
+        prompt: impl FnOnce() -> crate::Result<(String, String)>,
     ) -> Result<CachedRender, Rejection> {
         self.counters.record_attempt();
         if let Some(cached) = self.cache.get(&key) {
@@ -328,7 +339,8 @@ impl Renderer {
             seed: self.config.generate.seed ^ u64::from_le_bytes(key[..8].try_into().expect("8")),
             ..self.config.generate.clone()
         };
-        let generation = prompt().and_then(|prompt| model.generate(&prompt, &options));
+        let generation =
+            prompt().and_then(|(system, user)| model.generate_chat(&system, &user, &options));
         let generation = match generation {
             Ok(generation) => generation,
             Err(err) => {

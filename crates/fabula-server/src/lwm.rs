@@ -5,7 +5,9 @@
 //! With the template renderer (the default) responses are the search index's results and page
 //! windows as they always were, marked `"rendered_by": "template"`.
 //!
-//! With the world model ([`LwmOptions`], `fabula serve --renderer lwm --model DIR`):
+//! With the world model ([`LwmOptions`], `fabula serve --renderer lwm --model DIR`, or a model an
+//! OpenAI-compatible engine serves: `--world-model-url URL --world-model-name NAME`, see
+//! [`fabula_lwm::RemoteEngine`]):
 //!
 //! - **Search.** Each query's results (after a session's controls dropped or paged them) are
 //!   written in Qwen-AgentWorld's block format (`[n] URL` / `Title:` / `Snippet:` / `Date:`, `N/A`
@@ -43,8 +45,8 @@ use std::time::Duration;
 
 use fabula_file::{Page, WorldFile};
 use fabula_lwm::{
-    Counters, DeviceChoice, LoadOptions, MemoryWorld, Model, RenderConfig, RenderedBy, Renderer,
-    ResultBlock, SearchSection, WorldView, format_search,
+    Counters, DeviceChoice, LoadOptions, MemoryWorld, Model, RemoteEngine, RemoteOptions,
+    RenderConfig, RenderedBy, Renderer, ResultBlock, SearchSection, WorldView, format_search,
 };
 use fabula_search::Hiding;
 use parking_lot::Mutex;
@@ -63,8 +65,8 @@ pub const LOG_EVERY_RENDERS: u64 = 50;
 /// How to run the language world model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LwmOptions {
-    /// A checkpoint folder (or GGUF file) that [`fabula_lwm::Model::load`] reads.
-    pub model: PathBuf,
+    /// The model: a checkpoint this process loads, or an engine serving one.
+    pub model: ModelSource,
     pub device: DeviceChoice,
     /// The most tokens one render generates; None keeps the renderer's default (768).
     pub max_new_tokens: Option<usize>,
@@ -72,11 +74,29 @@ pub struct LwmOptions {
     pub time_budget: Option<Duration>,
 }
 
+/// Where the world model runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelSource {
+    /// A checkpoint folder (or GGUF file) that [`fabula_lwm::Model::load`] reads.
+    Checkpoint(PathBuf),
+    /// An OpenAI-compatible chat completions engine ([`fabula_lwm::RemoteEngine`]).
+    Remote(RemoteOptions),
+}
+
 impl LwmOptions {
     /// Options for the model at `model` on the CPU with the renderer's defaults.
     pub fn new(model: impl Into<PathBuf>) -> LwmOptions {
+        LwmOptions::with_source(ModelSource::Checkpoint(model.into()))
+    }
+
+    /// Options for a model an engine serves, with the renderer's defaults.
+    pub fn remote(engine: RemoteOptions) -> LwmOptions {
+        LwmOptions::with_source(ModelSource::Remote(engine))
+    }
+
+    fn with_source(model: ModelSource) -> LwmOptions {
         LwmOptions {
-            model: model.into(),
+            model,
             device: DeviceChoice::Cpu,
             max_new_tokens: None,
             time_budget: None,
@@ -98,9 +118,16 @@ impl LwmOptions {
     /// Loads the model and makes a renderer around it. A folder that is not a checkpoint gives a
     /// one-line error naming what is missing.
     pub fn load_renderer(&self) -> Result<Renderer> {
-        if !self.model.exists() {
+        let path = match &self.model {
+            ModelSource::Remote(engine) => {
+                let engine = RemoteEngine::new(engine)?;
+                return Ok(Renderer::new(Some(Box::new(engine)), self.render_config()));
+            }
+            ModelSource::Checkpoint(path) => path,
+        };
+        if !path.exists() {
             return Err(Error::Lwm(fabula_lwm::Error::Missing {
-                path: self.model.clone(),
+                path: path.clone(),
                 what: "the checkpoint folder itself".to_owned(),
             }));
         }
@@ -108,7 +135,7 @@ impl LwmOptions {
             device: self.device,
             dtype: None,
         };
-        let model = Model::load(&self.model, &options)?;
+        let model = Model::load(path, &options)?;
         Ok(Renderer::new(Some(Box::new(model)), self.render_config()))
     }
 }

@@ -44,8 +44,16 @@ pub fn parse_device(text: &str) -> Result<DeviceChoice, String> {
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// The checkpoint folder (config.json, tokenizer.json, safetensors) or a GGUF file.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "world_model_url")]
     pub model: Option<PathBuf>,
+    /// Render with a model an OpenAI-compatible chat completions engine serves (vLLM, SGLang,
+    /// llama.cpp's server, `transformers serve`), e.g. http://127.0.0.1:8000, instead of
+    /// loading one; with --world-model-name.
+    #[arg(long, requires = "world_model_name")]
+    pub world_model_url: Option<String>,
+    /// The name the engine serves the world model under (the request's `model`).
+    #[arg(long, requires = "world_model_url")]
+    pub world_model_name: Option<String>,
     /// Where the model runs: cpu, cuda or cuda:N (cuda needs a build with `--features cuda`).
     #[arg(long, default_value = "cpu", value_parser = parse_device)]
     pub device: DeviceChoice,
@@ -57,13 +65,20 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The world-model options, or an error when `--model` is missing.
     pub fn options(&self) -> anyhow::Result<LwmOptions> {
-        let Some(model) = &self.model else {
-            bail!("--renderer lwm needs --model DIR");
+        let base = match (&self.model, &self.world_model_url, &self.world_model_name) {
+            (Some(model), _, _) => LwmOptions::new(model),
+            (None, Some(url), Some(name)) => LwmOptions::remote(fabula_lwm::RemoteOptions {
+                url: url.clone(),
+                model: name.clone(),
+            }),
+            _ => bail!(
+                "--renderer lwm needs --model DIR, or --world-model-url URL and --world-model-name NAME"
+            ),
         };
         Ok(LwmOptions {
             max_new_tokens: self.max_new_tokens,
             device: self.device,
-            ..LwmOptions::new(model)
+            ..base
         })
     }
 

@@ -3,6 +3,7 @@
 mod fixtures;
 mod generation;
 mod loader;
+mod remote;
 mod render;
 mod samples;
 mod tiny;

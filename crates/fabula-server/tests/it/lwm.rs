@@ -156,6 +156,80 @@ async fn a_random_world_model_falls_back_to_templates() {
     );
 }
 
+/// The sum of a counter family's samples.
+fn family_total(text: &str, family: &str) -> f64 {
+    text.lines()
+        .filter(|line| line.starts_with(&format!("{family}{{")))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_remote_engine_renders_through_the_same_fallback_and_outlives_its_engine() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    // A stub OpenAI-compatible engine whose every answer is text in no tool's format.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&asked);
+    let engine = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |axum::Json(body): axum::Json<serde_json::Value>| {
+            let counter = Arc::clone(&counter);
+            async move {
+                assert_eq!(body["model"], "agentworld");
+                assert_eq!(body["messages"][0]["role"], "system");
+                counter.fetch_add(1, Ordering::SeqCst);
+                axum::Json(json!({
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": "I cannot browse."}}],
+                    "usage": {"completion_tokens": 4}
+                }))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let running = tokio::spawn(async move { axum::serve(listener, engine).await.unwrap() });
+    let app = TestApp::with_config(|config| {
+        config.lwm = Some(LwmOptions::remote(fabula_lwm::RemoteOptions {
+            url: format!("http://{addr}"),
+            model: "agentworld".to_owned(),
+        }));
+    });
+    assert_eq!(exercise(&app).await, vec![json!("template"); 5]);
+    assert!(asked.load(Ordering::SeqCst) >= 3, "{asked:?}");
+    let (_, text) = get_text(&app, "/metrics").await;
+    let attempted = sample(&text, "fabula_lwm_renders_attempted_total").unwrap();
+    assert_eq!(
+        family_total(&text, "fabula_lwm_fallbacks_total"),
+        attempted,
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "fabula_lwm_fallbacks_total{reason=\"model_error\"}").unwrap_or(0.0),
+        0.0,
+        "{text}"
+    );
+
+    // The engine stops: every answer still comes, from the templates, counted as model errors.
+    running.abort();
+    let _ = running.await;
+    let search = app
+        .post(
+            "/v1/worlds/0/search",
+            json!({"query": "lantern makers guild"}),
+        )
+        .await;
+    assert_eq!(search.status, 200, "{:#}", search.json);
+    assert_eq!(search.json["rendered_by"], "template");
+    let (_, text) = get_text(&app, "/metrics").await;
+    assert!(
+        sample(&text, "fabula_lwm_fallbacks_total{reason=\"model_error\"}").unwrap_or(0.0) >= 1.0,
+        "{text}"
+    );
+}
+
 /// A world model whose every generation panics: a bug inside a render.
 struct Panicking;
 
