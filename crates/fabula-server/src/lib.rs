@@ -24,6 +24,7 @@
 //! | `GET /metrics`                     | Prometheus text: observations served by renderer, world-model render counters |
 //! | `GET /openapi.json`                | an OpenAPI 3.1 document of these routes ([`openapi`])  |
 //! | `/mcp/{world}`                     | MCP over Streamable HTTP, one session per MCP session ([`mcp`]) |
+//! | `/mcp/{world}/deep-research`       | the same with OpenAI deep research's `search` and `fetch` ([`deep_research`]) |
 //!
 //! Search takes `{"query": ".."}` or `{"queries": [..]}` (at most 100), `"top_k"` (1..=50,
 //! default 10), `"page"` (1..=1000, default 1) and `"hiding"` (`"none"`, `"partial"` (default),
@@ -74,6 +75,7 @@
 pub mod api_error;
 mod config;
 pub mod controls;
+pub mod deep_research;
 pub mod edge;
 mod error;
 pub mod extractors;

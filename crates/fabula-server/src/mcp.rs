@@ -1,5 +1,6 @@
 //! The Model Context Protocol front end: the tools `web_search`, `web_extractor` and
-//! `dict_memory` of [`crate::tools`], served over stdio for one world and one session ([`serve_stdio`], used by
+//! `dict_memory` of [`crate::tools`] (or, at `/mcp/{world}/deep-research` and with `fabula mcp
+//! --tools deep-research`, the `search` and `fetch` of [`crate::deep_research`]), served over stdio for one world and one session ([`serve_stdio`], used by
 //! `fabula mcp`) or as Streamable HTTP at `/mcp/{world}` inside the REST server ([`routes`]).
 //!
 //! Over HTTP each MCP session gets its own fabula session, created on its first tool call. Its
@@ -50,7 +51,7 @@ use crate::error::{Error, Result};
 use crate::extractors::MAX_BODY_BYTES;
 use crate::sessions::{CreateSessionRequest, close_session, create_session};
 use crate::state::AppState;
-use crate::tools;
+use crate::{deep_research, tools};
 
 pub mod http;
 
@@ -145,10 +146,24 @@ fn query_value(key: &str, value: &str) -> Value {
     }
 }
 
+/// The tools an MCP server offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolSet {
+    /// Qwen-AgentWorld's `web_search`, `web_extractor` and `dict_memory` ([`crate::tools`]).
+    #[default]
+    AgentWorld,
+    /// OpenAI deep research's `search` and `fetch` ([`crate::deep_research`]).
+    DeepResearch,
+}
+
+/// The path suffix of the deep research tools' Streamable HTTP endpoint.
+pub const DEEP_RESEARCH_SUFFIX: &str = "/deep-research";
+
 /// The MCP server of one MCP session: the tools run inside one fabula session.
 #[derive(Clone)]
 pub struct FabulaMcp {
     state: AppState,
+    tools: ToolSet,
     /// The fabula session, made on the first tool call (HTTP) or up front (stdio).
     session: Arc<SessionSlot>,
 }
@@ -172,26 +187,28 @@ impl Drop for SessionSlot {
 
 impl FabulaMcp {
     /// A server bound to an existing session, which ends when the server is dropped.
-    pub fn for_session(state: AppState, session_id: String) -> FabulaMcp {
+    pub fn for_session(state: AppState, session_id: String, tools: ToolSet) -> FabulaMcp {
         let slot = SessionSlot {
             state: state.clone(),
             id: OnceCell::new_with(Some(session_id)),
         };
         FabulaMcp {
             state,
+            tools,
             session: Arc::new(slot),
         }
     }
 
     /// A server whose session is made on the first tool call from the HTTP request's
     /// [`McpBinding`].
-    fn lazy(state: AppState) -> FabulaMcp {
+    fn lazy(state: AppState, tools: ToolSet) -> FabulaMcp {
         let slot = SessionSlot {
             state: state.clone(),
             id: OnceCell::new(),
         };
         FabulaMcp {
             state,
+            tools,
             session: Arc::new(slot),
         }
     }
@@ -219,12 +236,26 @@ impl FabulaMcp {
     }
 }
 
-/// The tools as MCP lists them.
-pub fn tool_list() -> Vec<Tool> {
+/// The tools of a set as MCP lists them.
+pub fn tool_list(tools: ToolSet) -> Vec<Tool> {
     let schema = |value: Value| match value {
         Value::Object(map) => map,
         _ => Map::new(),
     };
+    if tools == ToolSet::DeepResearch {
+        return vec![
+            Tool::new(
+                deep_research::SEARCH,
+                deep_research::SEARCH_DESCRIPTION,
+                schema(deep_research::search_schema()),
+            ),
+            Tool::new(
+                deep_research::FETCH,
+                deep_research::FETCH_DESCRIPTION,
+                schema(deep_research::fetch_schema()),
+            ),
+        ];
+    }
     vec![
         Tool::new(
             tools::WEB_SEARCH,
@@ -253,12 +284,19 @@ fn tool_error(error: &ApiError) -> CallToolResult {
 
 impl ServerHandler for FabulaMcp {
     fn get_info(&self) -> ServerConfig {
+        let instructions = match self.tools {
+            ToolSet::AgentWorld => {
+                "A fictional world's web. Search it with web_search, then read pages with \
+                 web_extractor; snippets only hint at the facts. Keep notes with dict_memory."
+            }
+            ToolSet::DeepResearch => {
+                "A fictional world's web. Search it with search, then read a result's page by \
+                 its id with fetch."
+            }
+        };
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("fabula", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "A fictional world's web. Search it with web_search, then read pages with \
-                 web_extractor; snippets only hint at the facts. Keep notes with dict_memory.",
-            )
+            .with_instructions(instructions)
     }
 
     async fn list_tools(
@@ -266,11 +304,13 @@ impl ServerHandler for FabulaMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tool_list()))
+        Ok(ListToolsResult::with_all_items(tool_list(self.tools)))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tool_list().into_iter().find(|tool| tool.name == name)
+        tool_list(self.tools)
+            .into_iter()
+            .find(|tool| tool.name == name)
     }
 
     async fn call_tool(
@@ -279,15 +319,32 @@ impl ServerHandler for FabulaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !tools::TOOLS.contains(&name.as_str()) {
-            return Ok(tool_error(&tools::unknown_tool(&name)).into());
+        let known = tool_list(self.tools).iter().any(|tool| tool.name == name);
+        if !known {
+            let error = match self.tools {
+                ToolSet::AgentWorld => tools::unknown_tool(&name),
+                ToolSet::DeepResearch => ApiError::bad_request(format!(
+                    "unknown tool `{name}`: use `{}` or `{}`",
+                    deep_research::SEARCH,
+                    deep_research::FETCH
+                )),
+            };
+            return Ok(tool_error(&error).into());
         }
         let session_id = match self.session_id(&context).await {
             Ok(id) => id,
             Err(error) => return Ok(tool_error(&error).into()),
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let result = match tools::call_tool(&self.state, &session_id, &name, arguments).await {
+        let called = match self.tools {
+            ToolSet::AgentWorld => {
+                tools::call_tool(&self.state, &session_id, &name, arguments).await
+            }
+            ToolSet::DeepResearch => {
+                deep_research::call_tool(&self.state, &session_id, &name, arguments).await
+            }
+        };
+        let result = match called {
             Ok(output) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
                 result.structured_content = Some(output.structured);
@@ -301,10 +358,14 @@ impl ServerHandler for FabulaMcp {
 
 /// Serves MCP over stdin and stdout for one new session until the client closes the stream.
 /// A bad world or bad controls fail here, before anything is served.
-pub async fn serve_stdio(state: AppState, request: CreateSessionRequest) -> Result<()> {
+pub async fn serve_stdio(
+    state: AppState,
+    request: CreateSessionRequest,
+    tools: ToolSet,
+) -> Result<()> {
     let created =
         create_session(&state, request).map_err(|error| Error::Mcp(tools::error_text(&error)))?;
-    let server = FabulaMcp::for_session(state, created.session);
+    let server = FabulaMcp::for_session(state, created.session, tools);
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -329,16 +390,24 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         Arc::clone(&manager),
         state.max_mcp_sessions(),
     ));
-    let factory_state = state.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(FabulaMcp::lazy(factory_state.clone())),
-        manager,
-        config,
-    );
+    // One session manager (and cap) for both tool sets: a session keeps the tools of the
+    // endpoint that initialized it.
+    let service = |tools: ToolSet| {
+        let factory_state = state.clone();
+        StreamableHttpService::new(
+            move || Ok(FabulaMcp::lazy(factory_state.clone(), tools)),
+            Arc::clone(&manager),
+            config.clone(),
+        )
+    };
     // The last layer added runs first: the binding, then the body limit, the guard and the
     // JSON errors around rmcp.
     Router::new()
-        .route_service("/mcp/{world}", service)
+        .route_service("/mcp/{world}", service(ToolSet::AgentWorld))
+        .route_service(
+            &format!("/mcp/{{world}}{DEEP_RESEARCH_SUFFIX}"),
+            service(ToolSet::DeepResearch),
+        )
         .route_layer(middleware::from_fn(http::json_errors))
         .route_layer(middleware::from_fn_with_state(cap, http::guard_request))
         .route_layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -349,6 +418,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
 async fn bind_request(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
     let world = path.strip_prefix("/mcp/").unwrap_or_default();
+    let world = world.strip_suffix(DEEP_RESEARCH_SUFFIX).unwrap_or(world);
     let binding = match McpBinding::from_request(world, request.uri().query(), request.headers()) {
         Ok(binding) => binding,
         Err(error) => return error.into_response(),

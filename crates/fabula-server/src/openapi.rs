@@ -83,12 +83,15 @@ pub fn document_itself(document: &mut Value, tag: &str) {
 }
 
 /// The routes the router serves that the document leaves out, as `(method, path)`: MCP's
-/// Streamable HTTP endpoint (JSON-RPC messages, not REST operations; MCP clients learn its tools
+/// Streamable HTTP endpoints (both tool sets) (JSON-RPC messages, not REST operations; MCP clients learn its tools
 /// from `tools/list`) and Tavily's unsupported `/crawl` and `/map` (always 400 `bad_request`).
 pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
     ("delete", "/mcp/{world}"),
     ("get", "/mcp/{world}"),
     ("post", "/mcp/{world}"),
+    ("delete", "/mcp/{world}/deep-research"),
+    ("get", "/mcp/{world}/deep-research"),
+    ("post", "/mcp/{world}/deep-research"),
     ("post", "/compat/tavily/{id}/crawl"),
     ("post", "/compat/tavily/{id}/map"),
 ];

@@ -82,7 +82,7 @@ pub fn web_extractor_schema() -> Value {
 /// type's title and doc left out), less what only Rust knows: the `$schema` dialect (2020-12 is
 /// MCP's default), integer `format`s (`uint`: the bounds say it) and the `null` default of an
 /// `Option` field (a client leaves the field out).
-fn input_schema<T: JsonSchema + 'static>() -> Value {
+pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Value {
     let mut schema = match rmcp::handler::server::common::schema_for_input::<T>() {
         Ok(schema) => schema.as_ref().clone(),
         Err(error) => unreachable!("a tool's arguments are a struct: {error}"),
@@ -201,7 +201,10 @@ pub fn unknown_tool(name: &str) -> ApiError {
 
 /// Reads a tool's arguments as the REST routes read their bodies: a whole number written with a
 /// fraction (`top_k: 5.0`) is the integer it is, as the tool's JSON Schema `integer` counts it.
-fn parse_args<T: serde::de::DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ApiError> {
+pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    arguments: Value,
+) -> Result<T, ApiError> {
     let mut arguments = match arguments {
         Value::Null => Value::Object(serde_json::Map::new()),
         other => other,

@@ -22,6 +22,19 @@ pub struct McpArgs {
     /// '{"noise_level": 0.5}'.
     #[arg(long)]
     pub controls: Option<String>,
+    /// The tools: Qwen-AgentWorld's `web_search`, `web_extractor` and `dict_memory`
+    /// (`agentworld`), or the `search` and `fetch` of OpenAI's deep research (`deep-research`).
+    #[arg(long, value_enum, default_value_t = Tools::Agentworld)]
+    pub tools: Tools,
+}
+
+/// The tool sets of `fabula mcp --tools`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tools {
+    /// web_search, web_extractor and dict_memory.
+    Agentworld,
+    /// search and fetch.
+    DeepResearch,
 }
 
 /// Runs `fabula mcp` until the client closes stdin. Logs go to stderr; stdout carries only MCP.
@@ -47,7 +60,14 @@ pub fn run_mcp(args: &McpArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?
-        .block_on(fabula_server::mcp::serve_stdio(state, request))
+        .block_on(fabula_server::mcp::serve_stdio(
+            state,
+            request,
+            match args.tools {
+                Tools::Agentworld => fabula_server::mcp::ToolSet::AgentWorld,
+                Tools::DeepResearch => fabula_server::mcp::ToolSet::DeepResearch,
+            },
+        ))
         .context("serving MCP over stdio")?;
     Ok(())
 }

@@ -60,7 +60,18 @@ impl Reply {
 /// Sends a request to the MCP endpoint with the given headers, and `Host: localhost` unless they
 /// name a host.
 async fn call(app: &TestApp, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let mut request = Request::builder().method(method).uri(PATH);
+    call_at(app, PATH, method, headers, body).await
+}
+
+/// [`call`] at another path of the MCP endpoints.
+async fn call_at(
+    app: &TestApp,
+    path: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
+    let mut request = Request::builder().method(method).uri(path);
     if !headers.iter().any(|(name, _)| *name == "host") {
         request = request.header("host", "localhost");
     }
@@ -418,6 +429,105 @@ async fn dict_memory_keeps_notes_for_the_mcp_session() {
     let result = post(&app, Some(&session), &bad).await.json()["result"].clone();
     assert_eq!(result["isError"], true, "{result}");
     assert_eq!(result["structuredContent"]["error"]["code"], "bad_request");
+}
+
+#[tokio::test]
+async fn the_deep_research_endpoint_serves_search_and_fetch() {
+    const DEEP: &str = "/mcp/0/deep-research";
+    let app = TestApp::new();
+    let send = |session: Option<String>, message: Value| {
+        let app = &app;
+        async move {
+            let mut headers = vec![JSON_TYPE, ACCEPT_ALL];
+            if let Some(session) = &session {
+                headers.push(("mcp-session-id", session.as_str()));
+            }
+            call_at(app, DEEP, "POST", &headers, &message.to_string()).await
+        }
+    };
+    let init = send(None, initialize_message("deep-research-it")).await;
+    assert_eq!(init.status, StatusCode::OK, "{}", init.body);
+    let session = init.session();
+    let notified = send(
+        Some(session.clone()),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert!(notified.status.is_success(), "{}", notified.body);
+    let list = send(
+        Some(session.clone()),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+    )
+    .await
+    .json();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search", "fetch"]);
+    let tool = |id: u64, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": arguments}})
+    };
+    let found = send(
+        Some(session.clone()),
+        tool(3, "search", json!({"query": "harbour"})),
+    )
+    .await
+    .json()["result"]
+        .clone();
+    assert_eq!(found["isError"], false, "{found}");
+    // One text item holding the JSON object, and the same object as structured content.
+    let content = found["content"].as_array().unwrap();
+    assert_eq!(content.len(), 1);
+    let results: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(results, found["structuredContent"]);
+    let first = &results["results"][0];
+    let keys: Vec<&String> = first.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["id", "title", "url"], "{first}");
+    assert_eq!(first["id"], first["url"]);
+    let id = first["id"].as_str().unwrap().to_owned();
+    let page = send(Some(session.clone()), tool(4, "fetch", json!({"id": id})))
+        .await
+        .json()["result"]
+        .clone();
+    assert_eq!(page["isError"], false, "{page}");
+    let document: Value =
+        serde_json::from_str(page["content"][0]["text"].as_str().unwrap()).unwrap();
+    let keys: Vec<&String> = document.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["id", "metadata", "text", "title", "url"],
+        "{document}"
+    );
+    assert_eq!(document["id"], id.as_str());
+    assert_eq!(document["title"], first["title"]);
+    assert_eq!(document["metadata"]["world"], 0);
+    assert!(document["text"].as_str().unwrap().len() > 100);
+    // An id that is no page, and a tool of the other set, are tool errors.
+    let missing = send(
+        Some(session.clone()),
+        tool(5, "fetch", json!({"id": "https://nowhere.example/x"})),
+    )
+    .await
+    .json()["result"]
+        .clone();
+    assert_eq!(missing["isError"], true, "{missing}");
+    assert_eq!(
+        missing["structuredContent"]["error"]["code"],
+        "url_not_found"
+    );
+    let other = send(
+        Some(session),
+        tool(6, "web_search", json!({"query": "harbour"})),
+    )
+    .await
+    .json()["result"]
+        .clone();
+    assert_eq!(other["isError"], true, "{other}");
+    assert_eq!(other["structuredContent"]["error"]["code"], "bad_request");
 }
 
 /// The number of REST sessions the store holds, from `/health`.

@@ -1,0 +1,149 @@
+//! The two tools OpenAI's deep research and ChatGPT connectors ask of an MCP server, over a
+//! fabula session: `search` and `fetch`, each taking one string, each answering one text item
+//! holding a JSON object (and the same object as `structuredContent`).
+//!
+//! - `search {"query"}` -> `{"results": [{"id", "title", "url"}]}`: the session's search, its
+//!   first page of results (the session's `page_size` and faults apply). The id is the page's
+//!   url, so a result is citable and fetchable as it stands.
+//! - `fetch {"id"}` -> `{"id", "title", "text", "url", "metadata"}`: the whole page as Markdown
+//!   (read window by window through the session's extract, so its controls apply), with
+//!   `metadata` `{"world", "date"}` (`date` `YYYY-MM-DD`, or null for an undated page). An id
+//!   that is no page of the world is a tool error with code `url_not_found`.
+//!
+//! Served at `/mcp/{world}/deep-research` (Streamable HTTP) and by `fabula mcp --tools
+//! deep-research` (stdio), beside Qwen-AgentWorld's tools at `/mcp/{world}`.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::api_error::ApiError;
+use crate::sessions::{session_extract, session_search};
+use crate::state::AppState;
+use crate::tools::{ToolOutput, input_schema, parse_args};
+use crate::wire::{BatchItem, ExtractRequest, MAX_MAX_CHARS, MAX_QUERY_CHARS, SearchRequest};
+
+/// The name of the search tool.
+pub const SEARCH: &str = "search";
+/// The name of the page tool.
+pub const FETCH: &str = "fetch";
+
+/// What `search` does, for the tool list.
+pub const SEARCH_DESCRIPTION: &str = "Search this fictional world's web with a query. Returns \
+`{\"results\": [{\"id\", \"title\", \"url\"}]}`; give a result's `id` to `fetch` to read the page. \
+Nothing here is known from memory: every fact is on the world's pages.";
+
+/// What `fetch` does, for the tool list.
+pub const FETCH_DESCRIPTION: &str = "Read one page of this fictional world's web by the `id` a \
+`search` result gave. Returns `{\"id\", \"title\", \"text\", \"url\", \"metadata\"}`, the page's \
+whole text as Markdown.";
+
+/// The arguments of `search`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// What to search for.
+    #[schemars(length(min = 1, max = MAX_QUERY_CHARS))]
+    pub query: String,
+}
+
+/// The arguments of `fetch`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FetchArgs {
+    /// The `id` of a `search` result.
+    #[schemars(length(min = 1))]
+    pub id: String,
+}
+
+/// The JSON schema of `search`'s arguments.
+pub fn search_schema() -> Value {
+    input_schema::<SearchArgs>()
+}
+
+/// The JSON schema of `fetch`'s arguments.
+pub fn fetch_schema() -> Value {
+    input_schema::<FetchArgs>()
+}
+
+/// Runs `search` or `fetch` in a session; any other name is a 400 `bad_request`.
+pub async fn call_tool(
+    state: &AppState,
+    session_id: &str,
+    tool: &str,
+    arguments: Value,
+) -> Result<ToolOutput, ApiError> {
+    let answer = match tool {
+        SEARCH => search(state, session_id, parse_args(SEARCH, arguments)?).await?,
+        FETCH => fetch(state, session_id, parse_args(FETCH, arguments)?).await?,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "unknown tool `{other}`: use `{SEARCH}` or `{FETCH}`"
+            )));
+        }
+    };
+    Ok(ToolOutput {
+        text: answer.to_string(),
+        structured: answer,
+    })
+}
+
+async fn search(state: &AppState, session_id: &str, args: SearchArgs) -> Result<Value, ApiError> {
+    let request = SearchRequest {
+        query: Some(args.query),
+        queries: None,
+        top_k: None,
+        page: None,
+        hiding: None,
+    };
+    let answer = session_search(state, session_id, request).await?;
+    let mut results = Vec::new();
+    for item in answer.items {
+        match item {
+            BatchItem::Ok(response) => results.extend(
+                response
+                    .results
+                    .into_iter()
+                    .map(|hit| json!({ "id": hit.url, "title": hit.title, "url": hit.url })),
+            ),
+            BatchItem::Failed { error, .. } => {
+                return Err(ApiError::new(error.code, error.message));
+            }
+        }
+    }
+    Ok(json!({ "results": results }))
+}
+
+/// The most windows one page is read in; a page is far shorter, so this only guards the loop.
+const MAX_WINDOWS: usize = 64;
+
+async fn fetch(state: &AppState, session_id: &str, args: FetchArgs) -> Result<Value, ApiError> {
+    let url = args.id.trim().to_owned();
+    let world = state.sessions().get(session_id, None)?.world;
+    let mut text = String::new();
+    let mut start = 0;
+    let mut first = None;
+    for _ in 0..MAX_WINDOWS {
+        let request = ExtractRequest {
+            url: url.clone(),
+            start: Some(start),
+            max_chars: Some(MAX_MAX_CHARS),
+        };
+        let window = session_extract(state, session_id, request).await?;
+        text.push_str(&window.content);
+        let next = window.next_start;
+        first.get_or_insert(window);
+        match next {
+            Some(next) if next > start => start = next,
+            _ => break,
+        }
+    }
+    let page = first.ok_or_else(|| ApiError::internal(&"an extract without a window"))?;
+    Ok(json!({
+        "id": args.id,
+        "title": page.title,
+        "text": text,
+        "url": page.url,
+        "metadata": { "world": world, "date": page.date },
+    }))
+}

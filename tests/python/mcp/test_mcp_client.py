@@ -1,0 +1,137 @@
+"""The MCP Python SDK's own client (`mcp`, 2.3) against fabula's MCP servers: Streamable HTTP from
+a live `fabula serve` and stdio from `fabula mcp`, with both tool sets, Qwen-AgentWorld's
+(`web_search`, `web_extractor`, `dict_memory`) and OpenAI deep research's (`search`, `fetch`).
+
+Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula`).
+"""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+REPO = Path(__file__).resolve().parents[3]
+BINARY = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("worlds")
+    subprocess.run([BINARY, "generate", "--count", "2", "--seed", "7", "--out", str(out)],
+                   check=True, capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def base(worlds):
+    addr = f"127.0.0.1:{free_port()}"
+    process = subprocess.Popen([BINARY, "serve", "--worlds", str(worlds), "--addr", addr],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://{addr}/health", timeout=5).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("fabula serve did not come up")
+                time.sleep(0.1)
+        yield f"http://{addr}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def deep_research(session: ClientSession) -> None:
+    """OpenAI's contract: exactly `search` and `fetch`, each answering one text item holding a
+    JSON object, `{results: [{id, title, url}]}` and `{id, title, text, url, metadata}`."""
+    await session.initialize()
+    tools = await session.list_tools()
+    assert [tool.name for tool in tools.tools] == ["search", "fetch"]
+    for tool in tools.tools:
+        properties = tool.input_schema["properties"]
+        assert list(properties) == (["query"] if tool.name == "search" else ["id"])
+    found = await session.call_tool("search", {"query": "history of the city"})
+    assert not found.is_error and len(found.content) == 1 and found.content[0].type == "text"
+    results = json.loads(found.content[0].text)
+    assert results == found.structured_content
+    assert results["results"] and all(
+        sorted(r) == ["id", "title", "url"] for r in results["results"])
+    first = results["results"][0]
+    page = await session.call_tool("fetch", {"id": first["id"]})
+    assert not page.is_error
+    document = json.loads(page.content[0].text)
+    assert sorted(document) == ["id", "metadata", "text", "title", "url"]
+    assert (document["id"], document["url"], document["title"]) == (
+        first["id"], first["url"], first["title"])
+    assert len(document["text"]) > 100 and document["metadata"]["world"] == 0
+    missing = await session.call_tool("fetch", {"id": "https://nowhere.example/page"})
+    assert missing.is_error and "url_not_found" in missing.content[0].text
+
+
+async def agentworld(session: ClientSession) -> None:
+    """Qwen-AgentWorld's three tools: result blocks with the seed's dates, the page as
+    Markdown, and the session's notebook."""
+    await session.initialize()
+    tools = await session.list_tools()
+    assert [tool.name for tool in tools.tools] == ["web_search", "web_extractor", "dict_memory"]
+    searched = await session.call_tool("web_search", {"queries": ["history", "opened"]})
+    text = searched.content[0].text
+    assert not searched.is_error and "\n[1] https://" in text
+    dates = re.findall(r"^Date: (.*)$", text, re.M)
+    assert dates and all(d == "N/A" or re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}", d)
+                         for d in dates), dates
+    url = re.search(r"^\[1\] (\S+)$", text, re.M).group(1)
+    page = await session.call_tool("web_extractor", {"url": url})
+    assert not page.is_error and page.content[0].text.startswith(f"Contents of {url}:")
+    added = await session.call_tool("dict_memory", {"operation": "add", "dict": {"url": url}})
+    assert added.content[0].text == "Successfully added items of ['url'] to memory."
+    got = await session.call_tool("dict_memory", {"operation": "retrieve", "key_list": ["url"]})
+    assert json.loads(got.content[0].text) == {"url": url}
+
+
+async def over_http(url: str, check) -> None:
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(read, write) as session:
+            await check(session)
+
+
+async def over_stdio(worlds: Path, tools: str, check) -> None:
+    params = StdioServerParameters(command=BINARY, args=[
+        "mcp", "--worlds", str(worlds), "--world", "0", "--tools", tools])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await check(session)
+
+
+def test_deep_research_over_http(base) -> None:
+    anyio.run(over_http, f"{base}/mcp/0/deep-research", deep_research)
+
+
+def test_deep_research_over_stdio(worlds) -> None:
+    anyio.run(over_stdio, worlds, "deep-research", deep_research)
+
+
+def test_agentworld_tools_over_http(base) -> None:
+    anyio.run(over_http, f"{base}/mcp/0", agentworld)
+
+
+def test_agentworld_tools_over_stdio(worlds) -> None:
+    anyio.run(over_stdio, worlds, "agentworld", agentworld)
