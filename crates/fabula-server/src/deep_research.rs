@@ -118,7 +118,34 @@ async fn search(state: &AppState, session_id: &str, args: SearchArgs) -> Result<
 const MAX_WINDOWS: usize = 64;
 
 async fn fetch(state: &AppState, session_id: &str, args: FetchArgs) -> Result<Value, ApiError> {
-    let url = args.id.trim().to_owned();
+    let page = read_page(state, session_id, args.id.trim()).await?;
+    Ok(json!({
+        "id": args.id,
+        "title": page.title,
+        "text": page.text,
+        "url": page.url,
+        "metadata": { "world": page.world, "date": page.date },
+    }))
+}
+
+/// A whole page as a session reads it.
+pub(crate) struct WholePage {
+    pub url: String,
+    pub title: String,
+    /// The page as Markdown, every window of it.
+    pub text: String,
+    pub date: Option<String>,
+    pub world: u32,
+}
+
+/// Reads a whole page window by window through the session's extract, so its controls apply
+/// (a `url_not_found` for a url that is no page of the world).
+pub(crate) async fn read_page(
+    state: &AppState,
+    session_id: &str,
+    url: &str,
+) -> Result<WholePage, ApiError> {
+    let url = url.to_owned();
     let world = state.sessions().get(session_id, None)?.world;
     let mut text = String::new();
     let mut start = 0;
@@ -139,11 +166,11 @@ async fn fetch(state: &AppState, session_id: &str, args: FetchArgs) -> Result<Va
         }
     }
     let page = first.ok_or_else(|| ApiError::internal(&"an extract without a window"))?;
-    Ok(json!({
-        "id": args.id,
-        "title": page.title,
-        "text": text,
-        "url": page.url,
-        "metadata": { "world": world, "date": page.date },
-    }))
+    Ok(WholePage {
+        url: page.url,
+        title: page.title,
+        text,
+        date: page.date,
+        world,
+    })
 }

@@ -25,6 +25,7 @@
 //! | `GET /openapi.json`                | an OpenAPI 3.1 document of these routes ([`openapi`])  |
 //! | `/mcp/{world}`                     | MCP over Streamable HTTP, one session per MCP session ([`mcp`]) |
 //! | `/mcp/{world}/deep-research`       | the same with OpenAI deep research's `search` and `fetch` ([`deep_research`]) |
+//! | `/mcp/{world}/browsecomp-plus`     | the same with BrowseComp-Plus's `search` and `get_document` ([`browsecomp_plus`]) |
 //!
 //! Search takes `{"query": ".."}` or `{"queries": [..]}` (at most 100), `"top_k"` (1..=50,
 //! default 10), `"page"` (1..=1000, default 1) and `"hiding"` (`"none"`, `"partial"` (default),
@@ -73,6 +74,7 @@
 //! world); it never reads the tasks table.
 
 pub mod api_error;
+pub mod browsecomp_plus;
 mod config;
 pub mod controls;
 pub mod deep_research;

@@ -237,6 +237,7 @@ pub fn results_from_text(text: &str) -> Option<Vec<HitJson>> {
                 title: block.title,
                 snippet: block.snippet,
                 date: block.date,
+                score: 0.0,
             })
             .collect(),
     )
@@ -572,8 +573,16 @@ impl LwmRenderer {
                 n_renders += 1;
                 log_fallback(&observation);
                 if observation.rendered_by == RenderedBy::Lwm
-                    && let Some(results) = results_from_text(&observation.text)
+                    && let Some(mut results) = results_from_text(&observation.text)
                 {
+                    // The render writes no scores: each page keeps the index's.
+                    for hit in &mut results {
+                        hit.score = response
+                            .results
+                            .iter()
+                            .find(|old| old.url == hit.url)
+                            .map_or(0.0, |old| old.score);
+                    }
                     response.results = results;
                     response.rendered_by = RenderedBy::Lwm.as_str();
                 }

@@ -1,6 +1,7 @@
 //! The Model Context Protocol front end: the tools `web_search`, `web_extractor` and
 //! `dict_memory` of [`crate::tools`] (or, at `/mcp/{world}/deep-research` and with `fabula mcp
-//! --tools deep-research`, the `search` and `fetch` of [`crate::deep_research`]), served over stdio for one world and one session ([`serve_stdio`], used by
+//! --tools deep-research`, the `search` and `fetch` of [`crate::deep_research`]; at
+//! `/mcp/{world}/browsecomp-plus`, BrowseComp-Plus's `search` and `get_document`), served over stdio for one world and one session ([`serve_stdio`], used by
 //! `fabula mcp`) or as Streamable HTTP at `/mcp/{world}` inside the REST server ([`routes`]).
 //!
 //! Over HTTP each MCP session gets its own fabula session, created on its first tool call. Its
@@ -51,7 +52,7 @@ use crate::error::{Error, Result};
 use crate::extractors::MAX_BODY_BYTES;
 use crate::sessions::{CreateSessionRequest, close_session, create_session};
 use crate::state::AppState;
-use crate::{deep_research, tools};
+use crate::{browsecomp_plus, deep_research, tools};
 
 pub mod http;
 
@@ -154,10 +155,26 @@ pub enum ToolSet {
     AgentWorld,
     /// OpenAI deep research's `search` and `fetch` ([`crate::deep_research`]).
     DeepResearch,
+    /// BrowseComp-Plus's `search` and `get_document` ([`crate::browsecomp_plus`]).
+    BrowseCompPlus,
 }
 
-/// The path suffix of the deep research tools' Streamable HTTP endpoint.
-pub const DEEP_RESEARCH_SUFFIX: &str = "/deep-research";
+impl ToolSet {
+    /// The path suffix of the set's Streamable HTTP endpoint after `/mcp/{world}`.
+    pub fn path_suffix(self) -> &'static str {
+        match self {
+            ToolSet::AgentWorld => "",
+            ToolSet::DeepResearch => "/deep-research",
+            ToolSet::BrowseCompPlus => "/browsecomp-plus",
+        }
+    }
+
+    const ALL: [ToolSet; 3] = [
+        ToolSet::AgentWorld,
+        ToolSet::DeepResearch,
+        ToolSet::BrowseCompPlus,
+    ];
+}
 
 /// The MCP server of one MCP session: the tools run inside one fabula session.
 #[derive(Clone)]
@@ -242,6 +259,20 @@ pub fn tool_list(tools: ToolSet) -> Vec<Tool> {
         Value::Object(map) => map,
         _ => Map::new(),
     };
+    if tools == ToolSet::BrowseCompPlus {
+        return vec![
+            Tool::new(
+                browsecomp_plus::SEARCH,
+                browsecomp_plus::SEARCH_DESCRIPTION,
+                schema(browsecomp_plus::search_schema()),
+            ),
+            Tool::new(
+                browsecomp_plus::GET_DOCUMENT,
+                browsecomp_plus::GET_DOCUMENT_DESCRIPTION,
+                schema(browsecomp_plus::get_document_schema()),
+            ),
+        ];
+    }
     if tools == ToolSet::DeepResearch {
         return vec![
             Tool::new(
@@ -293,6 +324,10 @@ impl ServerHandler for FabulaMcp {
                 "A fictional world's web. Search it with search, then read a result's page by \
                  its id with fetch."
             }
+            ToolSet::BrowseCompPlus => {
+                "A fictional world's documents. Search them with search, then read one by its \
+                 docid with get_document."
+            }
         };
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("fabula", env!("CARGO_PKG_VERSION")))
@@ -323,11 +358,16 @@ impl ServerHandler for FabulaMcp {
         if !known {
             let error = match self.tools {
                 ToolSet::AgentWorld => tools::unknown_tool(&name),
-                ToolSet::DeepResearch => ApiError::bad_request(format!(
-                    "unknown tool `{name}`: use `{}` or `{}`",
-                    deep_research::SEARCH,
-                    deep_research::FETCH
-                )),
+                ToolSet::DeepResearch | ToolSet::BrowseCompPlus => {
+                    let names: Vec<String> = tool_list(self.tools)
+                        .iter()
+                        .map(|tool| format!("`{}`", tool.name))
+                        .collect();
+                    ApiError::bad_request(format!(
+                        "unknown tool `{name}`: use {}",
+                        names.join(" or ")
+                    ))
+                }
             };
             return Ok(tool_error(&error).into());
         }
@@ -342,6 +382,9 @@ impl ServerHandler for FabulaMcp {
             }
             ToolSet::DeepResearch => {
                 deep_research::call_tool(&self.state, &session_id, &name, arguments).await
+            }
+            ToolSet::BrowseCompPlus => {
+                browsecomp_plus::call_tool(&self.state, &session_id, &name, arguments).await
             }
         };
         let result = match called {
@@ -392,22 +435,19 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     ));
     // One session manager (and cap) for both tool sets: a session keeps the tools of the
     // endpoint that initialized it.
-    let service = |tools: ToolSet| {
+    let mut router = Router::new();
+    for tools in ToolSet::ALL {
         let factory_state = state.clone();
-        StreamableHttpService::new(
+        let service = StreamableHttpService::new(
             move || Ok(FabulaMcp::lazy(factory_state.clone(), tools)),
             Arc::clone(&manager),
             config.clone(),
-        )
-    };
+        );
+        router = router.route_service(&format!("/mcp/{{world}}{}", tools.path_suffix()), service);
+    }
     // The last layer added runs first: the binding, then the body limit, the guard and the
     // JSON errors around rmcp.
-    Router::new()
-        .route_service("/mcp/{world}", service(ToolSet::AgentWorld))
-        .route_service(
-            &format!("/mcp/{{world}}{DEEP_RESEARCH_SUFFIX}"),
-            service(ToolSet::DeepResearch),
-        )
+    router
         .route_layer(middleware::from_fn(http::json_errors))
         .route_layer(middleware::from_fn_with_state(cap, http::guard_request))
         .route_layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -418,7 +458,11 @@ pub fn routes(state: &AppState) -> Router<AppState> {
 async fn bind_request(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
     let world = path.strip_prefix("/mcp/").unwrap_or_default();
-    let world = world.strip_suffix(DEEP_RESEARCH_SUFFIX).unwrap_or(world);
+    let world = ToolSet::ALL
+        .iter()
+        .filter(|tools| !tools.path_suffix().is_empty())
+        .find_map(|tools| world.strip_suffix(tools.path_suffix()))
+        .unwrap_or(world);
     let binding = match McpBinding::from_request(world, request.uri().query(), request.headers()) {
         Ok(binding) => binding,
         Err(error) => return error.into_response(),

@@ -92,6 +92,9 @@ pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
     ("delete", "/mcp/{world}/deep-research"),
     ("get", "/mcp/{world}/deep-research"),
     ("post", "/mcp/{world}/deep-research"),
+    ("delete", "/mcp/{world}/browsecomp-plus"),
+    ("get", "/mcp/{world}/browsecomp-plus"),
+    ("post", "/mcp/{world}/browsecomp-plus"),
     ("post", "/compat/tavily/{id}/crawl"),
     ("post", "/compat/tavily/{id}/map"),
 ];

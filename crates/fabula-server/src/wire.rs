@@ -249,6 +249,11 @@ pub struct HitJson {
     /// The page's date (`YYYY-MM-DD`), `null` for reference pages.
     #[schema(required = true)]
     pub date: Option<String>,
+    /// The search's BM25 score, kept for the tool shapes that show one (BrowseComp-Plus's
+    /// `search`); the REST answers leave it out.
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub score: f32,
 }
 
 impl From<Hit> for HitJson {
@@ -259,7 +264,7 @@ impl From<Hit> for HitJson {
             title,
             snippet,
             date,
-            score: _,
+            score,
         } = hit;
         HitJson {
             rank,
@@ -267,6 +272,7 @@ impl From<Hit> for HitJson {
             title,
             snippet,
             date,
+            score,
         }
     }
 }

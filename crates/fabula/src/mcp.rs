@@ -23,7 +23,8 @@ pub struct McpArgs {
     #[arg(long)]
     pub controls: Option<String>,
     /// The tools: Qwen-AgentWorld's `web_search`, `web_extractor` and `dict_memory`
-    /// (`agentworld`), or the `search` and `fetch` of OpenAI's deep research (`deep-research`).
+    /// (`agentworld`), the `search` and `fetch` of OpenAI's deep research (`deep-research`), or
+    /// BrowseComp-Plus's `search` and `get_document` (`browsecomp-plus`).
     #[arg(long, value_enum, default_value_t = Tools::Agentworld)]
     pub tools: Tools,
 }
@@ -35,6 +36,8 @@ pub enum Tools {
     Agentworld,
     /// search and fetch.
     DeepResearch,
+    /// search and get_document.
+    BrowsecompPlus,
 }
 
 /// Runs `fabula mcp` until the client closes stdin. Logs go to stderr; stdout carries only MCP.
@@ -66,6 +69,7 @@ pub fn run_mcp(args: &McpArgs) -> anyhow::Result<()> {
             match args.tools {
                 Tools::Agentworld => fabula_server::mcp::ToolSet::AgentWorld,
                 Tools::DeepResearch => fabula_server::mcp::ToolSet::DeepResearch,
+                Tools::BrowsecompPlus => fabula_server::mcp::ToolSet::BrowseCompPlus,
             },
         ))
         .context("serving MCP over stdio")?;

@@ -1,6 +1,7 @@
 """The MCP Python SDK's own client (`mcp`, 2.3) against fabula's MCP servers: Streamable HTTP from
-a live `fabula serve` and stdio from `fabula mcp`, with both tool sets, Qwen-AgentWorld's
-(`web_search`, `web_extractor`, `dict_memory`) and OpenAI deep research's (`search`, `fetch`).
+a live `fabula serve` and stdio from `fabula mcp`, with each tool set: Qwen-AgentWorld's
+(`web_search`, `web_extractor`, `dict_memory`), OpenAI deep research's (`search`, `fetch`) and
+BrowseComp-Plus's (`search`, `get_document`).
 
 Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula`).
 """
@@ -86,6 +87,29 @@ async def deep_research(session: ClientSession) -> None:
     assert missing.is_error and "url_not_found" in missing.content[0].text
 
 
+async def browsecomp_plus(session: ClientSession) -> None:
+    """BrowseComp-Plus's server: `search` answering a JSON list of the top 5
+    `{docid, score, snippet}`, `get_document` answering `{docid, text}` or null."""
+    await session.initialize()
+    tools = await session.list_tools()
+    assert [tool.name for tool in tools.tools] == ["search", "get_document"]
+    found = await session.call_tool("search", {"query": "history of the city"})
+    assert not found.is_error and len(found.content) == 1
+    hits = json.loads(found.content[0].text)
+    assert found.structured_content == {"result": hits}
+    assert 1 <= len(hits) <= 5
+    assert all(sorted(hit) == ["docid", "score", "snippet"] for hit in hits), hits
+    assert all(isinstance(hit["score"], float) and hit["score"] > 0 for hit in hits), hits
+    scores = [hit["score"] for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+    document = await session.call_tool("get_document", {"docid": hits[0]["docid"]})
+    page = json.loads(document.content[0].text)
+    assert sorted(page) == ["docid", "text"] and page["docid"] == hits[0]["docid"]
+    assert len(page["text"]) > 100
+    missing = await session.call_tool("get_document", {"docid": "https://nowhere.example/x"})
+    assert not missing.is_error and missing.content[0].text == "null"
+
+
 async def agentworld(session: ClientSession) -> None:
     """Qwen-AgentWorld's three tools: result blocks with the seed's dates, the page as
     Markdown, and the session's notebook."""
@@ -135,3 +159,11 @@ def test_agentworld_tools_over_http(base) -> None:
 
 def test_agentworld_tools_over_stdio(worlds) -> None:
     anyio.run(over_stdio, worlds, "agentworld", agentworld)
+
+
+def test_browsecomp_plus_over_http(base) -> None:
+    anyio.run(over_http, f"{base}/mcp/0/browsecomp-plus", browsecomp_plus)
+
+
+def test_browsecomp_plus_over_stdio(worlds) -> None:
+    anyio.run(over_stdio, worlds, "browsecomp-plus", browsecomp_plus)

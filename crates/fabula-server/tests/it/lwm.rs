@@ -340,6 +340,7 @@ fn search_templates_parse_back_into_the_same_results() {
             title: "Port Amsel".into(),
             snippet: "Port Amsel is a harbour city on …".into(),
             date: None,
+            score: 0.0,
         },
         HitJson {
             rank: 2,
@@ -347,6 +348,7 @@ fn search_templates_parse_back_into_the_same_results() {
             title: "Harbour festival opens in Port Amsel".into(),
             snippet: "The harbour festival opened.".into(),
             date: Some("1999-04-12".into()),
+            score: 0.0,
         },
     ];
     let text = search_template(&results);

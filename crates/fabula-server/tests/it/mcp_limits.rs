@@ -530,6 +530,63 @@ async fn the_deep_research_endpoint_serves_search_and_fetch() {
     assert_eq!(other["structuredContent"]["error"]["code"], "bad_request");
 }
 
+#[tokio::test]
+async fn the_browsecomp_plus_endpoint_serves_search_and_get_document() {
+    const PLUS: &str = "/mcp/0/browsecomp-plus";
+    let app = TestApp::new();
+    let send = |session: Option<String>, message: Value| {
+        let app = &app;
+        async move {
+            let mut headers = vec![JSON_TYPE, ACCEPT_ALL];
+            if let Some(session) = &session {
+                headers.push(("mcp-session-id", session.as_str()));
+            }
+            call_at(app, PLUS, "POST", &headers, &message.to_string()).await
+        }
+    };
+    let init = send(None, initialize_message("browsecomp-plus-it")).await;
+    assert_eq!(init.status, StatusCode::OK, "{}", init.body);
+    let session = init.session();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert!(
+        send(Some(session.clone()), initialized)
+            .await
+            .status
+            .is_success()
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let tools = send(Some(session.clone()), list).await.json()["result"]["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search", "get_document"]);
+    let search = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                        "params": {"name": "search", "arguments": {"query": "harbour"}}});
+    let found = send(Some(session.clone()), search).await.json()["result"].clone();
+    let hits = found["structuredContent"]["result"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!hits.is_empty() && hits.len() <= 5, "{found}");
+    for hit in &hits {
+        let keys: Vec<&String> = hit.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["docid", "score", "snippet"], "{hit}");
+        assert!(hit["score"].as_f64().unwrap() > 0.0);
+    }
+    let get = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                     "params": {"name": "get_document", "arguments": {"docid": hits[0]["docid"]}}});
+    let document = send(Some(session.clone()), get).await.json()["result"].clone();
+    assert_eq!(document["structuredContent"]["docid"], hits[0]["docid"]);
+    let missing = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                         "params": {"name": "get_document", "arguments": {"docid": "nowhere"}}});
+    let missing = send(Some(session), missing).await.json()["result"].clone();
+    assert_eq!(missing["isError"], false, "{missing}");
+    assert_eq!(missing["content"][0]["text"], "null");
+}
+
 /// The number of REST sessions the store holds, from `/health`.
 async fn rest_sessions(app: &TestApp) -> u64 {
     app.get("/health").await.json["sessions"].as_u64().unwrap()
