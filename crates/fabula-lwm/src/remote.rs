@@ -171,11 +171,10 @@ impl Generator for RemoteEngine {
             }
             match self.attempt(&body, left)? {
                 Ok(answer) => break answer,
-                Err(status) if retries < MAX_RETRIES && started.elapsed() + wait < budget => {
+                Err(_busy) if retries < MAX_RETRIES && started.elapsed() + wait < budget => {
                     retries += 1;
                     std::thread::sleep(wait);
                     wait *= 2;
-                    let _ = status;
                 }
                 Err(status) => {
                     return Err(self.error(format!(

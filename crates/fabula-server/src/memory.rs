@@ -12,7 +12,8 @@
 //!
 //! `add` and `update` both set every pair given, as a Python `dict.update` does; only their
 //! answers differ. Keys are listed as Python writes a list of strings, since the seed's
-//! environment is Python. A key that is not found is an answer, not an error: the agent reads it
+//! environment is Python, in sorted order (the JSON object's own order is not kept; the seed's
+//! Python keeps insertion order). A key that is not found is an answer, not an error: the agent reads it
 //! and goes on. Bad arguments are 400 `bad_request`.
 //!
 //! Memory is bounded by construction: a session keeps at most [`MAX_ITEMS`] pairs and
