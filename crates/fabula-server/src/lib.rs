@@ -26,6 +26,7 @@
 //! | `/mcp/{world}`                     | MCP over Streamable HTTP, one session per MCP session ([`mcp`]) |
 //! | `/mcp/{world}/deep-research`       | the same with OpenAI deep research's `search` and `fetch` ([`deep_research`]) |
 //! | `/mcp/{world}/browsecomp-plus`     | the same with BrowseComp-Plus's `search` and `get_document` ([`browsecomp_plus`]) |
+//! | `/mcp/{world}/tongyi`              | the same with Tongyi DeepResearch's `search` and `visit` ([`tongyi`]) |
 //!
 //! Search takes `{"query": ".."}` or `{"queries": [..]}` (at most 100), `"top_k"` (1..=50,
 //! default 10), `"page"` (1..=1000, default 1) and `"hiding"` (`"none"`, `"partial"` (default),
@@ -91,6 +92,7 @@ mod session_store;
 pub mod sessions;
 mod state;
 pub mod tavily;
+pub mod tongyi;
 pub mod tools;
 pub mod wire;
 

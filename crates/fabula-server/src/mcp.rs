@@ -1,7 +1,8 @@
 //! The Model Context Protocol front end: the tools `web_search`, `web_extractor` and
 //! `dict_memory` of [`crate::tools`] (or, at `/mcp/{world}/deep-research` and with `fabula mcp
 //! --tools deep-research`, the `search` and `fetch` of [`crate::deep_research`]; at
-//! `/mcp/{world}/browsecomp-plus`, BrowseComp-Plus's `search` and `get_document`), served over stdio for one world and one session ([`serve_stdio`], used by
+//! `/mcp/{world}/browsecomp-plus`, BrowseComp-Plus's `search` and `get_document`; at
+//! `/mcp/{world}/tongyi`, Tongyi DeepResearch's `search` and `visit`), served over stdio for one world and one session ([`serve_stdio`], used by
 //! `fabula mcp`) or as Streamable HTTP at `/mcp/{world}` inside the REST server ([`routes`]).
 //!
 //! Over HTTP each MCP session gets its own fabula session, created on its first tool call. Its
@@ -52,7 +53,7 @@ use crate::error::{Error, Result};
 use crate::extractors::MAX_BODY_BYTES;
 use crate::sessions::{CreateSessionRequest, close_session, create_session};
 use crate::state::AppState;
-use crate::{browsecomp_plus, deep_research, tools};
+use crate::{browsecomp_plus, deep_research, tongyi, tools};
 
 pub mod http;
 
@@ -157,6 +158,8 @@ pub enum ToolSet {
     DeepResearch,
     /// BrowseComp-Plus's `search` and `get_document` ([`crate::browsecomp_plus`]).
     BrowseCompPlus,
+    /// Tongyi DeepResearch's `search` and `visit` ([`crate::tongyi`]).
+    Tongyi,
 }
 
 impl ToolSet {
@@ -166,13 +169,15 @@ impl ToolSet {
             ToolSet::AgentWorld => "",
             ToolSet::DeepResearch => "/deep-research",
             ToolSet::BrowseCompPlus => "/browsecomp-plus",
+            ToolSet::Tongyi => "/tongyi",
         }
     }
 
-    const ALL: [ToolSet; 3] = [
+    const ALL: [ToolSet; 4] = [
         ToolSet::AgentWorld,
         ToolSet::DeepResearch,
         ToolSet::BrowseCompPlus,
+        ToolSet::Tongyi,
     ];
 }
 
@@ -259,6 +264,20 @@ pub fn tool_list(tools: ToolSet) -> Vec<Tool> {
         Value::Object(map) => map,
         _ => Map::new(),
     };
+    if tools == ToolSet::Tongyi {
+        return vec![
+            Tool::new(
+                tongyi::SEARCH,
+                tongyi::SEARCH_DESCRIPTION,
+                schema(tongyi::search_schema()),
+            ),
+            Tool::new(
+                tongyi::VISIT,
+                tongyi::VISIT_DESCRIPTION,
+                schema(tongyi::visit_schema()),
+            ),
+        ];
+    }
     if tools == ToolSet::BrowseCompPlus {
         return vec![
             Tool::new(
@@ -328,6 +347,10 @@ impl ServerHandler for FabulaMcp {
                 "A fictional world's documents. Search them with search, then read one by its \
                  docid with get_document."
             }
+            ToolSet::Tongyi => {
+                "A fictional world's web. Search it with search, then visit pages with a goal \
+                 with visit."
+            }
         };
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("fabula", env!("CARGO_PKG_VERSION")))
@@ -358,7 +381,7 @@ impl ServerHandler for FabulaMcp {
         if !known {
             let error = match self.tools {
                 ToolSet::AgentWorld => tools::unknown_tool(&name),
-                ToolSet::DeepResearch | ToolSet::BrowseCompPlus => {
+                ToolSet::DeepResearch | ToolSet::BrowseCompPlus | ToolSet::Tongyi => {
                     let names: Vec<String> = tool_list(self.tools)
                         .iter()
                         .map(|tool| format!("`{}`", tool.name))
@@ -386,6 +409,7 @@ impl ServerHandler for FabulaMcp {
             ToolSet::BrowseCompPlus => {
                 browsecomp_plus::call_tool(&self.state, &session_id, &name, arguments).await
             }
+            ToolSet::Tongyi => tongyi::call_tool(&self.state, &session_id, &name, arguments).await,
         };
         let result = match called {
             Ok(output) => {

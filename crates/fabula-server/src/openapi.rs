@@ -95,6 +95,9 @@ pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
     ("delete", "/mcp/{world}/browsecomp-plus"),
     ("get", "/mcp/{world}/browsecomp-plus"),
     ("post", "/mcp/{world}/browsecomp-plus"),
+    ("delete", "/mcp/{world}/tongyi"),
+    ("get", "/mcp/{world}/tongyi"),
+    ("post", "/mcp/{world}/tongyi"),
     ("post", "/compat/tavily/{id}/crawl"),
     ("post", "/compat/tavily/{id}/map"),
 ];

@@ -23,8 +23,9 @@ pub struct McpArgs {
     #[arg(long)]
     pub controls: Option<String>,
     /// The tools: Qwen-AgentWorld's `web_search`, `web_extractor` and `dict_memory`
-    /// (`agentworld`), the `search` and `fetch` of OpenAI's deep research (`deep-research`), or
-    /// BrowseComp-Plus's `search` and `get_document` (`browsecomp-plus`).
+    /// (`agentworld`), the `search` and `fetch` of OpenAI's deep research (`deep-research`),
+    /// BrowseComp-Plus's `search` and `get_document` (`browsecomp-plus`), or Tongyi
+    /// DeepResearch's `search` and `visit` (`tongyi`).
     #[arg(long, value_enum, default_value_t = Tools::Agentworld)]
     pub tools: Tools,
 }
@@ -38,6 +39,8 @@ pub enum Tools {
     DeepResearch,
     /// search and get_document.
     BrowsecompPlus,
+    /// search and visit.
+    Tongyi,
 }
 
 /// Runs `fabula mcp` until the client closes stdin. Logs go to stderr; stdout carries only MCP.
@@ -70,6 +73,7 @@ pub fn run_mcp(args: &McpArgs) -> anyhow::Result<()> {
                 Tools::Agentworld => fabula_server::mcp::ToolSet::AgentWorld,
                 Tools::DeepResearch => fabula_server::mcp::ToolSet::DeepResearch,
                 Tools::BrowsecompPlus => fabula_server::mcp::ToolSet::BrowseCompPlus,
+                Tools::Tongyi => fabula_server::mcp::ToolSet::Tongyi,
             },
         ))
         .context("serving MCP over stdio")?;

@@ -1,7 +1,7 @@
 """The MCP Python SDK's own client (`mcp`, 2.3) against fabula's MCP servers: Streamable HTTP from
 a live `fabula serve` and stdio from `fabula mcp`, with each tool set: Qwen-AgentWorld's
-(`web_search`, `web_extractor`, `dict_memory`), OpenAI deep research's (`search`, `fetch`) and
-BrowseComp-Plus's (`search`, `get_document`).
+(`web_search`, `web_extractor`, `dict_memory`), OpenAI deep research's (`search`, `fetch`),
+BrowseComp-Plus's (`search`, `get_document`) and Tongyi DeepResearch's (`search`, `visit`).
 
 Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula`).
 """
@@ -110,6 +110,30 @@ async def browsecomp_plus(session: ClientSession) -> None:
     assert not missing.is_error and missing.content[0].text == "null"
 
 
+async def tongyi(session: ClientSession) -> None:
+    """Tongyi DeepResearch's tools in their texts: `search` (a list of queries) and
+    `visit` (urls and a goal: evidence and summary)."""
+    await session.initialize()
+    tools = await session.list_tools()
+    assert [tool.name for tool in tools.tools] == ["search", "visit"]
+    found = await session.call_tool("search", {"query": ["history of the city", "qzxqzx"]})
+    text = found.content[0].text
+    first, second = text.split("\n=======\n")
+    assert first.startswith("A Google search for 'history of the city' found ")
+    assert "\n\n## Web Results\n1. [" in first
+    assert second == "No results found for 'qzxqzx'. Try with a more general query."
+    url = re.search(r"^1\. \[[^\]]*\]\((\S+)\)$", first, re.M).group(1)
+    goal = "When was it founded?"
+    visited = await session.call_tool("visit", {"url": url, "goal": goal})
+    page = visited.content[0].text
+    assert page.startswith(
+        f"The useful information in {url} for user goal {goal} as follows: \n\n"
+        "Evidence in page: \n")
+    assert "\n\nSummary: \n" in page
+    missing = await session.call_tool("visit", {"url": ["https://nowhere.example/x"], "goal": goal})
+    assert "could not be accessed" in missing.content[0].text
+
+
 async def agentworld(session: ClientSession) -> None:
     """Qwen-AgentWorld's three tools: result blocks with the seed's dates, the page as
     Markdown, and the session's notebook."""
@@ -167,3 +191,11 @@ def test_browsecomp_plus_over_http(base) -> None:
 
 def test_browsecomp_plus_over_stdio(worlds) -> None:
     anyio.run(over_stdio, worlds, "browsecomp-plus", browsecomp_plus)
+
+
+def test_tongyi_over_http(base) -> None:
+    anyio.run(over_http, f"{base}/mcp/0/tongyi", tongyi)
+
+
+def test_tongyi_over_stdio(worlds) -> None:
+    anyio.run(over_stdio, worlds, "tongyi", tongyi)
