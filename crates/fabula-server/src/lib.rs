@@ -12,6 +12,7 @@
 //! | `POST /v1/worlds/{id}/extract`     | `{"url", "title", "date", "content", "next_start"}`    |
 //! | `POST /v1/worlds/{id}/retrieve`    | Search-R1: `{"result": [[{"document": {"id", "contents"}, "score"}]]}` |
 //! | `POST /retrieve`                   | the same, with `"world"` in the body                   |
+//! | `POST /access`, `POST /v1/worlds/{id}/access` | ASearcher: `{"urls"}` -> `{"result": [{"url", "title", "contents"} or null]}` ([`access`]) |
 //! | `POST /compat/tavily/{id}/search`  | Tavily: `{"query", "answer", "images", "results", "response_time"}` |
 //! | `POST /compat/tavily/{id}/extract` | Tavily: `{"results", "failed_results", "response_time"}` |
 //! | `POST /compat/tavily/{id}/crawl`, `/map` | 400 in Tavily's error shape: not supported        |
@@ -74,6 +75,7 @@
 //! The agent-facing API reads only the pages of the world a request names (or its session's
 //! world); it never reads the tasks table.
 
+pub mod access;
 pub mod api_error;
 pub mod browsecomp_plus;
 mod config;
@@ -130,6 +132,11 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
         )
         .route("/v1/worlds/{id}/extract", post(native::extract))
         .merge(search_r1::routes())
+        .route("/access", post(access::access).layer(search_body_limit()))
+        .route(
+            "/v1/worlds/{id}/access",
+            post(access::access_world).layer(search_body_limit()),
+        )
         .merge(tavily_routes())
         .route("/v1/sessions", post(sessions::create))
         .route("/v1/sessions/{sid}", delete(sessions::delete))

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::api_error::ErrorCode::{self, *};
-use crate::{native, search_r1, sessions, tavily, tools};
+use crate::{access, native, search_r1, sessions, tavily, tools};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -38,6 +38,8 @@ use crate::{native, search_r1, sessions, tavily, tools};
         native::extract,
         search_r1::retrieve_world,
         search_r1::retrieve,
+        access::access,
+        access::access_world,
         tavily::search,
         tavily::extract,
         sessions::create,
@@ -113,6 +115,8 @@ pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
     ),
     ("retrieve_world", &[WorldNotFound, WorldUnavailable]),
     ("retrieve", &[WorldNotFound, WorldUnavailable]),
+    ("access", &[WorldNotFound, WorldUnavailable]),
+    ("access_world", &[WorldNotFound, WorldUnavailable]),
     ("tavily_search", &[WorldNotFound, WorldUnavailable]),
     ("tavily_extract", &[WorldNotFound, WorldUnavailable]),
     (

@@ -69,6 +69,9 @@ pub struct RetrieveRequest {
 pub struct Document {
     pub id: String,
     pub contents: String,
+    /// The page's url: what ASearcher's client reads to `/access` the page (Search-R1's reads
+    /// `contents` only).
+    pub url: String,
 }
 
 /// One hit: a document with its score, or the bare document when scores were not asked for.
@@ -176,6 +179,7 @@ fn retrieve_hit(passage: Passage, return_scores: bool) -> RetrieveHit {
     let document = Document {
         id: passage.id,
         contents: format!("\"{}\"\n{}", passage.title, passage.text),
+        url: passage.url,
     };
     if return_scores {
         RetrieveHit::Scored {

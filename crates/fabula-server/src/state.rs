@@ -62,6 +62,19 @@ struct Inner {
     retrieve_hiding: Hiding,
     /// How often the background sweep looks at the world files again.
     world_check_interval: Duration,
+    /// Which world serves each url host, learnt a world at a time for `/access`.
+    hosts: Arc<parking_lot::Mutex<HostMap>>,
+}
+
+/// The most hosts [`AppState::world_of_host`] remembers.
+pub(crate) const MAX_HOSTS: usize = 1 << 20;
+
+/// Url hosts and the first world (by id) that has pages on each, for the worlds scanned so far.
+#[derive(Debug, Default)]
+pub(crate) struct HostMap {
+    hosts: std::collections::HashMap<String, u32>,
+    /// The position in the corpus's world list of the next world to scan.
+    next: usize,
 }
 
 impl AppState {
@@ -109,6 +122,7 @@ impl AppState {
             mcp_session_ttl: config.mcp_session_ttl,
             retrieve_hiding: config.retrieve_hiding,
             world_check_interval: config.world_check_interval,
+            hosts: Arc::default(),
         };
         AppState {
             inner: Arc::new(inner),
@@ -349,6 +363,63 @@ impl AppState {
             .render_extract(file, session_id, hiding, start, response)
             .await
     }
+}
+
+impl AppState {
+    /// The world whose pages live on `host`: the first one by id. Worlds are scanned in id
+    /// order, each once, and every host of a scanned world is remembered (at most
+    /// [`MAX_HOSTS`]), so the answer never depends on which urls were asked for before. A world
+    /// that cannot be read when its turn comes is passed over. `None` when no world has the host.
+    pub(crate) async fn world_of_host(&self, host: String) -> Result<Option<u32>, ApiError> {
+        if let Some(&world) = self.inner.hosts.lock().hosts.get(&host) {
+            return Ok(Some(world));
+        }
+        let hosts = Arc::clone(&self.inner.hosts);
+        self.on_blocking_thread(move |corpus| {
+            let ids: Vec<u32> = corpus.worlds().iter().map(|info| info.id).collect();
+            loop {
+                let next = {
+                    let map = hosts.lock();
+                    if let Some(&world) = map.hosts.get(&host) {
+                        return Ok(Some(world));
+                    }
+                    map.next
+                };
+                let Some(&id) = ids.get(next) else {
+                    return Ok(None);
+                };
+                let found: std::collections::BTreeSet<String> = match corpus.world(id) {
+                    Ok(index) => index
+                        .urls()
+                        .filter_map(host_of)
+                        .map(str::to_owned)
+                        .collect(),
+                    Err(_) => std::collections::BTreeSet::new(),
+                };
+                let mut map = hosts.lock();
+                // Another request may have scanned this world meanwhile.
+                if map.next == next {
+                    for found in found {
+                        if map.hosts.len() >= MAX_HOSTS {
+                            break;
+                        }
+                        map.hosts.entry(found).or_insert(id);
+                    }
+                    map.next += 1;
+                }
+            }
+        })
+        .await
+    }
+}
+
+/// The host of an `http(s)://host/...` url.
+pub(crate) fn host_of(url: &str) -> Option<&str> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let host = rest.split(['/', '?', '#']).next()?;
+    (!host.is_empty()).then_some(host)
 }
 
 /// A world that failed its checks is 503 `world_unavailable`, logged once by the corpus and not

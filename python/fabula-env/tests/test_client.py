@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from conftest import ADMIN_TOKEN
@@ -119,3 +120,22 @@ def test_tasks_scores_and_episodes(client, tasks):
     assert client.state(episode)
     ended = client.step(episode, {"tool": "answer", "answer": task["answer"]})
     assert ended["done"] is True and ended["reward"] == 1.0
+
+
+def test_asearchers_local_client_reads_retrieve_and_access(server, tasks):
+    """ASearcher's `AsyncSearchBrowserClient` (inclusionAI/ASearcher, utils/search_utils.py):
+    `/retrieve` without scores, reading each document's `contents` and `url`, then `/access`
+    with those urls, reading each page's `contents` ("" for a null), field for field."""
+    base = server["url"]
+    question = tasks[0]["question"]
+    res = httpx.post(f"{base}/retrieve", json={"queries": [question], "topk": 3,
+                                               "return_scores": False}, timeout=30).json()
+    found = [dict(documents=[r["contents"] for r in result], urls=[r["url"] for r in result],
+                  server_type="async-search-browser") for result in res["result"]]
+    urls = found[0]["urls"]
+    assert len(urls) == 3 and all(url.startswith("https://") for url in urls)
+    res = httpx.post(f"{base}/access", json={"urls": [*urls, "https://nowhere.example/x"]},
+                     timeout=30).json()
+    pages = [dict(page=result["contents"] if result is not None else "", type="access",
+                  server_type="async-search-browser") for result in res["result"]]
+    assert len(pages) == 4 and all(page["page"] for page in pages[:3]) and pages[3]["page"] == ""

@@ -1,5 +1,5 @@
-//! The drop-in shapes: Search-R1's `/retrieve` (as verl's SearchTool calls it) and Tavily's
-//! `/search` and `/extract`.
+//! The drop-in shapes: Search-R1's `/retrieve` (as verl's SearchTool calls it), ASearcher's
+//! `/access`, and Tavily's `/search` and `/extract`.
 
 use serde_json::{Value, json};
 
@@ -38,6 +38,14 @@ async fn retrieve_answers_search_r1_shape_with_scores() {
                 .unwrap()
                 .starts_with("https://")
         );
+        // ASearcher's client reads the page's url to /access it.
+        let url = hit["document"]["url"].as_str().unwrap();
+        assert!(
+            hit["document"]["id"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{url}#p"))
+        );
     }
     let mut scrubbed = answer.json.clone();
     for hits in scrubbed["result"].as_array_mut().unwrap() {
@@ -67,7 +75,7 @@ async fn retrieve_without_scores_answers_bare_documents() {
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(fields, ["contents", "id"]);
+        assert_eq!(fields, ["contents", "id", "url"]);
     }
 }
 
@@ -370,4 +378,68 @@ async fn retrieve_takes_search_r1_sized_batches() {
         .post("/v1/worlds/0/extract", json!({"url": "x".repeat(70 << 10)}))
         .await;
     assert_error(&other_route, 413, "payload_too_large");
+}
+
+#[tokio::test]
+async fn access_answers_asearchers_shape_across_worlds() {
+    let app = TestApp::new();
+    let urls = json!([
+        "https://dravosk.example/wiki/Dravosk",
+        "https://veloria.example/wiki/Port_Amsel",
+        "https://nowhere.example/x",
+        "https://veloria.example/wiki/No_such_page",
+        "not a url"
+    ]);
+    let answer = app.post("/access", json!({"urls": urls})).await;
+    assert_eq!(answer.status, 200, "{:#}", answer.json);
+    let result = answer.json["result"].as_array().unwrap();
+    assert_eq!(result.len(), 5);
+    // What ASearcher's client reads: `contents` of each page, null for none.
+    assert_eq!(result[0]["url"], "https://dravosk.example/wiki/Dravosk");
+    assert_eq!(result[0]["title"], "Dravosk");
+    assert!(result[0]["contents"].as_str().unwrap().contains("Dravosk"));
+    assert_eq!(result[1]["title"], "Port Amsel");
+    assert_eq!(result[2..], [Value::Null, Value::Null, Value::Null]);
+    // Asked again, in another order, the same answers.
+    let again = app
+        .post(
+            "/access",
+            json!({"urls": ["https://veloria.example/wiki/Port_Amsel"]}),
+        )
+        .await;
+    assert_eq!(again.json["result"][0], result[1]);
+    // One world's route, and `world` in the root one, read that world only.
+    let one = app
+        .post(
+            "/v1/worlds/0/access",
+            json!({"urls": ["https://dravosk.example/wiki/Dravosk", "https://veloria.example/wiki/Port_Amsel"]}),
+        )
+        .await;
+    assert_eq!(one.json["result"][0], Value::Null);
+    assert_eq!(one.json["result"][1], result[1]);
+    let named = app
+        .post(
+            "/access",
+            json!({"urls": ["https://veloria.example/wiki/Port_Amsel"], "world": 1}),
+        )
+        .await;
+    assert_eq!(named.json["result"][0], Value::Null);
+    // Bad requests.
+    assert_error(
+        &app.post("/access", json!({"urls": []})).await,
+        400,
+        "bad_request",
+    );
+    let many: Vec<String> = (0..101).map(|i| format!("https://a.example/{i}")).collect();
+    assert_error(
+        &app.post("/access", json!({"urls": many})).await,
+        400,
+        "bad_request",
+    );
+    assert_error(
+        &app.post("/v1/worlds/9/access", json!({"urls": ["x"]}))
+            .await,
+        404,
+        "world_not_found",
+    );
 }
