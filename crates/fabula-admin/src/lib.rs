@@ -73,7 +73,7 @@ pub fn admin_app_with(state: AdminState, browse: &fabula_browse::Browse) -> Rout
         .route("/state", get(openenv::get_state))
         .route("/ws", get(openenv::websocket))
         .route("/metadata", get(openenv::metadata))
-        .route("/schema", get(openenv::schema))
+        .route("/schema", get(openapi::openenv_schema))
         .route("/health", get(openenv::health))
         .route("/openapi.json", get(serve_openapi(openapi::document)));
     with_edge(browse.mount(router), state)

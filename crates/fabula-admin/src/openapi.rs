@@ -10,6 +10,11 @@
 //! browser's HTML pages (`/`, `/ui/...`) are not in it, as on the agent listener. A test keeps
 //! the document's routes equal to the router's.
 
+use std::sync::OnceLock;
+
+use axum::Json;
+
+use crate::wire::Schemas;
 use fabula_server::ErrorCode::{self, *};
 use serde_json::{Value, json};
 use utoipa::OpenApi;
@@ -36,7 +41,7 @@ use crate::{CHALLENGE, env, gold, openenv};
         openenv::step,
         openenv::get_state,
         openenv::metadata,
-        openenv::schema,
+        openenv_schema,
         openenv::health,
     )
 )]
@@ -174,6 +179,67 @@ fn add_error_responses(document: &mut Value) {
     }
 }
 
+/// `GET /schema`.
+#[utoipa::path(get, path = "/schema", operation_id = "openenv_schema", tag = "openenv",
+    summary = "OpenEnv: the JSON Schemas of an action, an observation and a state",
+    responses((status = 200, description = "The schemas", body = Schemas)))]
+pub(crate) async fn openenv_schema() -> Json<Schemas> {
+    Json(Schemas {
+        action: openenv::action_schema(),
+        observation: observation_schema(),
+        state: state_schema(),
+    })
+}
+
+/// The JSON Schema of an observation, as `GET /schema` gives it: [`Observation`]'s, derived from
+/// the Rust type (its OpenAPI component, made to stand alone).
+fn observation_schema() -> Value {
+    standalone_schema("Observation")
+}
+
+/// The JSON Schema of a state, as `GET /schema` gives it: [`crate::wire::OpenEnvState`]'s.
+fn state_schema() -> Value {
+    standalone_schema("OpenEnvState")
+}
+
+/// The schema of the component `name` of this listener's OpenAPI document (utoipa's, derived
+/// from the Rust types), with every `$ref` to another component replaced by that component, so
+/// the schema stands alone as openenv's `/schema` answers it. Built once.
+fn standalone_schema(name: &str) -> Value {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    let document = DOCUMENT.get_or_init(document);
+    let components = &document["components"]["schemas"];
+    inline_refs(components[name].clone(), components, 0)
+}
+
+/// `schema` with its `$ref`s to `components` inlined; the types hold no cycle, and `depth`
+/// bounds the walk all the same.
+fn inline_refs(schema: Value, components: &Value, depth: usize) -> Value {
+    const MAX_DEPTH: usize = 32;
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get("$ref")
+                && depth < MAX_DEPTH
+                && let Some(name) = target.strip_prefix("#/components/schemas/")
+            {
+                return inline_refs(components[name].clone(), components, depth + 1);
+            }
+            Value::Object(
+                map.into_iter()
+                    .map(|(key, value)| (key, inline_refs(value, components, depth + 1)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| inline_refs(item, components, depth + 1))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,5 +297,27 @@ mod tests {
         let header = &document["paths"]["/admin/score"]["post"]["responses"]["401"]["headers"];
         assert_eq!(header["WWW-Authenticate"]["schema"]["const"], CHALLENGE);
         assert_eq!(document["paths"]["/health"]["get"]["security"], json!([{}]));
+    }
+
+    #[test]
+    fn openenv_observation_and_state_schemas_come_from_the_types_and_stand_alone() {
+        let observation = observation_schema();
+        assert_eq!(observation["type"], "object", "{observation}");
+        let mut required: Vec<&str> = observation["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        required.sort_unstable();
+        assert_eq!(required, ["info", "text"]);
+        assert_eq!(observation["properties"]["text"]["type"], "string");
+        let state = state_schema();
+        let text = format!("{observation}{state}");
+        assert!(!text.contains("$ref"), "{text}");
+        // The state is an episode or openenv's empty state: both shapes are in it.
+        for field in ["episode_id", "step_count", "session", "world"] {
+            assert!(text.contains(&format!("\"{field}\"")), "{field}: {state}");
+        }
     }
 }
