@@ -181,6 +181,7 @@ impl DictMemory {
                 let keys: Vec<String> = self.items.keys().cloned().collect();
                 self.items.clear();
                 self.give_back(self.n_bytes);
+                self.n_bytes = 0;
                 Ok(MemoryAnswer {
                     text: "Successfully cleared all memory.".to_owned(),
                     structured: json!({ "operation": name, "keys": keys }),
@@ -206,15 +207,20 @@ impl DictMemory {
                 key.chars().count()
             )));
         }
-        let mut items = self.items.clone();
-        let keys: Vec<String> = dict.keys().cloned().collect();
-        items.extend(dict);
-        let n_bytes = bytes_of(&items);
-        if items.len() > MAX_ITEMS || n_bytes > MAX_BYTES {
+        // The bytes and pairs the memory would hold, counted from the pairs that change only.
+        let mut n_bytes = self.n_bytes;
+        let mut n_items = self.items.len();
+        for (key, value) in &dict {
+            match self.items.get(key) {
+                Some(old) => n_bytes -= item_bytes(key, old),
+                None => n_items += 1,
+            }
+            n_bytes += item_bytes(key, value);
+        }
+        if n_items > MAX_ITEMS || n_bytes > MAX_BYTES {
             return Err(full(format!(
-                "this session's memory would hold {} pairs and {n_bytes} bytes; it keeps at most \
-                 {MAX_ITEMS} pairs and {MAX_BYTES} bytes: remove some first",
-                items.len()
+                "this session's memory would hold {n_items} pairs and {n_bytes} bytes; it keeps \
+                 at most {MAX_ITEMS} pairs and {MAX_BYTES} bytes: remove some first"
             )));
         }
         if n_bytes > self.n_bytes && !self.reserve(n_bytes - self.n_bytes) {
@@ -224,7 +230,8 @@ impl DictMemory {
         }
         self.give_back(self.n_bytes.saturating_sub(n_bytes));
         self.n_bytes = n_bytes;
-        self.items = items;
+        let keys: Vec<String> = dict.keys().cloned().collect();
+        self.items.extend(dict);
         let text = match op {
             Operation::Add => format!("Successfully added items of {} to memory.", py_list(&keys)),
             _ => format!(
@@ -280,11 +287,12 @@ impl DictMemory {
             };
         }
         for key in keys {
-            self.items.remove(key);
+            if let Some(value) = self.items.remove(key) {
+                let n_bytes = item_bytes(key, &value);
+                self.give_back(n_bytes);
+                self.n_bytes -= n_bytes;
+            }
         }
-        let n_bytes = bytes_of(&self.items);
-        self.give_back(self.n_bytes - n_bytes);
-        self.n_bytes = n_bytes;
         MemoryAnswer {
             text: format!(
                 "Successfully removed items of {} from memory.",
@@ -325,12 +333,9 @@ fn operation_name(op: Operation) -> &'static str {
     }
 }
 
-/// The bytes `items` are counted for (see the module docs).
-fn bytes_of(items: &BTreeMap<String, Value>) -> usize {
-    items
-        .iter()
-        .map(|(key, value)| key.len() + value.to_string().len() + ITEM_OVERHEAD_BYTES)
-        .sum()
+/// The bytes a pair is counted for (see the module docs).
+fn item_bytes(key: &str, value: &Value) -> usize {
+    key.len() + value.to_string().len() + ITEM_OVERHEAD_BYTES
 }
 
 /// A list of strings as Python's `repr` writes it: `['a', "it's"]`.
@@ -495,6 +500,23 @@ mod tests {
             })
             .unwrap_err();
         assert_eq!(error.code, ErrorCode::MemoryFull);
+        drop(m);
+        assert_eq!(all.load(Ordering::Acquire), 0);
+    }
+
+    #[test]
+    fn clearing_gives_every_byte_back_once() {
+        let (mut m, all) = memory();
+        m.run(args(
+            json!({"operation": "add", "dict": {"a": "x".repeat(1000)}}),
+        ))
+        .unwrap();
+        m.run(args(json!({"operation": "remove_all"}))).unwrap();
+        assert_eq!(all.load(Ordering::Acquire), 0);
+        m.run(args(json!({"operation": "add", "dict": {"b": 1}})))
+            .unwrap();
+        let kept = all.load(Ordering::Acquire);
+        assert_eq!(kept, "b".len() + "1".len() + ITEM_OVERHEAD_BYTES);
         drop(m);
         assert_eq!(all.load(Ordering::Acquire), 0);
     }
