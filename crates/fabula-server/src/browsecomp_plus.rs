@@ -17,11 +17,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ErrorCode};
-use crate::deep_research::read_page;
-use crate::sessions::session_search;
+use crate::sessions::{read_page, session_hits};
 use crate::state::AppState;
 use crate::tools::{ToolOutput, input_schema, parse_args};
-use crate::wire::{BatchItem, MAX_QUERY_CHARS, SearchRequest};
+use crate::wire::MAX_QUERY_CHARS;
 
 /// The name of the search tool.
 pub const SEARCH: &str = "search";
@@ -106,24 +105,9 @@ pub async fn call_tool(
 }
 
 async fn search(state: &AppState, session_id: &str, args: SearchArgs) -> Result<Value, ApiError> {
-    let request = SearchRequest {
-        query: Some(args.query),
-        queries: None,
-        top_k: Some(K),
-        page: None,
-        hiding: None,
-    };
-    let answer = session_search(state, session_id, request).await?;
-    let mut hits = Vec::new();
-    for item in answer.items {
-        match item {
-            BatchItem::Ok(response) => hits.extend(response.results.into_iter().map(
-                |hit| json!({ "docid": hit.url, "score": hit.score, "snippet": hit.snippet }),
-            )),
-            BatchItem::Failed { error, .. } => {
-                return Err(ApiError::new(error.code, error.message));
-            }
-        }
-    }
-    Ok(Value::Array(hits))
+    let hits = session_hits(state, session_id, args.query, Some(K)).await?;
+    Ok(hits
+        .into_iter()
+        .map(|hit| json!({ "docid": hit.url, "score": hit.score, "snippet": hit.snippet }))
+        .collect())
 }

@@ -18,10 +18,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
-use crate::sessions::{session_extract, session_search};
+use crate::sessions::{read_page, session_hits};
 use crate::state::AppState;
 use crate::tools::{ToolOutput, input_schema, parse_args};
-use crate::wire::{BatchItem, ExtractRequest, MAX_MAX_CHARS, MAX_QUERY_CHARS, SearchRequest};
+use crate::wire::MAX_QUERY_CHARS;
 
 /// The name of the search tool.
 pub const SEARCH: &str = "search";
@@ -89,33 +89,13 @@ pub async fn call_tool(
 }
 
 async fn search(state: &AppState, session_id: &str, args: SearchArgs) -> Result<Value, ApiError> {
-    let request = SearchRequest {
-        query: Some(args.query),
-        queries: None,
-        top_k: None,
-        page: None,
-        hiding: None,
-    };
-    let answer = session_search(state, session_id, request).await?;
-    let mut results = Vec::new();
-    for item in answer.items {
-        match item {
-            BatchItem::Ok(response) => results.extend(
-                response
-                    .results
-                    .into_iter()
-                    .map(|hit| json!({ "id": hit.url, "title": hit.title, "url": hit.url })),
-            ),
-            BatchItem::Failed { error, .. } => {
-                return Err(ApiError::new(error.code, error.message));
-            }
-        }
-    }
+    let hits = session_hits(state, session_id, args.query, None).await?;
+    let results: Vec<Value> = hits
+        .into_iter()
+        .map(|hit| json!({ "id": hit.url, "title": hit.title, "url": hit.url }))
+        .collect();
     Ok(json!({ "results": results }))
 }
-
-/// The most windows one page is read in; a page is far shorter, so this only guards the loop.
-const MAX_WINDOWS: usize = 64;
 
 async fn fetch(state: &AppState, session_id: &str, args: FetchArgs) -> Result<Value, ApiError> {
     let page = read_page(state, session_id, args.id.trim()).await?;
@@ -126,51 +106,4 @@ async fn fetch(state: &AppState, session_id: &str, args: FetchArgs) -> Result<Va
         "url": page.url,
         "metadata": { "world": page.world, "date": page.date },
     }))
-}
-
-/// A whole page as a session reads it.
-pub(crate) struct WholePage {
-    pub url: String,
-    pub title: String,
-    /// The page as Markdown, every window of it.
-    pub text: String,
-    pub date: Option<String>,
-    pub world: u32,
-}
-
-/// Reads a whole page window by window through the session's extract, so its controls apply
-/// (a `url_not_found` for a url that is no page of the world).
-pub(crate) async fn read_page(
-    state: &AppState,
-    session_id: &str,
-    url: &str,
-) -> Result<WholePage, ApiError> {
-    let url = url.to_owned();
-    let world = state.sessions().get(session_id, None)?.world;
-    let mut text = String::new();
-    let mut start = 0;
-    let mut first = None;
-    for _ in 0..MAX_WINDOWS {
-        let request = ExtractRequest {
-            url: url.clone(),
-            start: Some(start),
-            max_chars: Some(MAX_MAX_CHARS),
-        };
-        let window = session_extract(state, session_id, request).await?;
-        text.push_str(&window.content);
-        let next = window.next_start;
-        first.get_or_insert(window);
-        match next {
-            Some(next) if next > start => start = next,
-            _ => break,
-        }
-    }
-    let page = first.ok_or_else(|| ApiError::internal(&"an extract without a window"))?;
-    Ok(WholePage {
-        url: page.url,
-        title: page.title,
-        text,
-        date: page.date,
-        world,
-    })
 }

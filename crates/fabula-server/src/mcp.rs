@@ -258,71 +258,81 @@ impl FabulaMcp {
     }
 }
 
-/// The tools of a set as MCP lists them.
-pub fn tool_list(tools: ToolSet) -> Vec<Tool> {
-    let schema = |value: Value| match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    if tools == ToolSet::Tongyi {
-        return vec![
-            Tool::new(
-                tongyi::SEARCH,
-                tongyi::SEARCH_DESCRIPTION,
-                schema(tongyi::search_schema()),
+/// A tool as a set lists it: name, description and the function that derives its input
+/// schema.
+type Spec = (&'static str, &'static str, fn() -> Value);
+
+/// The tools of a set, in the order `tools/list` gives them.
+fn specs(tools: ToolSet) -> &'static [Spec] {
+    match tools {
+        ToolSet::AgentWorld => &[
+            (
+                tools::WEB_SEARCH,
+                tools::WEB_SEARCH_DESCRIPTION,
+                tools::web_search_schema,
             ),
-            Tool::new(
-                tongyi::VISIT,
-                tongyi::VISIT_DESCRIPTION,
-                schema(tongyi::visit_schema()),
+            (
+                tools::WEB_EXTRACTOR,
+                tools::WEB_EXTRACTOR_DESCRIPTION,
+                tools::web_extractor_schema,
             ),
-        ];
-    }
-    if tools == ToolSet::BrowseCompPlus {
-        return vec![
-            Tool::new(
-                browsecomp_plus::SEARCH,
-                browsecomp_plus::SEARCH_DESCRIPTION,
-                schema(browsecomp_plus::search_schema()),
+            (
+                tools::DICT_MEMORY,
+                tools::DICT_MEMORY_DESCRIPTION,
+                tools::dict_memory_schema,
             ),
-            Tool::new(
-                browsecomp_plus::GET_DOCUMENT,
-                browsecomp_plus::GET_DOCUMENT_DESCRIPTION,
-                schema(browsecomp_plus::get_document_schema()),
-            ),
-        ];
-    }
-    if tools == ToolSet::DeepResearch {
-        return vec![
-            Tool::new(
+        ],
+        ToolSet::DeepResearch => &[
+            (
                 deep_research::SEARCH,
                 deep_research::SEARCH_DESCRIPTION,
-                schema(deep_research::search_schema()),
+                deep_research::search_schema,
             ),
-            Tool::new(
+            (
                 deep_research::FETCH,
                 deep_research::FETCH_DESCRIPTION,
-                schema(deep_research::fetch_schema()),
+                deep_research::fetch_schema,
             ),
-        ];
+        ],
+        ToolSet::BrowseCompPlus => &[
+            (
+                browsecomp_plus::SEARCH,
+                browsecomp_plus::SEARCH_DESCRIPTION,
+                browsecomp_plus::search_schema,
+            ),
+            (
+                browsecomp_plus::GET_DOCUMENT,
+                browsecomp_plus::GET_DOCUMENT_DESCRIPTION,
+                browsecomp_plus::get_document_schema,
+            ),
+        ],
+        ToolSet::Tongyi => &[
+            (
+                tongyi::SEARCH,
+                tongyi::SEARCH_DESCRIPTION,
+                tongyi::search_schema,
+            ),
+            (
+                tongyi::VISIT,
+                tongyi::VISIT_DESCRIPTION,
+                tongyi::visit_schema,
+            ),
+        ],
     }
-    vec![
-        Tool::new(
-            tools::WEB_SEARCH,
-            tools::WEB_SEARCH_DESCRIPTION,
-            schema(tools::web_search_schema()),
-        ),
-        Tool::new(
-            tools::WEB_EXTRACTOR,
-            tools::WEB_EXTRACTOR_DESCRIPTION,
-            schema(tools::web_extractor_schema()),
-        ),
-        Tool::new(
-            tools::DICT_MEMORY,
-            tools::DICT_MEMORY_DESCRIPTION,
-            schema(tools::dict_memory_schema()),
-        ),
-    ]
+}
+
+/// The tools of a set as MCP lists them.
+pub fn tool_list(tools: ToolSet) -> Vec<Tool> {
+    specs(tools)
+        .iter()
+        .map(|&(name, description, schema)| {
+            let schema = match schema() {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            };
+            Tool::new(name, description, schema)
+        })
+        .collect()
 }
 
 /// A failed call as an MCP tool error with the REST API's code.
@@ -377,14 +387,14 @@ impl ServerHandler for FabulaMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        let known = tool_list(self.tools).iter().any(|tool| tool.name == name);
+        let known = specs(self.tools).iter().any(|spec| spec.0 == name);
         if !known {
             let error = match self.tools {
                 ToolSet::AgentWorld => tools::unknown_tool(&name),
                 ToolSet::DeepResearch | ToolSet::BrowseCompPlus | ToolSet::Tongyi => {
-                    let names: Vec<String> = tool_list(self.tools)
+                    let names: Vec<String> = specs(self.tools)
                         .iter()
-                        .map(|tool| format!("`{}`", tool.name))
+                        .map(|spec| format!("`{}`", spec.0))
                         .collect();
                     ApiError::bad_request(format!(
                         "unknown tool `{name}`: use {}",

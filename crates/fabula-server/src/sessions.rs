@@ -35,8 +35,8 @@ pub use crate::session_store::LogEntry;
 use crate::session_store::Session;
 use crate::state::{AppState, Cost};
 use crate::wire::{
-    BatchItem, ExtractRequest, ExtractResponse, SearchRequest, ValidSearch, query_response,
-    search_options, search_response,
+    BatchItem, ExtractRequest, ExtractResponse, HitJson, MAX_MAX_CHARS, SearchRequest, ValidSearch,
+    query_response, search_options, search_response,
 };
 
 /// The most characters of one query (or url) kept in a log entry.
@@ -473,6 +473,85 @@ pub(crate) async fn session_extract_as(
 ) -> Result<ExtractResponse, ApiError> {
     let session = state.sessions().get(session_id, key)?;
     extract_in(state, &session, request).await
+}
+
+/// The first page of one query's hits in a session, `top_k` of them (the search's default when
+/// `None`), under its controls: what the MCP tool sets other than Qwen-AgentWorld's show. A
+/// query the session's controls failed is its error.
+pub(crate) async fn session_hits(
+    state: &AppState,
+    session_id: &str,
+    query: String,
+    top_k: Option<usize>,
+) -> Result<Vec<HitJson>, ApiError> {
+    let request = SearchRequest {
+        query: Some(query),
+        queries: None,
+        top_k,
+        page: None,
+        hiding: None,
+    };
+    let answer = session_search(state, session_id, request).await?;
+    let mut hits = Vec::new();
+    for item in answer.items {
+        match item {
+            BatchItem::Ok(response) => hits.extend(response.results),
+            BatchItem::Failed { error, .. } => {
+                return Err(ApiError::new(error.code, error.message));
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// The most windows one page is read in; a page is far shorter, so this only guards the loop.
+const MAX_WINDOWS: usize = 64;
+
+/// A whole page as a session reads it.
+pub(crate) struct WholePage {
+    pub url: String,
+    pub title: String,
+    /// The page as Markdown, every window of it.
+    pub text: String,
+    pub date: Option<String>,
+    pub world: u32,
+}
+
+/// Reads a whole page window by window through the session's extract, so its controls apply
+/// (a `url_not_found` for a url that is no page of the world).
+pub(crate) async fn read_page(
+    state: &AppState,
+    session_id: &str,
+    url: &str,
+) -> Result<WholePage, ApiError> {
+    let url = url.to_owned();
+    let world = state.sessions().get(session_id, None)?.world;
+    let mut text = String::new();
+    let mut start = 0;
+    let mut first = None;
+    for _ in 0..MAX_WINDOWS {
+        let request = ExtractRequest {
+            url: url.clone(),
+            start: Some(start),
+            max_chars: Some(MAX_MAX_CHARS),
+        };
+        let window = session_extract(state, session_id, request).await?;
+        text.push_str(&window.content);
+        let next = window.next_start;
+        first.get_or_insert(window);
+        match next {
+            Some(next) if next > start => start = next,
+            _ => break,
+        }
+    }
+    let page = first.ok_or_else(|| ApiError::internal(&"an extract without a window"))?;
+    Ok(WholePage {
+        url: page.url,
+        title: page.title,
+        text,
+        date: page.date,
+        world,
+    })
 }
 
 /// Extracts in a session under its controls: the work of [`session_extract`].

@@ -24,11 +24,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ErrorCode};
-use crate::deep_research::read_page;
-use crate::sessions::session_search;
+use crate::sessions::{read_page, session_hits};
 use crate::state::AppState;
 use crate::tools::{ToolOutput, input_schema, parse_args};
-use crate::wire::{BatchItem, MAX_QUERIES, SearchRequest};
+use crate::wire::MAX_QUERIES;
 
 /// The name of the search tool.
 pub const SEARCH: &str = "search";
@@ -60,11 +59,19 @@ pub enum OneOrMany {
 }
 
 impl OneOrMany {
-    fn into_vec(self) -> Vec<String> {
-        match self {
+    /// The strings; a 400 naming the argument `name` unless there are 1 to `max` of them.
+    fn into_vec(self, name: &str, max: usize) -> Result<Vec<String>, ApiError> {
+        let all = match self {
             OneOrMany::One(one) => vec![one],
             OneOrMany::Many(many) => many,
+        };
+        if all.is_empty() || all.len() > max {
+            return Err(ApiError::bad_request(format!(
+                "`{name}` must hold 1 to {max} values, not {}",
+                all.len()
+            )));
         }
+        Ok(all)
     }
 }
 
@@ -106,12 +113,7 @@ pub async fn call_tool(
     match tool {
         SEARCH => {
             let args: SearchArgs = parse_args(SEARCH, arguments)?;
-            let queries = args.query.into_vec();
-            if queries.is_empty() || queries.len() > MAX_QUERIES {
-                return Err(ApiError::bad_request(format!(
-                    "`query` must hold 1 to {MAX_QUERIES} queries"
-                )));
-            }
+            let queries = args.query.into_vec("query", MAX_QUERIES)?;
             let mut texts = Vec::new();
             let mut structured = Vec::new();
             for query in queries {
@@ -126,12 +128,7 @@ pub async fn call_tool(
         }
         VISIT => {
             let args: VisitArgs = parse_args(VISIT, arguments)?;
-            let urls = args.url.into_vec();
-            if urls.is_empty() || urls.len() > MAX_URLS {
-                return Err(ApiError::bad_request(format!(
-                    "`url` must hold 1 to {MAX_URLS} urls"
-                )));
-            }
+            let urls = args.url.into_vec("url", MAX_URLS)?;
             let mut texts = Vec::new();
             for url in &urls {
                 texts.push(visit(state, session_id, url, &args.goal).await?);
@@ -152,37 +149,23 @@ async fn search(
     session_id: &str,
     query: String,
 ) -> Result<(String, Value), ApiError> {
-    let request = SearchRequest {
-        query: Some(query.clone()),
-        queries: None,
-        top_k: None,
-        page: None,
-        hiding: None,
-    };
-    let answer = session_search(state, session_id, request).await?;
-    let mut entries = Vec::new();
-    let mut hits = Vec::new();
-    for item in answer.items {
-        let response = match item {
-            BatchItem::Ok(response) => response,
-            BatchItem::Failed { error, .. } => {
-                return Err(ApiError::new(error.code, error.message));
-            }
-        };
-        for hit in response.results {
+    let hits = session_hits(state, session_id, query.clone(), None).await?;
+    let entries: Vec<String> = hits
+        .iter()
+        .enumerate()
+        .map(|(at, hit)| {
             let date = hit.date.as_deref().map_or(String::new(), |date| {
                 format!("\nDate published: {}", fabula_date::observation_date(date))
             });
-            entries.push(format!(
+            format!(
                 "{}. [{}]({}){date}\n\n{}",
-                entries.len() + 1,
+                at + 1,
                 hit.title,
                 hit.url,
                 hit.snippet
-            ));
-            hits.push(json!({ "title": hit.title, "url": hit.url, "date": hit.date, "snippet": hit.snippet }));
-        }
-    }
+            )
+        })
+        .collect();
     let text = if entries.is_empty() {
         format!("No results found for '{query}'. Try with a more general query.")
     } else {
@@ -192,6 +175,10 @@ async fn search(
             entries.join("\n\n")
         )
     };
+    let hits: Vec<Value> = hits
+        .into_iter()
+        .map(|hit| json!({ "title": hit.title, "url": hit.url, "date": hit.date, "snippet": hit.snippet }))
+        .collect();
     Ok((text, Value::Array(hits)))
 }
 

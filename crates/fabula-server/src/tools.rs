@@ -42,8 +42,6 @@ pub const WEB_SEARCH: &str = "web_search";
 pub const WEB_EXTRACTOR: &str = "web_extractor";
 /// The name of the session's key-value memory tool.
 pub const DICT_MEMORY: &str = "dict_memory";
-/// Every tool, in the order agents are told of them.
-pub const TOOLS: [&str; 3] = [WEB_SEARCH, WEB_EXTRACTOR, DICT_MEMORY];
 
 /// What `web_search` does, for an agent's tool list.
 pub const WEB_SEARCH_DESCRIPTION: &str = "Search this world's web. Give `queries`, a list of \
@@ -192,7 +190,7 @@ pub(crate) async fn call_tool_as(
     }
 }
 
-/// The answer to a tool name that is none of [`TOOLS`].
+/// The answer to a tool name that is none of the three.
 pub fn unknown_tool(name: &str) -> ApiError {
     ApiError::bad_request(format!(
         "unknown tool `{name}`: use `{WEB_SEARCH}`, `{WEB_EXTRACTOR}` or `{DICT_MEMORY}`"

@@ -9,10 +9,7 @@ Needs FABULA_BIN (default target/debug/fabula) and fabula-env installed in this 
 """
 
 import json
-import os
-import socket
-import subprocess
-import time
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -24,38 +21,17 @@ from gpt_oss.tools.simple_browser.page_contents import PageContents
 
 from fabula_env.gpt_oss import FabulaBackend, markdown_to_html
 
-REPO = Path(__file__).resolve().parents[3]
-BINARY = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from live_server import fabula_bin, generated, serving  # noqa: E402
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+BINARY = fabula_bin()
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    worlds = tmp_path_factory.mktemp("worlds")
-    subprocess.run([BINARY, "generate", "--count", "2", "--seed", "7", "--out", str(worlds)],
-                   check=True, capture_output=True)
-    addr = f"127.0.0.1:{free_port()}"
-    process = subprocess.Popen([BINARY, "serve", "--worlds", str(worlds), "--addr", addr],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"http://{addr}/health", timeout=5).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("fabula serve did not come up")
-                time.sleep(0.1)
-        yield f"http://{addr}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    worlds = generated(BINARY, tmp_path_factory.mktemp("worlds"), count=2)
+    with serving(BINARY, worlds) as url:
+        yield url
 
 
 def run(coroutine_fn, *args):

@@ -7,12 +7,8 @@ Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula
 """
 
 import json
-import os
+import sys
 import re
-import socket
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import anyio
@@ -21,43 +17,21 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-REPO = Path(__file__).resolve().parents[3]
-BINARY = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from live_server import fabula_bin, generated, serving  # noqa: E402
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+BINARY = fabula_bin()
 
 
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("worlds")
-    subprocess.run([BINARY, "generate", "--count", "2", "--seed", "7", "--out", str(out)],
-                   check=True, capture_output=True)
-    return out
+    return generated(BINARY, tmp_path_factory.mktemp("worlds"), count=2)
 
 
 @pytest.fixture(scope="module")
 def base(worlds):
-    addr = f"127.0.0.1:{free_port()}"
-    process = subprocess.Popen([BINARY, "serve", "--worlds", str(worlds), "--addr", addr],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"http://{addr}/health", timeout=5).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("fabula serve did not come up")
-                time.sleep(0.1)
-        yield f"http://{addr}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with serving(BINARY, worlds) as url:
+        yield url
 
 
 async def deep_research(session: ClientSession) -> None:

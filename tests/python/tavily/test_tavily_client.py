@@ -7,10 +7,7 @@ Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula
 
 import email.utils
 import json
-import os
-import socket
-import subprocess
-import time
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -18,44 +15,15 @@ import pytest
 from tavily import TavilyClient
 from tavily.errors import BadRequestError
 
-REPO = Path(__file__).resolve().parents[3]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from live_server import fabula_bin, generated, serving  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    binary = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
-    worlds = tmp_path_factory.mktemp("worlds")
-    subprocess.run(
-        [binary, "generate", "--count", "4", "--seed", "7", "--out", str(worlds)],
-        check=True,
-        capture_output=True,
-    )
-    addr = f"127.0.0.1:{free_port()}"
-    process = subprocess.Popen(
-        [binary, "serve", "--worlds", str(worlds), "--addr", addr],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"http://{addr}/health", timeout=5).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("fabula serve did not come up")
-                time.sleep(0.1)
-        yield f"http://{addr}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    worlds = generated(fabula_bin(), tmp_path_factory.mktemp("worlds"), count=4)
+    with serving(fabula_bin(), worlds) as url:
+        yield url
 
 
 def client(base: str) -> TavilyClient:
@@ -136,10 +104,6 @@ def test_readme_example(tmp_path):
     """README.md's example, run as written against the README's `fabula up` (free ports and a
     7-world dataset of seed 0: see tests/python/readme_blocks.py); what its comments say it
     prints, it prints."""
-    import sys
-
-    sys.path.insert(0, str(REPO / "tests" / "python"))
     import readme_blocks
 
-    binary = os.environ.get("FABULA_BIN", str(REPO / "target/debug/fabula"))
-    readme_blocks.run_example("Tavily", binary, tmp_path)
+    readme_blocks.run_example("Tavily", fabula_bin(), tmp_path)

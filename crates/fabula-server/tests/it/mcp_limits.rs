@@ -92,11 +92,16 @@ async fn call_at(
 
 /// POSTs a JSON-RPC message the way an MCP client does, in a session when one is given.
 async fn post(app: &TestApp, session: Option<&str>, message: &Value) -> Reply {
+    post_at(app, PATH, session, message).await
+}
+
+/// [`post`] to another of the MCP endpoints.
+async fn post_at(app: &TestApp, path: &str, session: Option<&str>, message: &Value) -> Reply {
     let mut headers = vec![JSON_TYPE, ACCEPT_ALL];
     if let Some(session) = session {
         headers.push(("mcp-session-id", session));
     }
-    call(app, "POST", &headers, &message.to_string()).await
+    call_at(app, path, "POST", &headers, &message.to_string()).await
 }
 
 fn initialize_message(client_name: &str) -> Value {
@@ -114,13 +119,43 @@ async fn initialize(app: &TestApp) -> Reply {
 /// Opens a session (initialize and the initialized notification) and returns its id and the
 /// initialize result.
 async fn open_session(app: &TestApp) -> (String, Value) {
-    let reply = initialize(app).await;
+    open_session_at(app, PATH).await
+}
+
+/// [`open_session`] at another of the MCP endpoints.
+async fn open_session_at(app: &TestApp, path: &str) -> (String, Value) {
+    let reply = post_at(app, path, None, &initialize_message("fabula-it")).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     let session = reply.session();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let notified = post(app, Some(&session), &initialized).await;
+    let notified = post_at(app, path, Some(&session), &initialized).await;
     assert!(notified.status.is_success(), "{}", notified.body);
     (session, reply.json()["result"].clone())
+}
+
+/// The `result` of calling `tool` with `arguments` in an MCP session at `path`.
+async fn call_tool_at(
+    app: &TestApp,
+    path: &str,
+    session: &str,
+    tool: &str,
+    arguments: Value,
+) -> Value {
+    let message = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                         "params": {"name": tool, "arguments": arguments}});
+    post_at(app, path, Some(session), &message).await.json()["result"].clone()
+}
+
+/// The names `tools/list` gives in an MCP session at `path`.
+async fn tool_names_at(app: &TestApp, path: &str, session: &str) -> Vec<String> {
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let answer = post_at(app, path, Some(session), &list).await.json();
+    answer["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 async fn delete(app: &TestApp, session: &str) -> Reply {
@@ -400,33 +435,25 @@ async fn the_served_tool_list_is_the_expected_one() {
 async fn dict_memory_keeps_notes_for_the_mcp_session() {
     let app = TestApp::new();
     let (session, _) = open_session(&app).await;
-    let call = |id: u64, arguments: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "dict_memory", "arguments": arguments
-        }})
+    let memory = |session: String, arguments: Value| {
+        let app = &app;
+        async move { call_tool_at(app, PATH, &session, "dict_memory", arguments).await }
     };
-    let add = call(
-        5,
-        json!({"operation": "add", "dict": {"lead": "Port Amsel"}}),
-    );
-    let reply = post(&app, Some(&session), &add).await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    let result = reply.json()["result"].clone();
+    let add = json!({"operation": "add", "dict": {"lead": "Port Amsel"}});
+    let result = memory(session.clone(), add).await;
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(
         result["content"][0]["text"],
         "Successfully added items of ['lead'] to memory."
     );
-    let get = call(6, json!({"operation": "retrieve_all"}));
-    let result = post(&app, Some(&session), &get).await.json()["result"].clone();
+    let get = json!({"operation": "retrieve_all"});
+    let result = memory(session.clone(), get.clone()).await;
     assert_eq!(result["content"][0]["text"], "{\"lead\":\"Port Amsel\"}");
     assert_eq!(result["structuredContent"]["found"]["lead"], "Port Amsel");
     // Another MCP session starts with an empty memory.
     let (other, _) = open_session(&app).await;
-    let result = post(&app, Some(&other), &get).await.json()["result"].clone();
-    assert_eq!(result["content"][0]["text"], "{}");
-    let bad = call(7, json!({"operation": "add"}));
-    let result = post(&app, Some(&session), &bad).await.json()["result"].clone();
+    assert_eq!(memory(other, get).await["content"][0]["text"], "{}");
+    let result = memory(session, json!({"operation": "add"})).await;
     assert_eq!(result["isError"], true, "{result}");
     assert_eq!(result["structuredContent"]["error"]["code"], "bad_request");
 }
@@ -435,49 +462,12 @@ async fn dict_memory_keeps_notes_for_the_mcp_session() {
 async fn the_deep_research_endpoint_serves_search_and_fetch() {
     const DEEP: &str = "/mcp/0/deep-research";
     let app = TestApp::new();
-    let send = |session: Option<String>, message: Value| {
-        let app = &app;
-        async move {
-            let mut headers = vec![JSON_TYPE, ACCEPT_ALL];
-            if let Some(session) = &session {
-                headers.push(("mcp-session-id", session.as_str()));
-            }
-            call_at(app, DEEP, "POST", &headers, &message.to_string()).await
-        }
-    };
-    let init = send(None, initialize_message("deep-research-it")).await;
-    assert_eq!(init.status, StatusCode::OK, "{}", init.body);
-    let session = init.session();
-    let notified = send(
-        Some(session.clone()),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
-    assert!(notified.status.is_success(), "{}", notified.body);
-    let list = send(
-        Some(session.clone()),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
-    )
-    .await
-    .json();
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["search", "fetch"]);
-    let tool = |id: u64, name: &str, arguments: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": name, "arguments": arguments}})
-    };
-    let found = send(
-        Some(session.clone()),
-        tool(3, "search", json!({"query": "harbour"})),
-    )
-    .await
-    .json()["result"]
-        .clone();
+    let (session, _) = open_session_at(&app, DEEP).await;
+    assert_eq!(
+        tool_names_at(&app, DEEP, &session).await,
+        ["search", "fetch"]
+    );
+    let found = call_tool_at(&app, DEEP, &session, "search", json!({"query": "harbour"})).await;
     assert_eq!(found["isError"], false, "{found}");
     // One text item holding the JSON object, and the same object as structured content.
     let content = found["content"].as_array().unwrap();
@@ -489,10 +479,7 @@ async fn the_deep_research_endpoint_serves_search_and_fetch() {
     assert_eq!(keys, ["id", "title", "url"], "{first}");
     assert_eq!(first["id"], first["url"]);
     let id = first["id"].as_str().unwrap().to_owned();
-    let page = send(Some(session.clone()), tool(4, "fetch", json!({"id": id})))
-        .await
-        .json()["result"]
-        .clone();
+    let page = call_tool_at(&app, DEEP, &session, "fetch", json!({"id": id})).await;
     assert_eq!(page["isError"], false, "{page}");
     let document: Value =
         serde_json::from_str(page["content"][0]["text"].as_str().unwrap()).unwrap();
@@ -507,25 +494,21 @@ async fn the_deep_research_endpoint_serves_search_and_fetch() {
     assert_eq!(document["metadata"]["world"], 0);
     assert!(document["text"].as_str().unwrap().len() > 100);
     // An id that is no page, and a tool of the other set, are tool errors.
-    let missing = send(
-        Some(session.clone()),
-        tool(5, "fetch", json!({"id": "https://nowhere.example/x"})),
-    )
-    .await
-    .json()["result"]
-        .clone();
+    let missing = json!({"id": "https://nowhere.example/x"});
+    let missing = call_tool_at(&app, DEEP, &session, "fetch", missing).await;
     assert_eq!(missing["isError"], true, "{missing}");
     assert_eq!(
         missing["structuredContent"]["error"]["code"],
         "url_not_found"
     );
-    let other = send(
-        Some(session),
-        tool(6, "web_search", json!({"query": "harbour"})),
+    let other = call_tool_at(
+        &app,
+        DEEP,
+        &session,
+        "web_search",
+        json!({"query": "harbour"}),
     )
-    .await
-    .json()["result"]
-        .clone();
+    .await;
     assert_eq!(other["isError"], true, "{other}");
     assert_eq!(other["structuredContent"]["error"]["code"], "bad_request");
 }
@@ -534,38 +517,12 @@ async fn the_deep_research_endpoint_serves_search_and_fetch() {
 async fn the_browsecomp_plus_endpoint_serves_search_and_get_document() {
     const PLUS: &str = "/mcp/0/browsecomp-plus";
     let app = TestApp::new();
-    let send = |session: Option<String>, message: Value| {
-        let app = &app;
-        async move {
-            let mut headers = vec![JSON_TYPE, ACCEPT_ALL];
-            if let Some(session) = &session {
-                headers.push(("mcp-session-id", session.as_str()));
-            }
-            call_at(app, PLUS, "POST", &headers, &message.to_string()).await
-        }
-    };
-    let init = send(None, initialize_message("browsecomp-plus-it")).await;
-    assert_eq!(init.status, StatusCode::OK, "{}", init.body);
-    let session = init.session();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert!(
-        send(Some(session.clone()), initialized)
-            .await
-            .status
-            .is_success()
+    let (session, _) = open_session_at(&app, PLUS).await;
+    assert_eq!(
+        tool_names_at(&app, PLUS, &session).await,
+        ["search", "get_document"]
     );
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
-    let tools = send(Some(session.clone()), list).await.json()["result"]["tools"].clone();
-    let names: Vec<&str> = tools
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["search", "get_document"]);
-    let search = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                        "params": {"name": "search", "arguments": {"query": "harbour"}}});
-    let found = send(Some(session.clone()), search).await.json()["result"].clone();
+    let found = call_tool_at(&app, PLUS, &session, "search", json!({"query": "harbour"})).await;
     let hits = found["structuredContent"]["result"]
         .as_array()
         .unwrap()
@@ -576,13 +533,11 @@ async fn the_browsecomp_plus_endpoint_serves_search_and_get_document() {
         assert_eq!(keys, ["docid", "score", "snippet"], "{hit}");
         assert!(hit["score"].as_f64().unwrap() > 0.0);
     }
-    let get = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-                     "params": {"name": "get_document", "arguments": {"docid": hits[0]["docid"]}}});
-    let document = send(Some(session.clone()), get).await.json()["result"].clone();
+    let docid = json!({"docid": hits[0]["docid"]});
+    let document = call_tool_at(&app, PLUS, &session, "get_document", docid).await;
     assert_eq!(document["structuredContent"]["docid"], hits[0]["docid"]);
-    let missing = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                         "params": {"name": "get_document", "arguments": {"docid": "nowhere"}}});
-    let missing = send(Some(session), missing).await.json()["result"].clone();
+    let missing = json!({"docid": "nowhere"});
+    let missing = call_tool_at(&app, PLUS, &session, "get_document", missing).await;
     assert_eq!(missing["isError"], false, "{missing}");
     assert_eq!(missing["content"][0]["text"], "null");
 }
