@@ -8,6 +8,9 @@
 # Usage: scripts/device-check.sh [MODEL_DIR]
 #   env: DEVICE (default cuda), SESSIONS (per world, default 2), WORLDS (default 4),
 #        MAX_NEW_TOKENS (default 256), CARGO_TARGET_DIR, CUDA_* as scripts/cuda-build.sh reads them.
+# Then the tiny Qwen3.5 dense and MoE checkpoints (`fabula wm tiny --architecture`) continue one
+# long prompt with `fabula wm generate` on the device and on the CPU: prefill and decode times
+# and whether the greedy ids agree.
 # Output: one summary line per run (renders, accepted, tokens/s) followed by the Prometheus
 # counters, also written to $OUT/device-check.txt when OUT is set.
 set -euo pipefail
@@ -63,3 +66,15 @@ fi
     "$FABULA" render --world "$WORLD" --search "history" --renderer lwm --model "$MODEL" \
         --device "$DEVICE" --max-new-tokens "$MAX_NEW_TOKENS" 2>&1 | tail -n 20
 } 2>&1 | tee "$REPORT"
+
+# Qwen3.5 (Gated DeltaNet, gated attention, MoE): a long prompt (several 64-token chunks of the
+# chunked delta rule) prefilled and continued greedily, on the device and on the CPU.
+PROMPT="$(for i in $(seq 1 40); do printf 'Entry %s: the river town was founded by a guild of net-makers. ' "$i"; done)"
+for arch in qwen3.5 qwen3.5-moe; do
+    "$FABULA" wm tiny --out "$WORK/$arch" --architecture "$arch" --seed 0 --worlds "$WORK/worlds" 2>/dev/null
+    for device in "$DEVICE" cpu; do
+        echo "== fabula wm generate ($arch, $device; prompt_ids omitted)"
+        "$FABULA" wm generate --model "$WORK/$arch" --device "$device" --prompt "$PROMPT" \
+            --max-new-tokens 128 | sed -e 's/"prompt_ids":\[[0-9,]*\],//' -e 's/"text":"[^"]*",//'
+    done
+done 2>&1 | tee -a "$REPORT"

@@ -125,6 +125,81 @@ impl Model {
     }
 }
 
+/// A greedy continuation of token ids ([`Model::greedy`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Greedy {
+    /// The generated token ids, exactly as many as asked for (no stop token ends them).
+    pub tokens: Vec<u32>,
+    /// The logits each token was chosen from (the last prompt position's after one prefill,
+    /// then each single-token decode step's); empty unless asked for.
+    pub logits: Vec<Vec<f32>>,
+    /// Seconds of the prefill (the whole prompt in one forward pass).
+    pub prefill_seconds: f64,
+    /// Seconds of the decode steps after it.
+    pub decode_seconds: f64,
+}
+
+impl Model {
+    /// Continues `prompt_ids` greedily (arg-max, ties to the lower id) for exactly
+    /// `max_new_tokens` tokens: one prefill of the prompt, then one forward pass per token, as a
+    /// check that a checkpoint loads and generates (`fabula wm generate`) and for comparing
+    /// with a reference implementation. `keep_logits` keeps every step's logits.
+    pub fn greedy(
+        &mut self,
+        prompt_ids: &[u32],
+        max_new_tokens: usize,
+        keep_logits: bool,
+    ) -> Result<Greedy> {
+        if prompt_ids.is_empty() {
+            return Err(Error::Unsupported(
+                "an empty prompt cannot be continued".into(),
+            ));
+        }
+        if let Some(&bad) = prompt_ids
+            .iter()
+            .find(|&&id| id as usize >= self.vocab_size())
+        {
+            return Err(Error::Unsupported(format!(
+                "token id {bad} is outside the vocabulary of {} ids",
+                self.vocab_size()
+            )));
+        }
+        let context = self.context();
+        if context > 0 && prompt_ids.len() + max_new_tokens > context {
+            return Err(Error::PromptTooLong {
+                prompt_tokens: prompt_ids.len(),
+                max_new_tokens,
+                context,
+            });
+        }
+        self.clear_cache();
+        let started = Instant::now();
+        let mut logits = self.forward_logits(prompt_ids, 0)?;
+        let prefill_seconds = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let mut tokens = Vec::with_capacity(max_new_tokens);
+        let mut kept = Vec::new();
+        while tokens.len() < max_new_tokens {
+            let next = argmax(&logits);
+            tokens.push(next);
+            if keep_logits {
+                kept.push(std::mem::take(&mut logits));
+            }
+            if tokens.len() < max_new_tokens {
+                logits = self.forward_logits(&[next], prompt_ids.len() + tokens.len() - 1)?;
+            }
+        }
+        let decode_seconds = started.elapsed().as_secs_f64();
+        self.clear_cache();
+        Ok(Greedy {
+            tokens,
+            logits: kept,
+            prefill_seconds,
+            decode_seconds,
+        })
+    }
+}
+
 /// Picks the next token: the arg-max when `temperature <= 0`, else a draw from the top-p nucleus
 /// of `softmax(logits / temperature)`. Ties go to the lower token id, so results never depend on
 /// sort stability or hash order.

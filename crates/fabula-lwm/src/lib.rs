@@ -13,8 +13,10 @@
 //! [`prometheus_text`].
 //!
 //! Checkpoints load with [`Model::load`]: a Hugging Face folder (`config.json`, `tokenizer.json`,
-//! `model.safetensors` or shards with `model.safetensors.index.json`) of `Qwen3ForCausalLM` or
-//! `Qwen3MoeForCausalLM`, or a quantized Qwen3 GGUF file with `tokenizer.json` beside it.
+//! `model.safetensors` or shards with `model.safetensors.index.json`) of `Qwen3ForCausalLM`,
+//! `Qwen3MoeForCausalLM`, or Qwen3.5 (`Qwen3_5ForCausalLM`, `Qwen3_5MoeForCausalLM` and the text
+//! part of their multimodal `ForConditionalGeneration` checkpoints, the seed world model's
+//! architecture), or a quantized Qwen3 GGUF file with `tokenizer.json` beside it.
 //! [`write_tiny`] writes a tiny random checkpoint for tests and demos; [`lwm_samples`] builds
 //! next-observation training data.
 //!
@@ -52,6 +54,7 @@ mod metrics;
 mod model;
 mod parse;
 mod prompt;
+mod qwen3_5;
 mod remote;
 mod render;
 mod replay;
@@ -63,7 +66,7 @@ mod view;
 pub use action::{Action, Controls};
 pub use error::{Error, Result};
 pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
-pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
+pub use generate::{FinishReason, GenerateOptions, Generation, Greedy, QWEN3_STOP_TOKENS};
 pub use metrics::{Counters, CountersSnapshot, METRIC_PREFIX, prometheus_text};
 pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
 pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
@@ -78,6 +81,6 @@ pub use samples::{
     BENCH_TASK, BenchRecord, LwmSample, LwmTurn, OBSERVATION_MARKER, bench_records, jsonl,
     lwm_samples,
 };
-pub use tiny::{TINY_SPECIAL_TOKENS, write_tiny};
+pub use tiny::{TINY_SPECIAL_TOKENS, TinyArchitecture, write_tiny, write_tiny_as};
 pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};
 pub use view::{MemoryWorld, WorldView};

@@ -1,4 +1,5 @@
-//! Loading Qwen3 checkpoints (dense and MoE safetensors, quantized GGUF) with their tokenizer.
+//! Loading Qwen3 and Qwen3.5 checkpoints (dense and MoE safetensors, quantized Qwen3 GGUF) with
+//! their tokenizer.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use serde_json::{Map, Value};
 use tokenizers::Tokenizer;
 
 use crate::error::{Error, Result, io_error};
+use crate::qwen3_5::{self, Qwen35};
 
 /// Where the model runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,12 +49,32 @@ pub enum Architecture {
     Qwen3Moe,
     /// A quantized Qwen3 GGUF file (`general.architecture = qwen3`).
     QuantizedQwen3,
+    /// `Qwen3_5ForCausalLM` (`qwen3_5_text`) or the text part of
+    /// `Qwen3_5ForConditionalGeneration`, in safetensors.
+    Qwen3_5,
+    /// `Qwen3_5MoeForCausalLM` (`qwen3_5_moe_text`) or the text part of
+    /// `Qwen3_5MoeForConditionalGeneration` (the seed's world model), in safetensors.
+    Qwen3_5Moe,
+}
+
+impl Architecture {
+    /// The `model_type` of the (text) model.
+    pub fn model_type(self) -> &'static str {
+        match self {
+            Architecture::Qwen3 => "qwen3",
+            Architecture::Qwen3Moe => "qwen3_moe",
+            Architecture::QuantizedQwen3 => "qwen3 (GGUF)",
+            Architecture::Qwen3_5 => "qwen3_5_text",
+            Architecture::Qwen3_5Moe => "qwen3_5_moe_text",
+        }
+    }
 }
 
 enum Weights {
     Dense(qwen3::ModelForCausalLM),
     Moe(qwen3_moe::ModelForCausalLM),
     Quantized(quantized_qwen3::ModelWeights),
+    Qwen35(Box<Qwen35>),
 }
 
 /// A loaded causal language model and its tokenizer.
@@ -147,6 +169,7 @@ impl Model {
             Weights::Dense(m) => m.clear_kv_cache(),
             Weights::Moe(m) => m.clear_kv_cache(),
             Weights::Quantized(m) => m.clear_kv_cache(),
+            Weights::Qwen35(m) => m.clear_cache(),
         }
     }
 
@@ -163,6 +186,7 @@ impl Model {
             Weights::Dense(m) => m.forward(&input, offset)?,
             Weights::Moe(m) => m.forward(&input, offset)?,
             Weights::Quantized(m) => m.forward(&input, offset)?,
+            Weights::Qwen35(m) => m.forward(&input, offset)?,
         };
         Ok(logits
             .flatten_all()?
@@ -243,6 +267,26 @@ fn load_safetensors(dir: &Path, device: &Device, precision: Option<Precision>) -
     let tensors = read_weights(dir, device)?;
     let dtype = candle_dtype(precision, device);
     let vb = VarBuilder::from_tensors(tensors, dtype, device);
+    if matches!(
+        architecture,
+        Architecture::Qwen3_5 | Architecture::Qwen3_5Moe
+    ) {
+        let cfg = qwen3_5::Config::from_json(&config)
+            .map_err(|e| metadata_error(&config_path, e.to_string()))?;
+        let architecture = if cfg.is_moe() {
+            Architecture::Qwen3_5Moe
+        } else {
+            Architecture::Qwen3_5
+        };
+        return Ok(Model {
+            weights: Weights::Qwen35(Box::new(Qwen35::new(&cfg, vb)?)),
+            tokenizer,
+            architecture,
+            device: device.clone(),
+            context: cfg.max_position_embeddings,
+            vocab_size: cfg.vocab_size,
+        });
+    }
     let config = with_defaults(&config_path, config)?;
     let context = usize_field(&config, "max_position_embeddings");
     let vocab_size = usize_field(&config, "vocab_size");
@@ -257,7 +301,9 @@ fn load_safetensors(dir: &Path, device: &Device, precision: Option<Precision>) -
                 .map_err(|e| metadata_error(&config_path, e.to_string()))?;
             Weights::Moe(qwen3_moe::ModelForCausalLM::new(&cfg, vb)?)
         }
-        Architecture::QuantizedQwen3 => unreachable!("safetensors checkpoints are never GGUF"),
+        Architecture::QuantizedQwen3 | Architecture::Qwen3_5 | Architecture::Qwen3_5Moe => {
+            unreachable!("GGUF and Qwen3.5 checkpoints load above")
+        }
     };
     Ok(Model {
         weights,
@@ -283,11 +329,20 @@ fn architecture_of(path: &Path, config: &Value) -> Result<Architecture> {
         match *name {
             "Qwen3ForCausalLM" => return Ok(Architecture::Qwen3),
             "Qwen3MoeForCausalLM" => return Ok(Architecture::Qwen3Moe),
+            // Dense or MoE is read off the config (its expert counts) once it is parsed.
+            "Qwen3_5ForCausalLM" | "Qwen3_5ForConditionalGeneration" => {
+                return Ok(Architecture::Qwen3_5);
+            }
+            "Qwen3_5MoeForCausalLM" | "Qwen3_5MoeForConditionalGeneration" => {
+                return Ok(Architecture::Qwen3_5Moe);
+            }
             _ => {}
         }
     }
     Err(Error::Unsupported(format!(
-        "{}: architectures {names:?}; supported are Qwen3ForCausalLM and Qwen3MoeForCausalLM",
+        "{}: architectures {names:?}; supported are Qwen3ForCausalLM, Qwen3MoeForCausalLM, \
+         Qwen3_5ForCausalLM, Qwen3_5MoeForCausalLM and their ForConditionalGeneration forms \
+         (text only)",
         path.display()
     )))
 }

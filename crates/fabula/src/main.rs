@@ -67,7 +67,7 @@ enum Command {
     Audit(tasks::AuditArgs),
     /// Print one search or extract observation and which renderer produced it.
     Render(wm::RenderArgs),
-    /// Language world model tools: a tiny checkpoint, a render benchmark.
+    /// Language world model tools: a tiny checkpoint, a greedy generation, a render benchmark.
     #[command(subcommand)]
     Wm(wm::WmCommand),
     /// Export training data.
@@ -111,6 +111,7 @@ fn main() -> ExitCode {
         Command::Up(args) => serve::run_up(&args),
         Command::Render(args) => wm::run_render(&args),
         Command::Wm(wm::WmCommand::Tiny(args)) => wm::run_tiny(&args),
+        Command::Wm(wm::WmCommand::Generate(args)) => wm::run_generate(&args),
         Command::Wm(wm::WmCommand::Bench(args)) => wm::run_bench(&args),
         Command::Export(wm::ExportCommand::LwmData(args)) => wm::run_export_lwm_data(&args),
         Command::Bench(BenchCommand::Search(args)) => bench::run_bench_search(&args),

@@ -1,5 +1,6 @@
 //! The language world model from the command line: `fabula render` (one observation, for trying
-//! prompts by hand), `fabula wm tiny` (a tiny random checkpoint), `fabula wm bench` (render
+//! prompts by hand), `fabula wm tiny` (a tiny random checkpoint), `fabula wm generate` (a greedy
+//! continuation, to check that a checkpoint loads and generates), `fabula wm bench` (render
 //! replayed sessions and report acceptance and speed) and `fabula export lwm-data`
 //! (next-observation training samples).
 //!
@@ -114,10 +115,48 @@ pub struct RenderArgs {
 /// `fabula wm` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum WmCommand {
-    /// Write a tiny randomly initialised Qwen3 checkpoint with a tokenizer trained on world text.
+    /// Write a tiny randomly initialised Qwen3 or Qwen3.5 checkpoint with a tokenizer trained on
+    /// world text.
     Tiny(TinyArgs),
+    /// Continue a prompt greedily with a checkpoint and print the token ids as JSON.
+    Generate(GenerateArgs),
     /// Render replayed sessions with a model and report acceptance rate and tokens/s.
     Bench(BenchArgs),
+}
+
+/// Arguments of `fabula wm generate`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["prompt", "prompt_ids"])))]
+pub struct GenerateArgs {
+    /// The checkpoint folder (config.json, tokenizer.json, safetensors) or a GGUF file.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// The prompt text, encoded with the checkpoint's tokenizer (no special tokens added).
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// The prompt as token ids, comma-separated (e.g. 3,17,42).
+    #[arg(long, value_delimiter = ',')]
+    pub prompt_ids: Option<Vec<u32>>,
+    /// How many tokens to generate: exactly this many (no stop token ends them).
+    #[arg(long, default_value_t = 32)]
+    pub max_new_tokens: usize,
+    /// Where the model runs: cpu, cuda or cuda:N (cuda needs a build with `--features cuda`).
+    #[arg(long, default_value = "cpu", value_parser = parse_device)]
+    pub device: DeviceChoice,
+    /// The weights' and activations' type (default: f32 on the CPU, bf16 on CUDA).
+    #[arg(long, value_enum)]
+    pub dtype: Option<DtypeName>,
+    /// Also print the logits each token was chosen from (one row per generated token).
+    #[arg(long)]
+    pub logits: bool,
+}
+
+/// The `--dtype` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DtypeName {
+    F32,
+    Bf16,
+    F16,
 }
 
 /// Arguments of `fabula wm tiny`.
@@ -135,6 +174,21 @@ pub struct TinyArgs {
     /// How many worlds' pages train the tokenizer.
     #[arg(long, default_value_t = 2)]
     pub count: u32,
+    /// The architecture: qwen3 (2 layers), qwen3.5 or qwen3.5-moe (4 layers: 3 Gated DeltaNet,
+    /// 1 gated full attention; the MoE with 4 experts, 2 routed, and a shared expert).
+    #[arg(long, value_enum, default_value = "qwen3")]
+    pub architecture: TinyArchitectureName,
+}
+
+/// The `--architecture` names of `fabula wm tiny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TinyArchitectureName {
+    #[value(name = "qwen3")]
+    Qwen3,
+    #[value(name = "qwen3.5")]
+    Qwen3_5,
+    #[value(name = "qwen3.5-moe")]
+    Qwen3_5Moe,
 }
 
 /// Arguments of `fabula wm bench`.
@@ -302,16 +356,61 @@ fn search_text(index: &WorldIndex, query: &str, hiding: Hiding) -> anyhow::Resul
     Ok(search_template(&hits))
 }
 
+/// Runs `fabula wm generate`: loads the checkpoint, continues the prompt greedily and prints
+/// `{architecture, prompt_ids, ids, text, prefill_ms, decode_ms, logits?}` on stdout.
+pub fn run_generate(args: &GenerateArgs) -> anyhow::Result<()> {
+    let dtype = args.dtype.map(|name| match name {
+        DtypeName::F32 => fabula_lwm::Precision::F32,
+        DtypeName::Bf16 => fabula_lwm::Precision::Bf16,
+        DtypeName::F16 => fabula_lwm::Precision::F16,
+    });
+    let options = fabula_lwm::LoadOptions {
+        device: args.device,
+        dtype,
+    };
+    let started = Instant::now();
+    let mut model = fabula_lwm::Model::load(&args.model, &options)
+        .with_context(|| format!("loading {}", args.model.display()))?;
+    let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let prompt_ids = match (&args.prompt_ids, &args.prompt) {
+        (Some(ids), _) => ids.clone(),
+        (None, Some(text)) => model.encode(text)?,
+        (None, None) => bail!("give --prompt TEXT or --prompt-ids IDS"),
+    };
+    let greedy = model.greedy(&prompt_ids, args.max_new_tokens, args.logits)?;
+    let mut out = serde_json::json!({
+        "architecture": model.architecture().model_type(),
+        "prompt_ids": prompt_ids,
+        "ids": greedy.tokens,
+        "text": model.decode(&greedy.tokens)?,
+        "load_ms": load_ms,
+        "prefill_ms": greedy.prefill_seconds * 1000.0,
+        "decode_ms": greedy.decode_seconds * 1000.0,
+    });
+    if args.logits {
+        out["logits"] = serde_json::json!(greedy.logits);
+    }
+    println!("{out}");
+    Ok(())
+}
+
 /// Runs `fabula wm tiny`.
 pub fn run_tiny(args: &TinyArgs) -> anyhow::Result<()> {
     let corpus_text = match &args.worlds {
         Some(dir) => dataset_text(dir, args.count)?,
         None => generated_text(args.seed, args.count)?,
     };
-    fabula_lwm::write_tiny(&args.out, args.seed, &corpus_text)
+    let (architecture, name) = match args.architecture {
+        TinyArchitectureName::Qwen3 => (fabula_lwm::TinyArchitecture::Qwen3, "Qwen3"),
+        TinyArchitectureName::Qwen3_5 => (fabula_lwm::TinyArchitecture::Qwen3_5, "Qwen3.5"),
+        TinyArchitectureName::Qwen3_5Moe => {
+            (fabula_lwm::TinyArchitecture::Qwen3_5Moe, "Qwen3.5 MoE")
+        }
+    };
+    fabula_lwm::write_tiny_as(&args.out, args.seed, &corpus_text, architecture)
         .with_context(|| format!("writing the tiny checkpoint to {}", args.out.display()))?;
     eprintln!(
-        "fabula: wrote a tiny Qwen3 checkpoint to {} (tokenizer trained on {} pages)",
+        "fabula: wrote a tiny {name} checkpoint to {} (tokenizer trained on {} pages)",
         args.out.display(),
         corpus_text.len()
     );

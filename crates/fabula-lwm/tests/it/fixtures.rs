@@ -384,3 +384,12 @@ pub fn write_gguf(dir: &Path, seed: u64) -> std::path::PathBuf {
     gguf_file::write(&mut file, &metadata, &tensors).unwrap();
     path
 }
+
+/// The largest absolute difference between two logit vectors of one length.
+pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}

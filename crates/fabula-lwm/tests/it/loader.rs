@@ -3,18 +3,10 @@
 
 use fabula_lwm::{Architecture, Error, LoadOptions, Model, Precision};
 
-use crate::fixtures::{self, DIMS};
+use crate::fixtures::{self, DIMS, max_abs_diff};
 
 fn load(dir: &std::path::Path) -> fabula_lwm::Result<Model> {
     Model::load(dir, &LoadOptions::default())
-}
-
-fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 const TOKENS: [u32; 6] = [257, 10, 200, 45, 3, 99];

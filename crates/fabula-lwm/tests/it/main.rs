@@ -3,6 +3,7 @@
 mod fixtures;
 mod generation;
 mod loader;
+mod qwen3_5;
 mod remote;
 mod render;
 mod samples;
