@@ -29,6 +29,7 @@ use axum::extract::{Query, State};
 use fabula_server::controls::ControlsRequest;
 use fabula_server::sessions::{CreateSessionRequest, create_session};
 use fabula_server::tools;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -148,6 +149,18 @@ pub(crate) fn start_episode(
     })
 }
 
+/// The tool name of the action that ends an episode.
+pub(crate) const ANSWER: &str = "answer";
+
+/// The arguments of an `answer` action (beside its `tool`); OpenEnv's action schema is derived
+/// from this type.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AnswerArgs {
+    /// The final answer: text, or a table as JSON or Markdown.
+    answer: Value,
+}
+
 /// The body of `POST /v1/env/step`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -204,16 +217,10 @@ pub(crate) async fn take_step(
         tools::WEB_SEARCH | tools::WEB_EXTRACTOR | tools::DICT_MEMORY => {
             call_tool(state, &episode, &tool, action).await?
         }
-        "answer" => {
-            let Some(answer) = action.remove("answer") else {
-                return Err(ApiError::bad_request("an `answer` action needs `answer`"));
-            };
-            if let Some(key) = action.keys().next() {
-                return Err(ApiError::bad_request(format!(
-                    "unknown field `{key}` in the action"
-                )));
-            }
-            score_answer(state, &episode, &answer)?
+        ANSWER => {
+            let args: AnswerArgs = serde_json::from_value(Value::Object(action))
+                .map_err(|e| ApiError::bad_request(format!("an `answer` action: {e}")))?;
+            score_answer(state, &episode, &args.answer)?
         }
         other => {
             return Err(ApiError::bad_request(format!(

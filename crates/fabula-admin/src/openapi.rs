@@ -122,7 +122,7 @@ pub fn document() -> Value {
 
 /// openenv's action schema (`GET /schema`), with what the steps also hold to: a search names
 /// exactly one of `query` and `queries` (the tool's own schema, which MCP clients read, leaves
-/// that to its description), and an answer has no other fields.
+/// that to its description).
 fn action_schema() -> Value {
     let mut schema = openenv::action_schema();
     if let Some(variants) = schema["oneOf"].as_array_mut() {
@@ -130,8 +130,6 @@ fn action_schema() -> Value {
             let tool = variant["properties"]["tool"]["const"].clone();
             if tool == fabula_server::tools::WEB_SEARCH {
                 variant["oneOf"] = json!([{ "required": ["query"] }, { "required": ["queries"] }]);
-            } else if tool == "answer" {
-                variant["additionalProperties"] = json!(false);
             }
         }
     }

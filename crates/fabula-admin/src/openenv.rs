@@ -62,7 +62,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use utoipa::ToSchema;
 
 use crate::api_error::{self, ApiError, episode_not_found};
-use crate::env::{ResetRequest, start_episode, take_step};
+use crate::env::{self, ResetRequest, start_episode, take_step};
 use crate::state::AdminState;
 use crate::wire::{
     Health, Metadata, NoEpisode, Observation, ObservationInfo, OpenEnvAnswer, OpenEnvState,
@@ -321,11 +321,6 @@ pub(crate) async fn metadata() -> Json<Metadata> {
 
 /// One schema per tool, each with `tool` fixed to the tool's name.
 pub(crate) fn action_schema() -> Value {
-    let answer = json!({
-        "type": "object",
-        "properties": {"answer": {"description": "The final answer: text, or a table as JSON or Markdown."}},
-        "required": ["answer"],
-    });
     let variants: Vec<Value> = [
         (tools::WEB_SEARCH, tools::web_search_schema()),
         (tools::WEB_EXTRACTOR, tools::web_extractor_schema()),
@@ -334,7 +329,7 @@ pub(crate) fn action_schema() -> Value {
             schema["oneOf"] = fabula_server::memory::by_operation();
             schema
         }),
-        ("answer", answer),
+        (env::ANSWER, tools::input_schema::<env::AnswerArgs>()),
     ]
     .into_iter()
     .map(|(name, mut schema)| {
@@ -527,6 +522,16 @@ mod tests {
         for variant in schema["oneOf"].as_array().unwrap() {
             assert_eq!(variant["required"][0], "tool", "{variant}");
         }
+        // The answer's schema is its Rust type's: one required field, nothing else allowed.
+        let answer = &schema["oneOf"][3];
+        assert_eq!(answer["required"], json!(["tool", "answer"]));
+        assert_eq!(answer["additionalProperties"], json!(false));
+        assert!(
+            answer["properties"]["answer"]["description"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("The final answer")),
+            "{answer}"
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub fn web_extractor_schema() -> Value {
 /// type's title and doc left out), less what only Rust knows: the `$schema` dialect (2020-12 is
 /// MCP's default), integer `format`s (`uint`: the bounds say it) and the `null` default of an
 /// `Option` field (a client leaves the field out).
-pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Value {
+pub fn input_schema<T: JsonSchema + 'static>() -> Value {
     let mut schema = match rmcp::handler::server::common::schema_for_input::<T>() {
         Ok(schema) => schema.as_ref().clone(),
         Err(error) => unreachable!("a tool's arguments are a struct: {error}"),
