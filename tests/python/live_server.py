@@ -1,5 +1,6 @@
-"""A live `fabula serve` for the client tests of tests/python/ (Tavily's, MCP's, gpt-oss's): a
-small generated dataset and a server on a free loopback port, stopped when the block ends.
+"""A live `fabula serve` for the client tests of tests/python/ (Tavily's, MCP's, gpt-oss's, the
+remote world model's): a small generated dataset and a server on a free loopback port, stopped
+when the block ends.
 Standard library only, so every client's venv can import it.
 
     from live_server import fabula_bin, generated, serving
@@ -13,7 +14,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -39,11 +40,11 @@ def generated(binary: str, out: Path, count: int, seed: int = 7) -> Path:
 
 
 @contextmanager
-def serving(binary: str, worlds: Path) -> Iterator[str]:
-    """`fabula serve` over WORLDS on a free port until the block ends; yields its base url
-    once `/health` answers."""
+def serving(binary: str, worlds: Path, args: Sequence[str] = ()) -> Iterator[str]:
+    """`fabula serve` over WORLDS on a free port, with ARGS added, until the block ends; yields
+    its base url once `/health` answers."""
     addr = f"127.0.0.1:{free_port()}"
-    process = subprocess.Popen([binary, "serve", "--worlds", str(worlds), "--addr", addr],
+    process = subprocess.Popen([binary, "serve", "--worlds", str(worlds), "--addr", addr, *args],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
@@ -58,4 +59,8 @@ def serving(binary: str, worlds: Path) -> Iterator[str]:
         yield f"http://{addr}"
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # still draining requests: stopped all the same
+            process.kill()
+            process.wait()

@@ -12,16 +12,19 @@
 set -euo pipefail
 VENV="${1:-target/verl-venv}"
 WHEEL="${2:-}"
-STAMP="verl-0.9.1+torch-2.15.0+2"
+STAMP="verl-0.9.1+torch-2.15.0+3"
 
 if [ "$(cat "$VENV/fabula-env-stamp" 2>/dev/null)" != "$STAMP" ]; then
   rm -rf "$VENV"
   python3 -m venv "$VENV"
+  # The last line's pins are transformers' `serving` extra and requests (the `transformers` CLI
+  # imports it), for `transformers serve` in tests/python/remote_engine.
   "$VENV/bin/pip" install --quiet --disable-pip-version-check \
     torch==2.15.0 tensordict==0.10.0 transformers==5.10.4 tokenizers==0.22.2 datasets==5.2.0 \
     omegaconf==2.4.0 pillow==13.0.0 ray==2.60.0 pydantic==2.14.4 pyarrow==26.0.1 \
     pandas==3.1.1 numpy==2.4.6 httpx==0.28.1 pyyaml==6.0.4 pytest==9.2.0 \
-    cachetools==8.0.2 uvicorn==0.55.0 fastapi==0.165.0
+    cachetools==8.0.2 uvicorn==0.55.0 fastapi==0.165.0 \
+    openai==3.63.0 accelerate==1.16.0 starlette==1.10.0 rich==15.0.0 requests==2.34.2
   # torch pulls in triton (1 GB) for compiling kernels, which nothing here does; CI's disk is
   # tight, so it goes (`import torch` and verl's modules do not need it).
   "$VENV/bin/pip" uninstall --quiet --disable-pip-version-check -y triton
