@@ -12,6 +12,7 @@ mod mcp;
 mod serve;
 mod slow;
 mod soak;
+mod suites;
 mod tidy;
 mod wm;
 

@@ -91,7 +91,7 @@ fn initialize_params() -> Value {
     })
 }
 
-fn tool_text(answer: &Value) -> &str {
+pub(crate) fn tool_text(answer: &Value) -> &str {
     answer["result"]["content"][0]["text"].as_str().unwrap()
 }
 
@@ -265,10 +265,10 @@ fn rpc_message(body: &str, id: u64) -> Value {
 }
 
 /// An MCP client over Streamable HTTP.
-struct HttpClient<'a> {
-    addr: &'a str,
-    path: String,
-    session: Option<String>,
+pub(crate) struct HttpClient<'a> {
+    pub(crate) addr: &'a str,
+    pub(crate) path: String,
+    pub(crate) session: Option<String>,
 }
 
 impl HttpClient<'_> {
@@ -290,14 +290,14 @@ impl HttpClient<'_> {
         )
     }
 
-    fn request(&self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&self, id: u64, method: &str, params: Value) -> Value {
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let (status, _, body) = self.post(&message);
         assert_eq!(status, 200, "{body}");
         rpc_message(&body, id)
     }
 
-    fn initialize(&mut self) {
+    pub(crate) fn initialize(&mut self) {
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
         let (status, headers, body) = self.post(&message);
         assert_eq!(status, 200, "{body}");

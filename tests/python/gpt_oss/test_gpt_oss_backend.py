@@ -1,9 +1,9 @@
 """fabula-env's `FabulaBackend` through the gpt-oss package's own browser classes, against a live
 `fabula serve`: the backend's search and fetch as `PageContents` (the package's `process_html`
 making link ids and the page text), in the world and in a session under its controls, a failed
-call as the package's `BackendError`, and the whole `SimpleBrowserTool` (search, open by link id,
-find) where tiktoken's `o200k_base` file can be had (no registry here ships it: the test says so
-as a skip).
+call as the package's `BackendError`, a real task answered through the backend alone and scored
+with `fabula eval`, and the whole `SimpleBrowserTool` (search, open by link id, find) where
+tiktoken's `o200k_base` file can be had (no registry here ships it: the test says so as a skip).
 
 Needs FABULA_BIN (default target/debug/fabula) and fabula-env installed in this venv.
 """
@@ -22,14 +22,19 @@ from gpt_oss.tools.simple_browser.page_contents import PageContents
 from fabula_env.gpt_oss import FabulaBackend, markdown_to_html
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from live_server import fabula_bin, generated, serving  # noqa: E402
+from live_server import fabula_bin, generated, serving
+from one_task import pick_task, read_off, score
 
 BINARY = fabula_bin()
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    worlds = generated(BINARY, tmp_path_factory.mktemp("worlds"), count=2)
+def worlds(tmp_path_factory):
+    return generated(BINARY, tmp_path_factory.mktemp("worlds"), count=2)
+
+
+@pytest.fixture(scope="module")
+def base(worlds):
     with serving(BINARY, worlds) as url:
         yield url
 
@@ -80,6 +85,21 @@ def test_a_session_applies_its_controls_and_errors_are_backend_errors(base) -> N
     backend = FabulaBackend(base_url=base, world=0)
     with pytest.raises(BackendError, match="url_not_found"):
         run(lambda s: backend.fetch(url="https://nowhere.example/page", session=s))
+
+
+def test_a_task_answered_through_the_backend(worlds, base, tmp_path) -> None:
+    """An easy lookup: the backend's search for the entity the question names lists the evidence
+    page among its links, its fetch of that page gives the answer, and `fabula eval` scores the
+    answer read off the fetched text full marks."""
+    task = pick_task(BINARY, worlds, tmp_path)
+    backend = FabulaBackend(base_url=base, world=task.world)
+    results = run(lambda s: backend.search(query=task.name, topn=10, session=s))
+    links = [link for link, url in results.urls.items() if url == task.evidence]
+    assert links, (task.evidence, results.urls)
+    page = run(lambda s: backend.fetch(url=results.urls[links[0]], session=s))
+    assert page.url == task.evidence
+    answer = read_off(page.text, task, "FabulaBackend.fetch")
+    assert score(BINARY, task, answer, tmp_path) == 1.0
 
 
 def test_the_whole_browser_tool(base) -> None:

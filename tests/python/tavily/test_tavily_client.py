@@ -1,6 +1,7 @@
 """tavily-python's own `TavilyClient`, pointed at a live `fabula serve` through an `api_base_url`
 with a trailing slash: search with domain and time filters, extract, and the unsupported options
-and endpoints refused with a readable `BadRequestError`.
+and endpoints refused with a readable `BadRequestError`, and a real task answered through search and
+extract alone and scored with `fabula eval`.
 
 Needs FABULA_BIN (default target/debug/fabula, built with `cargo build -p fabula`).
 """
@@ -16,19 +17,24 @@ from tavily import TavilyClient
 from tavily.errors import BadRequestError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from live_server import fabula_bin, generated, serving  # noqa: E402
+from live_server import fabula_bin, generated, serving
+from one_task import pick_task, read_off, score
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    worlds = generated(fabula_bin(), tmp_path_factory.mktemp("worlds"), count=4)
+def worlds(tmp_path_factory):
+    return generated(fabula_bin(), tmp_path_factory.mktemp("worlds"), count=4)
+
+
+@pytest.fixture(scope="module")
+def base(worlds):
     with serving(fabula_bin(), worlds) as url:
         yield url
 
 
-def client(base: str) -> TavilyClient:
+def client(base: str, world: int = 0) -> TavilyClient:
     # A trailing slash: the client posts to `.../compat/tavily/0//search`.
-    return TavilyClient(api_key="unused", api_base_url=f"{base}/compat/tavily/0/")
+    return TavilyClient(api_key="unused", api_base_url=f"{base}/compat/tavily/{world}/")
 
 
 def world_name(base: str) -> str:
@@ -88,6 +94,22 @@ def test_extract_reads_a_found_page(base):
     url = tavily.search(world_name(base))["results"][0]["url"]
     page = tavily.extract(urls=[url])
     assert page["results"][0]["url"] == url and page["failed_results"] == []
+
+
+def test_a_task_answered_through_search_and_extract(worlds, base, tmp_path):
+    """An easy lookup: a search for the entity the question names finds the evidence page, its
+    extract gives the answer, and `fabula eval` scores the answer read off `raw_content` full
+    marks."""
+    task = pick_task(fabula_bin(), worlds, tmp_path)
+    tavily = client(base, task.world)
+    urls = [result["url"] for result in tavily.search(task.name, max_results=10)["results"]]
+    assert task.evidence in urls, (task.evidence, urls)
+    page = tavily.extract(urls=[urls[urls.index(task.evidence)]])
+    assert page["failed_results"] == [], page
+    (result,) = page["results"]
+    assert result["url"] == task.evidence, result
+    answer = read_off(result["raw_content"], task, "Tavily extract")
+    assert score(fabula_bin(), task, answer, tmp_path) == 1.0
 
 
 def test_unsupported_options_and_endpoints_are_readable_errors(base):
