@@ -97,6 +97,19 @@ pub struct AuditRow {
     /// The median and the least calls of the agent.
     pub agent_calls_median: Option<f64>,
     pub agent_calls_min: Option<usize>,
+    /// The stored effort of the tasks that have one (the frontier's): the least, median and
+    /// largest calls of the cheapest plan opening every candidate, and stopping at the first
+    /// fit ([`fabula_file::Effort`]).
+    pub plan_calls: Option<Spread>,
+    pub plan_calls_first_fit: Option<Spread>,
+}
+
+/// The least, median and largest of a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    pub min: usize,
+    pub median: f64,
+    pub max: usize,
 }
 
 /// The whole report.
@@ -126,6 +139,7 @@ struct Measured {
     agent_calls: Option<usize>,
     names_entity: bool,
     space: Option<SearchSpace>,
+    effort: Option<fabula_file::Effort>,
 }
 
 /// Audits every world of the dataset in `dir`.
@@ -201,6 +215,7 @@ fn measure_world(corpus: &Corpus, info: &WorldInfo) -> Result<Vec<Measured>> {
             agent_calls: None,
             names_entity: names.first_in(&task.question).is_some(),
             space: search_space::measure(&file, &task.sql).map_err(Error::Audit)?,
+            effort: task.effort,
             features,
             record,
         });
@@ -404,7 +419,21 @@ fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
         near_misses_min: least(members, |m| m.space.map(|s| s.near_misses)),
         agent_calls_median: median_of(members, |m| m.agent_calls),
         agent_calls_min: least(members, |m| m.agent_calls),
+        plan_calls: spread(members, |m| m.effort.map(|e| e.plan_calls as usize)),
+        plan_calls_first_fit: spread(members, |m| {
+            m.effort.map(|e| e.plan_calls_first_fit as usize)
+        }),
     }
+}
+
+/// The spread of a figure over the members that have it; `None` when none has.
+fn spread(members: &[&Measured], value: impl Fn(&Measured) -> Option<usize>) -> Option<Spread> {
+    let values: Vec<usize> = members.iter().filter_map(|m| value(m)).collect();
+    Some(Spread {
+        min: *values.iter().min()?,
+        max: *values.iter().max()?,
+        median: median(values),
+    })
 }
 
 /// The median of a figure over the members that have it; `None` when none has.
@@ -494,7 +523,7 @@ pub fn render_audit(report: &AuditReport) -> String {
 }
 
 /// The search-space columns of the report.
-const SPACE_COLUMNS: [(&str, usize); 9] = [
+const SPACE_COLUMNS: [(&str, usize); 11] = [
     ("kind", 10),
     ("tier", 8),
     ("tasks", 6),
@@ -504,11 +533,14 @@ const SPACE_COLUMNS: [(&str, usize); 9] = [
     ("near misses", 11),
     ("(least)", 7),
     ("agent calls", 11),
+    ("plan calls", 14),
+    ("first fit", 14),
 ];
 
 /// The search space per kind and tier: the share of questions naming an entity, the median
-/// (and least) smallest candidate set and near misses of questions of separate clues, and the
-/// median (and least) calls of the agent.
+/// (and least) smallest candidate set and near misses of questions of separate clues, the
+/// median (and least) calls of the agent, and the stored effort's cheapest plan, opening every
+/// candidate and stopping at the first fit: median (least-largest).
 pub fn render_search_space(report: &AuditReport) -> String {
     let least = |v: Option<usize>| v.map_or("-".to_owned(), |v| format!("({v})"));
     let median = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v}"));
@@ -527,7 +559,16 @@ pub fn render_search_space(report: &AuditReport) -> String {
             median(r.near_misses_median),
             least(r.near_misses_min),
             calls,
+            spread_text(r.plan_calls),
+            spread_text(r.plan_calls_first_fit),
         ]
+    })
+}
+
+/// `median (least-largest)`, or `-`.
+fn spread_text(spread: Option<Spread>) -> String {
+    spread.map_or("-".to_owned(), |s| {
+        format!("{} ({}-{})", s.median, s.min, s.max)
     })
 }
 

@@ -295,6 +295,7 @@ mod tests {
                 hops: 1,
                 sql: "SELECT 1".into(),
                 tier,
+                effort: None,
             };
             assert_eq!(tier_problem(&task).as_deref(), expect, "{tier} {pages}");
         };

@@ -640,6 +640,7 @@ fn task_violations(world: &World, question: &str, sql: &str, rule: &str) -> Vec<
         hops: 1,
         sql: sql.into(),
         tier: fabula_file::Tier::Easy,
+        effort: None,
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("world-00000.sqlite");

@@ -87,9 +87,11 @@ pub struct ExportSummary {
 }
 
 /// One line of fabula JSONL: `world` (the numeric id), `id`, `kind`, `question`, `answer`,
-/// `evidence` (real JSON), `hops` and `tier` (as the world file stores it).
+/// `evidence` (real JSON), `hops` and `tier` (as the world file stores it), and `effort` where
+/// the world file estimates it (frontier tasks: `{plan_calls, plan_calls_first_fit,
+/// candidates, near_misses}`, see [`fabula_file::Effort`]).
 pub fn jsonl_record(world: u32, task: &Task) -> Result<Value> {
-    Ok(json!({
+    let mut record = json!({
         "world": world,
         "id": task.id,
         "kind": task.kind,
@@ -98,7 +100,11 @@ pub fn jsonl_record(world: u32, task: &Task) -> Result<Value> {
         "evidence": parse_json::<Value>(task, &task.evidence)?,
         "hops": task.hops,
         "tier": task.tier.as_str(),
-    }))
+    });
+    if let Some(effort) = task.effort {
+        record["effort"] = json!(effort);
+    }
+    Ok(record)
 }
 
 /// WideSearch's column-name normalisation: trimmed, lower-case, without spaces.
@@ -199,12 +205,15 @@ pub fn widesearch_record(task: &Task) -> Result<Option<(Value, String)>> {
         };
         pipeline.insert(column.clone(), step);
     }
-    let evaluation = json!({
+    let mut evaluation = json!({
         "unique_columns": table.key.iter().map(|k| widesearch_column(k)).collect::<Vec<_>>(),
         "required": columns,
         "eval_pipeline": pipeline,
         "tier": task.tier.as_str(),
     });
+    if let Some(effort) = task.effort {
+        evaluation["effort"] = json!(effort);
+    }
     let query = format!(
         "{}\n\nGive the answer as one Markdown table in a ```markdown code block, with exactly these columns: {}. \
          Write one row per item, numbers as plain digits.",
@@ -512,6 +521,7 @@ mod tests {
             hops: 1,
             sql: "SELECT 1".into(),
             tier: Tier::Easy,
+            effort: None,
         };
         let value: Value = serde_json::from_str(answer).unwrap();
         assert_eq!(searchr1_target(&value), targets, "{answer}");

@@ -37,9 +37,11 @@ pub use manifest::{
 };
 pub use read::WorldFile;
 pub use roles::{ColumnRole, SqlType, TableRole};
-pub use rows::{Column, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value};
+pub use rows::{
+    Column, Effort, META_KEYS, Meta, Page, PageFact, PageHead, StoredPage, Table, Task, Value,
+};
 pub use split::{Split, WorldTasks, parse_json, read_dataset_tasks, split_of};
 pub use write::{WorldContents, write_world};
 
 /// Version of the world file layout. Bumped when a table or column changes meaning.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;

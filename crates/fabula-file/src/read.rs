@@ -314,7 +314,7 @@ impl WorldFile {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, kind, question, answer, evidence, hops, sql, tier FROM fabula_tasks \
+                "SELECT id, kind, question, answer, evidence, hops, sql, tier, effort FROM fabula_tasks \
                  ORDER BY id",
             )
             .map_err(self.sqlite())?;
@@ -330,10 +330,19 @@ impl WorldFile {
             let tier = Tier::parse(&tier).ok_or_else(|| {
                 self.bad_value("fabula_tasks", &id, format!("unknown tier `{tier}`"))
             })?;
+            let effort: Option<String> = row.get(8).map_err(self.sqlite())?;
+            let effort = effort
+                .map(|text| {
+                    serde_json::from_str(&text).map_err(|e| {
+                        self.bad_value("fabula_tasks", &id, format!("effort `{text}`: {e}"))
+                    })
+                })
+                .transpose()?;
             tasks.push(Task {
                 id,
                 kind,
                 tier,
+                effort,
                 question: row.get(2).map_err(self.sqlite())?,
                 answer: row.get(3).map_err(self.sqlite())?,
                 evidence: row.get(4).map_err(self.sqlite())?,

@@ -242,6 +242,21 @@ pub struct Task {
     pub sql: String,
     /// The difficulty tier measured when the world was generated.
     pub tier: Tier,
+    /// What answering costs an agent that knows every page layout, for the tasks the generator
+    /// models it for (the frontier tier); `None` for the others.
+    pub effort: Option<Effort>,
+}
+
+/// The estimated effort of a task (`fabula_tasks.effort`, JSON): the calls of the cheapest plan
+/// of an agent that knows every page layout, when it opens every candidate left (certain of the
+/// one answer) and when it stops at the first that fits (as research agents do); the smallest
+/// candidate set one clue leaves; the rows that fail exactly one clue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Effort {
+    pub plan_calls: u32,
+    pub plan_calls_first_fit: u32,
+    pub candidates: u32,
+    pub near_misses: u32,
 }
 
 #[cfg(test)]

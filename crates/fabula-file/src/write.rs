@@ -38,7 +38,8 @@ CREATE TABLE fabula_page_facts (
 ) STRICT;
 CREATE TABLE fabula_tasks (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, question TEXT NOT NULL, answer TEXT NOT NULL,
-  evidence TEXT NOT NULL, hops INTEGER NOT NULL, sql TEXT NOT NULL, tier TEXT NOT NULL
+  evidence TEXT NOT NULL, hops INTEGER NOT NULL, sql TEXT NOT NULL, tier TEXT NOT NULL,
+  effort TEXT
 ) STRICT;
 ";
 
@@ -186,8 +187,8 @@ fn write_pages(tx: &Transaction<'_>, pages: &[Page]) -> rusqlite::Result<()> {
 
 fn write_tasks(tx: &Transaction<'_>, tasks: &[Task]) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare(
-        "INSERT INTO fabula_tasks (id, kind, question, answer, evidence, hops, sql, tier)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO fabula_tasks (id, kind, question, answer, evidence, hops, sql, tier, effort)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     for t in tasks {
         stmt.execute(params![
@@ -198,7 +199,9 @@ fn write_tasks(tx: &Transaction<'_>, tasks: &[Task]) -> rusqlite::Result<()> {
             t.evidence,
             t.hops,
             t.sql,
-            t.tier.as_str()
+            t.tier.as_str(),
+            t.effort
+                .map(|e| serde_json::to_string(&e).expect("an effort serialises"))
         ])?;
     }
     Ok(())

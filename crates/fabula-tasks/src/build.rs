@@ -282,6 +282,7 @@ impl<'a> Builder<'a> {
             hops: template.hops,
             sql: body.sql,
             tier: Tier::Easy,
+            effort: None,
         };
         // The tier without search; the dataset generator measures it again with the world's
         // index, which only makes it easier (the answer may show in the question's results).
@@ -419,6 +420,12 @@ pub fn build_tasks(world: &World, pages: &[Page]) -> Vec<Task> {
             .div_ceil(100 - ONE_PAGE_SHARE);
         if gap > 0 {
             b.draw_kind(kind, gap, &mut tasks, &mut seen);
+        }
+    }
+    // The frontier's effort, as the plan that kept each question prices it.
+    for task in &mut tasks {
+        if difficulty::is_frontier(&task.question) {
+            task.effort = b.frontier_effort(&task.question);
         }
     }
     tasks

@@ -24,6 +24,7 @@ fn task(id: &str, kind: TaskKind, question: &str, answer: &str, hops: i64) -> Ta
         hops,
         sql: "SELECT 1".to_owned(),
         tier: fabula_file::Tier::Easy,
+        effort: None,
     }
 }
 

@@ -63,6 +63,7 @@ fn hostile_dataset() -> tempfile::TempDir {
         hops: 1,
         sql: "SELECT name FROM isles".into(),
         tier: fabula_file::Tier::Easy,
+        effort: None,
     };
     let meta = Meta {
         world_id: 0,

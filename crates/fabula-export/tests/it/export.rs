@@ -22,6 +22,7 @@ fn lookup_fixture() -> Task {
         hops: 2,
         sql: "SELECT 'Orrwick'".into(),
         tier: Tier::Medium,
+        effort: None,
     }
 }
 
@@ -35,7 +36,39 @@ fn table_fixture() -> Task {
         hops: 2,
         sql: "SELECT 1".into(),
         tier: Tier::Hard,
+        effort: None,
     }
+}
+
+#[test]
+fn a_tasks_effort_is_exported_where_the_world_file_has_it() {
+    let effort = fabula_file::Effort {
+        plan_calls: 61,
+        plan_calls_first_fit: 48,
+        candidates: 23,
+        near_misses: 14,
+    };
+    let expected = serde_json::json!({
+        "plan_calls": 61, "plan_calls_first_fit": 48, "candidates": 23, "near_misses": 14
+    });
+    let task = Task {
+        tier: Tier::Frontier,
+        effort: Some(effort),
+        ..lookup_fixture()
+    };
+    assert_eq!(jsonl_record(42, &task).unwrap()["effort"], expected);
+    assert!(
+        jsonl_record(42, &lookup_fixture())
+            .unwrap()
+            .get("effort")
+            .is_none()
+    );
+    let table = Task {
+        effort: Some(effort),
+        ..table_fixture()
+    };
+    let (record, _) = widesearch_record(&table).unwrap().unwrap();
+    assert_eq!(record["evaluation"]["effort"], expected);
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -252,6 +252,7 @@ fn write_world(path: &Path, world: &WorldSpec) {
         hops: 1,
         sql: "SELECT 'GOLD-ANSWER-Oren'".to_owned(),
         tier: fabula_file::Tier::Easy,
+        effort: None,
     }];
     let contents = WorldContents {
         meta: &meta,

@@ -41,6 +41,7 @@ use rand::RngExt;
 use rand::seq::IndexedRandom;
 
 use fabula_file::ColumnRole as C;
+use fabula_file::Effort;
 use fabula_file::TableRole::{self, Membership, Organisation, Person, Settlement, Tenure, Work};
 use fabula_world::seed::WorldRng;
 use fabula_world::theme::Field;
@@ -517,6 +518,26 @@ impl Builder<'_> {
             plan_calls(people, &self.db, hints, &refs, usize::MAX, Stop::All),
             plan_calls(people, &self.db, hints, &refs, usize::MAX, Stop::First),
         )
+    }
+
+    /// The effort of a frontier question already built, its clues read back from its text: the
+    /// exact calls of the cheapest plan ([`plan_calls`]) opening every candidate and stopping at
+    /// the first fit, the smallest set one clue holds for, and the near misses. `None` for a
+    /// question that is not a frontier one.
+    pub(super) fn frontier_effort(&self, question: &str) -> Option<Effort> {
+        let matched = crate::phrasings::match_question(question)?;
+        let hints = blurred::parse(matched.slot("clues")?)?;
+        let people = self.frontier.get_or_init(|| People::read(&self.db));
+        let sets: Vec<BitSet> = hints.iter().map(|h| people.holders(h)).collect();
+        let refs: Vec<&BitSet> = sets.iter().collect();
+        let calls = |stop| plan_calls(people, &self.db, &hints, &refs, usize::MAX, stop);
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Some(Effort {
+            plan_calls: count(calls(Stop::All)),
+            plan_calls_first_fit: count(calls(Stop::First)),
+            candidates: count(sets.iter().map(BitSet::len).min()?),
+            near_misses: count(near_misses(&refs, people.profiles.len())),
+        })
     }
 
     fn frontier_body(&self, x: i64, me: &Profile, hints: &[Hint]) -> Option<Body> {
@@ -1144,8 +1165,7 @@ fn glance(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stop {
     /// After every candidate: the answer is certain (and one only). The builder bounds
-    /// [`Stop::First`] only, which bounds this too; tests measure both.
-    #[cfg(test)]
+    /// [`Stop::First`] only, which bounds this too; both are stored as the task's effort.
     All,
     /// At the first candidate that fits, on average halfway through them.
     First,
@@ -1155,7 +1175,6 @@ impl Stop {
     /// The calls of opening `calls` pages' worth of candidates under this rule.
     fn share(self, calls: usize) -> usize {
         match self {
-            #[cfg(test)]
             Stop::All => calls,
             Stop::First => calls.div_ceil(2),
         }

@@ -586,11 +586,25 @@ fn frontier_questions_leave_no_handle_one_level_up() {
         let builder = Builder::new(&fixture.world, &fixture.pages);
         for task in &fixture.tasks {
             if !crate::difficulty::is_frontier(&task.question) {
+                assert_eq!(task.effort, None, "{}", task.question);
                 continue;
             }
             let m = phrasings::match_question(&task.question).unwrap();
             let hints = crate::blurred::parse(m.slot("clues").unwrap()).unwrap();
             let (places, orgs, calls, first) = builder.frontier_handles(&hints);
+            // The effort stored with the task is this plan's, with the clues' own counts.
+            let effort = task.effort.expect("a frontier task carries its effort");
+            assert_eq!(
+                (
+                    effort.plan_calls as usize,
+                    effort.plan_calls_first_fit as usize
+                ),
+                (calls, first),
+                "{}",
+                task.question
+            );
+            assert!(effort.candidates as usize >= crate::difficulty::FRONTIER_MIN_CANDIDATES);
+            assert!(effort.near_misses as usize >= crate::difficulty::FRONTIER_MIN_NEAR_MISSES);
             assert!(
                 places.is_none_or(|p| p >= 5),
                 "{places:?}: {}",
