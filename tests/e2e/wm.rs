@@ -7,6 +7,23 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `fabula wm tiny` of one architecture, its tokenizer trained on the first world of `worlds`.
+fn tiny(out: &str, worlds: &str, architecture: &str) {
+    let out = fabula(&[
+        "wm",
+        "tiny",
+        "--out",
+        out,
+        "--worlds",
+        worlds,
+        "--count",
+        "1",
+        "--architecture",
+        architecture,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 #[test]
 fn tiny_model_renders_and_lwm_data_exports() {
     let tmp = tempfile::tempdir().unwrap();
@@ -220,19 +237,7 @@ fn qwen3_5_checkpoints_generate_and_render_from_the_cli() {
     ] {
         let model = tmp.path().join(architecture);
         let model_s = model.to_str().unwrap();
-        let out = fabula(&[
-            "wm",
-            "tiny",
-            "--out",
-            model_s,
-            "--worlds",
-            worlds_s,
-            "--count",
-            "1",
-            "--architecture",
-            architecture,
-        ]);
-        assert!(out.status.success(), "{}", text(&out.stderr));
+        tiny(model_s, worlds_s, architecture);
 
         // A greedy continuation of ids, with logits: exactly as many tokens as asked.
         let out = fabula(&[
@@ -303,6 +308,292 @@ fn qwen3_5_checkpoints_generate_and_render_from_the_cli() {
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("outside the vocabulary"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `fabula export lwm-data --trajectories tasks`: the rule-based agent's trajectory on a seeded
+/// sample of each world's tasks, as AgentWorldBench records whose every prompt closes with the
+/// task's Simulation Instruction (its question and gold answer), and whose observations are the
+/// search engine's own answers to the agent's calls.
+#[test]
+fn task_trajectories_export_with_the_simulation_instruction() {
+    let tmp = tempfile::tempdir().unwrap();
+    let worlds = tmp.path().join("worlds");
+    generate(&worlds, 2, 3);
+    let worlds_s = worlds.to_str().unwrap();
+    let export = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "lwm-data",
+            "--worlds",
+            worlds_s,
+            "--out",
+            out.to_str().unwrap(),
+            "--trajectories",
+            "tasks",
+            "--tasks-per-world",
+            "3",
+            "--turns-per-trajectory",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        let out_run = fabula(&args);
+        assert!(out_run.status.success(), "{}", text(&out_run.stderr));
+        (std::fs::read_to_string(out).unwrap(), text(&out_run.stderr))
+    };
+    let bench = tmp.path().join("bench").join("search_test.jsonl");
+    let (jsonl, stderr) = export(&bench, &["--format", "agentworldbench"]);
+    let (again, _) = export(
+        &tmp.path().join("again.jsonl"),
+        &["--format", "agentworldbench"],
+    );
+    assert_eq!(jsonl, again, "not deterministic");
+    // The agent solves the tasks from these observations.
+    assert!(
+        stderr.contains("fabula: 6 tasks, ") && stderr.contains("answered 6 of them in full"),
+        "{stderr}"
+    );
+
+    // The stored tasks, by id: question and gold answer.
+    let mut stored = std::collections::BTreeMap::new();
+    for world in 0..2 {
+        let file = worlds.join(format!("world-{world:05}.sqlite"));
+        for task in fabula_file::WorldFile::open(&file)
+            .unwrap()
+            .tasks()
+            .unwrap()
+        {
+            let answer: serde_json::Value = serde_json::from_str(&task.answer).unwrap();
+            stored.insert(task.id.clone(), (world, task.question.clone(), answer));
+        }
+    }
+
+    let records = json_lines(&jsonl);
+    let mut turns_of: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for record in &records {
+        assert_eq!(
+            sorted_keys(record),
+            [
+                "current_prompt",
+                "id",
+                "prompt",
+                "response",
+                "system_str",
+                "task",
+                "turn_idx"
+            ]
+        );
+        assert_eq!(record["task"], "search");
+        let turn = record["turn_idx"].as_u64().unwrap();
+        let id = record["id"].as_str().unwrap();
+        let (session, turn_in_id) = id.rsplit_once("-t").unwrap();
+        assert_eq!(turn_in_id, turn.to_string(), "{id}");
+        let task_id = session.strip_prefix("fabula-").unwrap();
+        let (world, question, answer) = &stored[task_id];
+        turns_of.entry(task_id.to_owned()).or_default().push(turn);
+
+        let prompts = record["prompt"].as_array().unwrap();
+        let responses = record["response"].as_array().unwrap();
+        assert_eq!(prompts.len(), responses.len());
+        let at = usize::try_from(turn - 1).unwrap();
+        assert_eq!(record["current_prompt"], prompts[at]);
+        assert!(
+            record["system_str"]
+                .as_str()
+                .unwrap()
+                .contains("A turn may end with a Simulation Instruction")
+        );
+        // Every turn's prompt, the history's too, ends with the instruction.
+        let instruction = format!("\n\n**Simulation Instruction:**\nTarget Query: {question}\n");
+        for prompt in prompts {
+            let prompt = prompt.as_str().unwrap();
+            let (_, tail) = prompt.rsplit_once(&instruction).expect(prompt);
+            let reference = tail.strip_prefix("Reference Answer:").unwrap();
+            match answer {
+                serde_json::Value::String(gold) => assert_eq!(reference, format!(" {gold}")),
+                serde_json::Value::Array(items) => {
+                    for item in items {
+                        let item = item.as_str().map_or(item.to_string(), str::to_owned);
+                        assert!(reference.contains(&item), "{item} not in {reference}");
+                    }
+                }
+                other => assert!(
+                    other["columns"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|c| reference.contains(c.as_str().unwrap())),
+                    "{reference}"
+                ),
+            }
+        }
+
+        // The turn's observation is what the search engine answers the agent's call.
+        let current = record["current_prompt"].as_str().unwrap();
+        let observation = responses[at].as_str().unwrap();
+        let observation = observation
+            .strip_prefix("**Environment Observation:**\n")
+            .unwrap();
+        let call = current.lines().next().unwrap();
+        let world_file = worlds.join(format!("world-{world:05}.sqlite"));
+        let engine = if let Some(input) = call.strip_prefix("Tool call: web_search ") {
+            let input: serde_json::Value = serde_json::from_str(input).unwrap();
+            let query = input["queries"][0].as_str().unwrap().to_owned();
+            ("--search", query)
+        } else {
+            let input = call.strip_prefix("Tool call: web_extractor ").expect(call);
+            let input: serde_json::Value = serde_json::from_str(input).unwrap();
+            ("--extract", input["url"].as_str().unwrap().to_owned())
+        };
+        let out = fabula(&[
+            "render",
+            "--world",
+            world_file.to_str().unwrap(),
+            engine.0,
+            &engine.1,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let expect = text(&out.stdout);
+        if observation == "No results." {
+            assert_eq!(expect, "", "{call}");
+        } else {
+            assert_eq!(observation.trim_end(), expect.trim_end(), "{call}");
+        }
+    }
+    // Three tasks a world, each with its first turn, its last, and one between when it has more.
+    assert_eq!(turns_of.len(), 6, "{turns_of:?}");
+    for (task_id, turns) in &turns_of {
+        let session = records
+            .iter()
+            .find(|r| {
+                r["id"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("fabula-{task_id}-"))
+            })
+            .unwrap();
+        let n_turns = session["prompt"].as_array().unwrap().len() as u64;
+        assert_eq!(turns[0], 1, "{task_id}: {turns:?}");
+        assert_eq!(*turns.last().unwrap(), n_turns, "{task_id}: {turns:?}");
+        assert_eq!(turns.len() as u64, n_turns.min(3), "{task_id}: {turns:?}");
+    }
+
+    // Fabula's own layout carries the same prompts, one sample per chosen turn.
+    let (samples, _) = export(&tmp.path().join("lwm.jsonl"), &[]);
+    let samples = json_lines(&samples);
+    assert_eq!(samples.len(), records.len());
+    for (sample, record) in samples.iter().zip(&records) {
+        assert_eq!(sample["prompt"], record["current_prompt"]);
+        assert_eq!(
+            sample["turn_idx"].as_u64().unwrap() + 1,
+            record["turn_idx"].as_u64().unwrap()
+        );
+    }
+}
+
+/// `fabula wm score`: the template renderer scores 5 of 5 on replayed sessions, deterministically;
+/// tiny random Qwen3 and Qwen3.5-MoE checkpoints score below, their failures listed by reason
+/// with examples.
+#[test]
+fn wm_score_rates_the_template_five_of_five_and_tiny_checkpoints_below() {
+    let tmp = tempfile::tempdir().unwrap();
+    let worlds = tmp.path().join("worlds");
+    generate(&worlds, 2, 3);
+    let worlds_s = worlds.to_str().unwrap();
+    let score = |extra: &[&str]| {
+        let mut args = vec!["wm", "score", "--worlds", worlds_s];
+        args.extend_from_slice(extra);
+        let out = fabula(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+
+    let report = score(&["--renderer", "template"]);
+    assert!(report.contains("overall      5.00 of 5\n"), "{report}");
+    assert!(report.contains("failures: none"), "{report}");
+    for dimension in ["format", "factuality", "consistency", "hiding", "realism"] {
+        assert!(
+            report.contains(&format!("\n{dimension:<12} 1.000  (")),
+            "{report}"
+        );
+    }
+    let json =
+        |extra: &[&str]| -> serde_json::Value { serde_json::from_str(&score(extra)).unwrap() };
+    let args = [
+        "--renderer",
+        "template",
+        "--json",
+        "--hiding",
+        "strict",
+        "--seed",
+        "4",
+    ];
+    let template = json(&args);
+    assert_eq!(template, json(&args), "not deterministic");
+    assert_eq!(template["summary"]["overall"], 5.0);
+    assert_eq!(template["worlds"], 2);
+    assert_eq!(template["sessions"].as_array().unwrap().len(), 4);
+    for turn in template["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["turns"].as_array().unwrap())
+    {
+        for verdict in turn["verdicts"].as_object().unwrap().values() {
+            assert!(verdict == "pass" || verdict == "not_applicable", "{turn}");
+        }
+    }
+
+    for architecture in ["qwen3", "qwen3.5-moe"] {
+        let model = tmp.path().join(architecture);
+        let model_s = model.to_str().unwrap();
+        tiny(model_s, worlds_s, architecture);
+        let report = json(&[
+            "--model",
+            model_s,
+            "--max-new-tokens",
+            "12",
+            "--max-worlds",
+            "1",
+            "--sessions-per-world",
+            "1",
+            "--json",
+        ]);
+        let summary = &report["summary"];
+        assert!(
+            summary["overall"].as_f64().unwrap() < 2.0,
+            "{architecture}: {summary}"
+        );
+        assert_eq!(summary["means"]["format"], 0.0, "{architecture}: {summary}");
+        let failures = summary["failures"].as_array().unwrap();
+        assert_eq!(failures[0]["dimension"], "format");
+        assert_eq!(failures[0]["reason"], "unparsable");
+        for failure in failures {
+            assert!(
+                !failure["examples"].as_array().unwrap().is_empty(),
+                "{failure}"
+            );
+        }
+        assert_eq!(report["renders"]["accepted"], 0);
+        assert!(report["renders"]["tokens"].as_u64().unwrap() > 0);
+    }
+
+    // The template renderer takes no model.
+    let out = fabula(&[
+        "wm",
+        "score",
+        "--worlds",
+        worlds_s,
+        "--renderer",
+        "template",
+        "--model",
+        worlds_s,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("takes no --model"),
         "{}",
         text(&out.stderr)
     );

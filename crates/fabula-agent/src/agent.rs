@@ -1,4 +1,5 @@
-//! A rule-based baseline search agent that uses only the agent-facing REST API.
+//! A rule-based baseline search agent that uses only the agent-facing REST API's two tools,
+//! search and extract ([`Tools`]; over HTTP by default).
 //!
 //! The agent reads the question's named values with [`fabula_vocab::phrasings::match_question`]
 //! (the phrasing bank is public, as a question parser would be), then follows its template's plan
@@ -27,6 +28,7 @@ use fabula_vocab::phrasings::{QuestionMatch, match_question};
 use serde_json::Value;
 
 use crate::http::{ClientConfig, HttpClient};
+use crate::tools::Tools;
 use crate::{Error, Result};
 use plan::{Extreme, Label, PathLabel, Side, Step};
 use read::Read;
@@ -59,9 +61,20 @@ pub fn run_baseline(
     config: &AgentConfig,
 ) -> Result<Vec<PredictionRecord>> {
     let client = HttpClient::new(addr, config.client.clone());
+    run_baseline_with(&client, tasks, config)
+}
+
+/// Runs the baseline agent on every task with the given tools (the REST API's, or a caller's
+/// in-process ones) and returns one prediction per task, in task order. `config.client` is not
+/// used. Only an error other than a refused call ([`Error::Status`]) stops the run.
+pub fn run_baseline_with(
+    tools: &dyn Tools,
+    tasks: &[TaskRecord],
+    config: &AgentConfig,
+) -> Result<Vec<PredictionRecord>> {
     tasks
         .iter()
-        .map(|task| Ok(prediction(task, answer_task(&client, config, task)?)))
+        .map(|task| Ok(prediction(task, answer_task(tools, config, task)?)))
         .collect()
 }
 
@@ -92,7 +105,7 @@ pub fn run_baseline_counted(
 
 /// Answers one task; a step that finds nothing or a server error status ends the attempt with
 /// no answer.
-fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> Result<String> {
+fn answer_task(tools: &dyn Tools, config: &AgentConfig, task: &TaskRecord) -> Result<String> {
     let Some(question) = match_question(&task.question) else {
         return Ok(String::new());
     };
@@ -104,7 +117,7 @@ fn answer_task(client: &HttpClient, config: &AgentConfig, task: &TaskRecord) -> 
         return Ok(String::new());
     }
     let mut run = Run {
-        client,
+        tools,
         config,
         world,
         question,
@@ -138,7 +151,7 @@ struct Page {
 
 /// What one run of a plan has read.
 struct Run<'a> {
-    client: &'a HttpClient,
+    tools: &'a dyn Tools,
     config: &'a AgentConfig,
     world: u32,
     question: QuestionMatch,
@@ -216,7 +229,7 @@ impl Run<'_> {
             return Ok(false);
         };
         let title = format!("Census of {year}");
-        let hits = self.client.search(self.world, &title, self.config.top_k)?;
+        let hits = self.tools.search(self.world, &title, self.config.top_k)?;
         let prefix = format!("{title}:");
         let hit = hits.iter().find(|h| h.title.starts_with(&prefix));
         if !self.open_found(hit.map(|h| h.url.clone()))? {
@@ -273,7 +286,7 @@ impl Run<'_> {
             return Ok(page.clone());
         }
         let page = self
-            .client
+            .tools
             .extract_all(self.world, url, self.config.max_chars)?;
         self.cache.borrow_mut().insert(url.to_owned(), page.clone());
         Ok(page)
@@ -296,7 +309,7 @@ impl Run<'_> {
         if let Some(url) = self.found.borrow().get(&name) {
             return Ok(url.clone());
         }
-        let hits = self.client.search(self.world, &name, self.config.top_k)?;
+        let hits = self.tools.search(self.world, &name, self.config.top_k)?;
         let url = hits.into_iter().find(|h| h.title == name).map(|h| h.url);
         self.found.borrow_mut().insert(name, url.clone());
         Ok(url)
@@ -304,7 +317,7 @@ impl Run<'_> {
 
     /// Searches a name and opens the hit titled exactly so, else the top hit.
     fn open_name(&mut self, name: &str) -> Result<bool> {
-        let hits = self.client.search(self.world, name, self.config.top_k)?;
+        let hits = self.tools.search(self.world, name, self.config.top_k)?;
         let hit = hits.iter().find(|h| h.title == name).or(hits.first());
         self.open_found(hit.map(|h| h.url.clone()))
     }

@@ -44,6 +44,9 @@ pub enum Error {
     /// JSON could not be written.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    /// Scoring was given a different number of observations than turns.
+    #[error("{observations} observations to score for {turns} turns")]
+    ObservationCount { turns: usize, observations: usize },
     /// A remote engine ([`crate::RemoteEngine`]) gave no usable answer.
     #[error("world model engine {endpoint}: {message}")]
     Remote { endpoint: String, message: String },

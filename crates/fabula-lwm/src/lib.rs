@@ -18,7 +18,10 @@
 //! part of their multimodal `ForConditionalGeneration` checkpoints, the seed world model's
 //! architecture), or a quantized Qwen3 GGUF file with `tokenizer.json` beside it.
 //! [`write_tiny`] writes a tiny random checkpoint for tests and demos; [`lwm_samples`] builds
-//! next-observation training data.
+//! next-observation training data, and [`task_samples`] the same for a task's trajectory, each
+//! turn's prompt closed by the [`SimulationInstruction`] (the task's question and gold answer).
+//! [`score_session`] rates what a renderer wrote for a trajectory's turns (the model's raw text,
+//! [`Observation::written`]) on AgentWorldBench's five judge dimensions, against the world.
 //!
 //! # Features
 //!
@@ -50,6 +53,7 @@
 mod action;
 mod error;
 mod generate;
+mod instruction;
 mod metrics;
 mod model;
 mod parse;
@@ -59,6 +63,7 @@ mod remote;
 mod render;
 mod replay;
 mod samples;
+mod score;
 mod tiny;
 mod verify;
 mod view;
@@ -67,19 +72,26 @@ pub use action::{Action, Controls};
 pub use error::{Error, Result};
 pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
 pub use generate::{FinishReason, GenerateOptions, Generation, Greedy, QWEN3_STOP_TOKENS};
+pub use instruction::{INSTRUCTION_HEADING, SimulationInstruction, reference_answer, task_samples};
 pub use metrics::{Counters, CountersSnapshot, METRIC_PREFIX, prometheus_text};
 pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
 pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
-pub use prompt::{PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt};
-pub use remote::{BACKOFF, DEFAULT_TIMEOUT, MAX_RETRIES, RemoteEngine, RemoteOptions};
+pub use prompt::{
+    PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt, task_system_prompt,
+};
+pub use remote::{BACKOFF, COOLDOWN, DEFAULT_TIMEOUT, MAX_RETRIES, RemoteEngine, RemoteOptions};
 pub use render::{
     ExtractRequest, Generator, Observation, RenderConfig, RenderedBy, Renderer, SearchRequest,
     Session,
 };
 pub use replay::{Observe, replay_session};
 pub use samples::{
-    BENCH_TASK, BenchRecord, LwmSample, LwmTurn, OBSERVATION_MARKER, bench_records, jsonl,
-    lwm_samples,
+    BENCH_TASK, BenchRecord, LwmSample, LwmTurn, OBSERVATION_MARKER, bench_records,
+    bench_records_at, jsonl, lwm_samples, spread_turns,
+};
+pub use score::{
+    Dimension, Failure, FailureCount, FailureExample, FailureReason, ScoreConfig, ScoreSummary,
+    SessionScore, TurnScore, Verdict, render_turns, score_session, summarise,
 };
 pub use tiny::{TINY_SPECIAL_TOKENS, TinyArchitecture, write_tiny, write_tiny_as};
 pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};

@@ -75,6 +75,13 @@ pub fn system_prompt(world_id: &str) -> Result<String> {
     Ok(template.render(minijinja::context! { world_id })?)
 }
 
+/// [`system_prompt`] with a closing paragraph on the Simulation Instruction that ends each turn
+/// of a task's trajectory ([`crate::SimulationInstruction`]).
+pub fn task_system_prompt(world_id: &str) -> Result<String> {
+    let template = environment().get_template("lwm_system.jinja")?;
+    Ok(template.render(minijinja::context! { world_id, simulation_instruction => true })?)
+}
+
 #[derive(Serialize)]
 struct FactRecord<'a> {
     kind: &'a str,
@@ -312,5 +319,19 @@ mod tests {
         let prompt = system_prompt("w-0007").unwrap();
         assert!(prompt.contains("(w-0007)"));
         assert!(prompt.contains("web_extractor"));
+    }
+
+    #[test]
+    fn the_task_system_prompt_adds_a_paragraph_on_the_instruction() {
+        let plain = system_prompt("w-0007").unwrap();
+        assert!(plain.ends_with("which faults to show."), "{plain}");
+        assert!(!plain.contains("Simulation Instruction"));
+        let task = task_system_prompt("w-0007").unwrap();
+        let added = task.strip_prefix(plain.as_str()).unwrap();
+        assert!(
+            added.starts_with("\n\nA turn may end with a Simulation Instruction: "),
+            "{added:?}"
+        );
+        assert!(added.ends_with("what snippets may reveal."), "{added:?}");
     }
 }

@@ -15,6 +15,11 @@
 //!   [`BACKOFF`] doubling, at most [`MAX_RETRIES`] times, within the budget; any other failure
 //!   (a refused connection, a 4xx, an answer that is not a completion) falls back at once, and
 //!   the next render tries the engine again, so renders recover when an engine comes back.
+//! - **Cool-down.** An engine that gave no answer at all (the connection refused, cut or timed
+//!   out) is skipped for [`COOLDOWN`]: renders meanwhile fail at once (the template shows), so
+//!   a stalled engine costs one render's budget rather than every queued render's (renders take
+//!   turns, below). The first render after it asks the engine again. An engine that answers,
+//!   even with an error, is never skipped.
 //! - **Concurrency.** The renderer holds one engine behind its lock: one request at a time per
 //!   server, which bounds what fabula asks of an engine by construction.
 //!
@@ -34,6 +39,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const BACKOFF: Duration = Duration::from_millis(250);
 /// The most retries of one render.
 pub const MAX_RETRIES: usize = 3;
+/// How long renders skip an engine that gave no answer ([`RemoteEngine::with_cooldown`]).
+pub const COOLDOWN: Duration = Duration::from_secs(5);
 
 /// Where the engine is and which of its models renders.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +56,25 @@ pub struct RemoteEngine {
     endpoint: String,
     model: String,
     agent: ureq::Agent,
+    cooldown: Duration,
+    /// When the engine last gave no answer at all, while that is within `cooldown`.
+    failed_at: Option<Instant>,
+}
+
+/// What one request got.
+enum Attempt {
+    /// A completion.
+    Answer(Value),
+    /// 429 or 503: worth retrying.
+    Busy(u16),
+}
+
+/// Why a request got no completion.
+enum Failure {
+    /// No answer: the connection was refused, cut or timed out.
+    NoAnswer(String),
+    /// An answer that is not a completion.
+    Refused(String),
 }
 
 impl std::fmt::Debug for RemoteEngine {
@@ -86,7 +112,16 @@ impl RemoteEngine {
             endpoint: format!("{base}/v1/chat/completions"),
             model: options.model.trim().to_owned(),
             agent,
+            cooldown: COOLDOWN,
+            failed_at: None,
         })
+    }
+
+    /// Skips the engine for `cooldown` after it gave no answer ([`COOLDOWN`] by default; zero
+    /// never skips).
+    pub fn with_cooldown(mut self, cooldown: Duration) -> RemoteEngine {
+        self.cooldown = cooldown;
+        self
     }
 
     /// The URL requests go to.
@@ -109,8 +144,8 @@ impl RemoteEngine {
         })
     }
 
-    /// One attempt within `left`: `Ok(Err(status))` for an answer worth retrying.
-    fn attempt(&self, body: &str, left: Duration) -> Result<Result<Value, u16>> {
+    /// One request within `left`.
+    fn attempt(&self, body: &str, left: Duration) -> Result<Attempt, Failure> {
         let mut response = self
             .agent
             .post(&self.endpoint)
@@ -120,22 +155,67 @@ impl RemoteEngine {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
             .send(body)
-            .map_err(|e| self.error(format!("request failed: {e}")))?;
+            .map_err(|e| Failure::NoAnswer(format!("request failed: {e}")))?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
             .read_to_string()
-            .map_err(|e| self.error(format!("reading the answer: {e}")))?;
+            .map_err(|e| Failure::NoAnswer(format!("reading the answer: {e}")))?;
         if status == 429 || status == 503 {
-            return Ok(Err(status));
+            return Ok(Attempt::Busy(status));
         }
         if !(200..300).contains(&status) {
             let text: String = text.chars().take(300).collect();
-            return Err(self.error(format!("HTTP {status}: {text}")));
+            return Err(Failure::Refused(format!("HTTP {status}: {text}")));
         }
         serde_json::from_str(&text)
-            .map(Ok)
-            .map_err(|e| self.error(format!("the answer is not JSON: {e}")))
+            .map(Attempt::Answer)
+            .map_err(|e| Failure::Refused(format!("the answer is not JSON: {e}")))
+    }
+
+    /// The request's answer within `budget`, retrying a busy engine; a request that gets no
+    /// answer at all starts the cool-down.
+    fn answer(&mut self, body: &str, budget: Duration) -> Result<Value> {
+        let started = Instant::now();
+        if let Some(failed_at) = self.failed_at {
+            if failed_at.elapsed() < self.cooldown {
+                return Err(self.error(format!(
+                    "skipped: no answer {:.1} s ago; asked again {:?} after that",
+                    failed_at.elapsed().as_secs_f64(),
+                    self.cooldown
+                )));
+            }
+            self.failed_at = None;
+        }
+        let mut wait = BACKOFF;
+        let mut retries = 0;
+        loop {
+            let left = budget.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                self.failed_at = Some(Instant::now());
+                return Err(self.error(format!("no answer within {budget:?}")));
+            }
+            match self.attempt(body, left) {
+                Ok(Attempt::Answer(answer)) => return Ok(answer),
+                Ok(Attempt::Busy(_))
+                    if retries < MAX_RETRIES && started.elapsed() + wait < budget =>
+                {
+                    retries += 1;
+                    std::thread::sleep(wait);
+                    wait *= 2;
+                }
+                Ok(Attempt::Busy(status)) => {
+                    return Err(self.error(format!(
+                        "HTTP {status} after {retries} retries: the engine is busy"
+                    )));
+                }
+                Err(Failure::NoAnswer(message)) => {
+                    self.failed_at = Some(Instant::now());
+                    return Err(self.error(message));
+                }
+                Err(Failure::Refused(message)) => return Err(self.error(message)),
+            }
+        }
     }
 
     fn error(&self, message: String) -> Error {
@@ -162,27 +242,7 @@ impl Generator for RemoteEngine {
         let started = Instant::now();
         let budget = options.time_budget.unwrap_or(DEFAULT_TIMEOUT);
         let body = self.request_body(system, user, options).to_string();
-        let mut wait = BACKOFF;
-        let mut retries = 0;
-        let answer = loop {
-            let left = budget.saturating_sub(started.elapsed());
-            if left.is_zero() {
-                return Err(self.error(format!("no answer within {budget:?}")));
-            }
-            match self.attempt(&body, left)? {
-                Ok(answer) => break answer,
-                Err(_busy) if retries < MAX_RETRIES && started.elapsed() + wait < budget => {
-                    retries += 1;
-                    std::thread::sleep(wait);
-                    wait *= 2;
-                }
-                Err(status) => {
-                    return Err(self.error(format!(
-                        "HTTP {status} after {retries} retries: the engine is busy"
-                    )));
-                }
-            }
-        };
+        let answer = self.answer(&body, budget)?;
         let choice = &answer["choices"][0];
         let Some(text) = choice["message"]["content"].as_str() else {
             return Err(self.error("the answer holds no choices[0].message.content".into()));

@@ -44,6 +44,9 @@ pub struct Observation {
     pub fallback_reason: Option<FallbackReason>,
     /// A human-readable account of the rejection, for logs; never show it to agents.
     pub fallback_detail: Option<String>,
+    /// The model's text, accepted or not (a leading thinking block dropped); None when the model
+    /// was not asked or gave no text. Scoring reads it; never show a rejected one to agents.
+    pub generated: Option<String>,
 }
 
 impl Observation {
@@ -53,6 +56,18 @@ impl Observation {
             rendered_by: RenderedBy::Template,
             fallback_reason: None,
             fallback_detail: None,
+            generated: None,
+        }
+    }
+
+    /// The text the renderer itself wrote, the one to score: the model's generation whether or
+    /// not verification accepted it, empty when the model failed to answer, and the template text
+    /// when no model was asked.
+    pub fn written(&self) -> &str {
+        match (&self.generated, self.fallback_reason) {
+            (Some(generated), _) => generated,
+            (None, Some(_)) => "",
+            (None, None) => &self.text,
         }
     }
 }
@@ -375,6 +390,7 @@ impl Renderer {
         template: &str,
         verify: impl FnOnce(&str) -> Result<(), Rejection>,
     ) -> Observation {
+        let generated_text = generated.as_ref().ok().map(|render| render.text.clone());
         let checked = generated.and_then(|render| {
             if render.finish == FinishReason::TimeBudget {
                 return Err(Rejection {
@@ -392,6 +408,7 @@ impl Renderer {
                     rendered_by: RenderedBy::Lwm,
                     fallback_reason: None,
                     fallback_detail: None,
+                    generated: generated_text,
                 }
             }
             Err(rejection) => {
@@ -401,6 +418,7 @@ impl Renderer {
                     rendered_by: RenderedBy::Template,
                     fallback_reason: Some(rejection.reason),
                     fallback_detail: Some(rejection.detail),
+                    generated: generated_text,
                 }
             }
         }

@@ -97,14 +97,21 @@ pub struct BenchRecord {
 /// One AgentWorldBench record per turn of one session's `samples` (in turn order), with ids
 /// `{session}-t{turn}`.
 pub fn bench_records(samples: &[LwmSample], session: &str) -> Vec<BenchRecord> {
+    let turns: Vec<usize> = (0..samples.len()).collect();
+    bench_records_at(samples, session, &turns)
+}
+
+/// [`bench_records`] of the given turns only (0-based; one past the end is skipped): each
+/// record still holds the whole session's prompts and responses.
+pub fn bench_records_at(samples: &[LwmSample], session: &str, turns: &[usize]) -> Vec<BenchRecord> {
     let prompt: Vec<String> = samples.iter().map(|s| s.prompt.clone()).collect();
     let response: Vec<String> = samples
         .iter()
         .map(|s| format!("{OBSERVATION_MARKER}\n{}", s.response))
         .collect();
-    samples
+    turns
         .iter()
-        .enumerate()
+        .filter_map(|&i| Some((i, samples.get(i)?)))
         .map(|(i, sample)| BenchRecord {
             id: format!("{session}-t{}", i + 1),
             task: BENCH_TASK.to_owned(),
@@ -117,6 +124,28 @@ pub fn bench_records(samples: &[LwmSample], session: &str) -> Vec<BenchRecord> {
         .collect()
 }
 
+/// `k` of a session's `n_turns` turns (0-based, ascending) spread evenly from the first to the
+/// last, as AgentWorldBench picks the turns it evaluates of a trajectory (the first, the last
+/// and three between): all of them when `k` is not smaller than `n_turns`, the last alone when
+/// `k` is 1.
+///
+/// ```
+/// assert_eq!(fabula_lwm::spread_turns(9, 5), [0, 2, 4, 6, 8]);
+/// assert_eq!(fabula_lwm::spread_turns(3, 5), [0, 1, 2]);
+/// ```
+pub fn spread_turns(n_turns: usize, k: usize) -> Vec<usize> {
+    if k >= n_turns {
+        return (0..n_turns).collect();
+    }
+    match k {
+        0 => Vec::new(),
+        1 => vec![n_turns - 1],
+        _ => (0..k)
+            .map(|i| (i * (n_turns - 1) + (k - 1) / 2) / (k - 1))
+            .collect(),
+    }
+}
+
 /// Writes records (samples, AgentWorldBench records) as JSON Lines, one object per line.
 pub fn jsonl<T: Serialize>(records: &[T]) -> Result<String> {
     let mut out = String::new();
@@ -125,4 +154,48 @@ pub fn jsonl<T: Serialize>(records: &[T]) -> Result<String> {
         out.push('\n');
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_turns_keep_the_ends_and_space_the_rest() {
+        assert_eq!(spread_turns(0, 5), Vec::<usize>::new());
+        assert_eq!(spread_turns(4, 0), Vec::<usize>::new());
+        assert_eq!(spread_turns(4, 1), [3]);
+        assert_eq!(spread_turns(4, 2), [0, 3]);
+        assert_eq!(spread_turns(5, 5), [0, 1, 2, 3, 4]);
+        assert_eq!(spread_turns(6, 5), [0, 1, 3, 4, 5]);
+        assert_eq!(spread_turns(155, 5), [0, 39, 77, 116, 154]);
+        for n in 1..60 {
+            for k in 1..8 {
+                let turns = spread_turns(n, k);
+                assert_eq!(turns.len(), k.min(n), "{n} {k}");
+                assert!(turns.windows(2).all(|w| w[0] < w[1]), "{n} {k}: {turns:?}");
+                assert_eq!(turns.last(), Some(&(n - 1)));
+            }
+        }
+    }
+
+    #[test]
+    fn records_of_chosen_turns_hold_the_whole_session() {
+        let samples: Vec<LwmSample> = (0..4)
+            .map(|i| LwmSample {
+                system_str: "sys".into(),
+                prompt: format!("p{i}"),
+                response: format!("r{i}"),
+                turn_idx: i,
+                total_turns: 4,
+            })
+            .collect();
+        let records = bench_records_at(&samples, "s", &[1, 3, 9]);
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["s-t2", "s-t4"]);
+        assert_eq!(records[0].prompt, ["p0", "p1", "p2", "p3"]);
+        assert_eq!(records[0].current_prompt, "p1");
+        assert_eq!(records[1].turn_idx, 4);
+        assert_eq!(bench_records(&samples, "s")[1], records[0]);
+    }
 }

@@ -118,10 +118,10 @@ pub fn verify_search(
             );
         }
         let known = Known::of_page(&page);
-        if let Err(detail) = known.check(&block.snippet) {
+        if let Err(unknown) = known.check(&block.snippet) {
             return reject(
                 FallbackReason::ContradictsWorld,
-                format!("{}: {detail}", block.url),
+                format!("{}: {unknown}", block.url),
             );
         }
     }
@@ -149,15 +149,15 @@ pub fn verify_extract(
             format!("heading {:?}, page title is {:?}", parsed.title, page.title),
         );
     }
-    if let Err(detail) = Known::of_page(&page).check(&parsed.body) {
-        return reject(FallbackReason::ContradictsWorld, detail);
+    if let Err(unknown) = Known::of_page(&page).check(&parsed.body) {
+        return reject(FallbackReason::ContradictsWorld, unknown.to_string());
     }
     let rendered = Known::of_text(text);
     for snippet in earlier_snippets {
-        if let Err(detail) = rendered.check(snippet) {
+        if let Err(unknown) = rendered.check(snippet) {
             return reject(
                 FallbackReason::ContradictsEarlierSnippet,
-                format!("earlier snippet {snippet:?}: the page omits or changes it ({detail})"),
+                format!("earlier snippet {snippet:?}: the page omits or changes it ({unknown})"),
             );
         }
     }
@@ -165,7 +165,7 @@ pub fn verify_extract(
 }
 
 /// Whether a block's date agrees with the page's published date (N/A for reference pages).
-fn same_date(stated: Option<&str>, page: Option<&str>) -> bool {
+pub(crate) fn same_date(stated: Option<&str>, page: Option<&str>) -> bool {
     match (stated, page) {
         (None, None) => true,
         (Some(stated), Some(page)) => {
@@ -180,18 +180,28 @@ fn same_date(stated: Option<&str>, page: Option<&str>) -> bool {
 }
 
 /// The first value the hiding level hides that appears in `snippet`.
-fn leaked_value(snippet: &str, page: &Page, hiding: Hiding) -> Option<String> {
+pub(crate) fn leaked_value(snippet: &str, page: &Page, hiding: Hiding) -> Option<String> {
     if hiding == Hiding::None {
         return None;
     }
-    // Both hiding levels mask every word that contains a digit, as the search crate does.
+    let title = page.title.to_lowercase();
+    // Both hiding levels mask every word that contains a digit, as the search crate does; a
+    // strict snippet may repeat the title, numbers and all ("List of ports (page 2)").
+    let title_numbers: Vec<String> = match hiding {
+        Hiding::Strict => tokens(&title)
+            .into_iter()
+            .filter(|t| t.kind == TokenKind::Number)
+            .map(|t| normalise_number(t.text))
+            .collect(),
+        Hiding::None | Hiding::Partial => Vec::new(),
+    };
     if let Some(number) = tokens(snippet)
         .into_iter()
-        .find(|t| t.kind == TokenKind::Number)
+        .filter(|t| t.kind == TokenKind::Number)
+        .find(|t| !title_numbers.contains(&normalise_number(t.text)))
     {
         return Some(number.text.to_string());
     }
-    let title = page.title.to_lowercase();
     page.facts
         .iter()
         .filter(|fact| !fact.shown.trim().is_empty())
@@ -206,7 +216,7 @@ fn leaked_value(snippet: &str, page: &Page, hiding: Hiding) -> Option<String> {
 }
 
 /// Whether `value` occurs in `text` with no letter or digit right before or after it.
-fn contains_value(text: &str, value: &str) -> bool {
+pub(crate) fn contains_value(text: &str, value: &str) -> bool {
     let value = value.trim();
     if value.is_empty() {
         return false;
@@ -226,22 +236,42 @@ const COMMON_CAPITALISED: &[&str] = &[
     "these", "they", "this", "those", "to", "when", "while", "with",
 ];
 
+/// A value a text states that the text it is checked against does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unknown {
+    /// A full date, as `(year, month, day)`.
+    Date(Date),
+    Number(String),
+    /// A capitalised word that is neither a common word nor a month.
+    Name(String),
+}
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unknown::Date((y, m, d)) => write!(f, "date {y:04}-{m:02}-{d:02} is not on the page"),
+            Unknown::Number(text) => write!(f, "number {text:?} is not on the page"),
+            Unknown::Name(text) => write!(f, "name {text:?} is not on the page"),
+        }
+    }
+}
+
 /// What a text states that can be checked: its numbers, dates and words.
 #[derive(Debug, Default)]
-struct Known {
+pub(crate) struct Known {
     numbers: BTreeSet<String>,
     dates: BTreeSet<Date>,
     words: BTreeSet<String>,
 }
 
 impl Known {
-    fn of_text(text: &str) -> Known {
+    pub(crate) fn of_text(text: &str) -> Known {
         let mut known = Known::default();
         known.add(text);
         known
     }
 
-    fn of_page(page: &Page) -> Known {
+    pub(crate) fn of_page(page: &Page) -> Known {
         let mut known = Known::of_text(&page.title);
         known.add(&page.body);
         if let Some(date) = &page.published {
@@ -253,7 +283,7 @@ impl Known {
         known
     }
 
-    fn add(&mut self, text: &str) {
+    pub(crate) fn add(&mut self, text: &str) {
         let tokens = tokens(text);
         self.dates.extend(dates_in(&tokens));
         for token in &tokens {
@@ -269,14 +299,14 @@ impl Known {
         }
     }
 
-    /// Checks that every date, number and capitalised word `text` states is known.
-    fn check(&self, text: &str) -> Result<(), String> {
+    /// Checks that every date, number and capitalised word `text` states is known; the error is
+    /// the first that is not.
+    pub(crate) fn check(&self, text: &str) -> Result<(), Unknown> {
         let tokens = tokens(text);
         let spans = date_spans(&tokens);
         for (date, _) in &spans {
             if !self.dates.contains(date) {
-                let (y, m, d) = date;
-                return Err(format!("date {y:04}-{m:02}-{d:02} is not on the page"));
+                return Err(Unknown::Date(*date));
             }
         }
         let in_date = |idx: usize| spans.iter().any(|(_, span)| span.contains(&idx));
@@ -286,7 +316,7 @@ impl Known {
             }
             match token.kind {
                 TokenKind::Number if !self.numbers.contains(&normalise_number(token.text)) => {
-                    return Err(format!("number {:?} is not on the page", token.text));
+                    return Err(Unknown::Number(token.text.to_string()));
                 }
                 TokenKind::Word if token.text.starts_with(char::is_uppercase) => {
                     let lower = token.text.to_lowercase();
@@ -294,7 +324,7 @@ impl Known {
                         && !COMMON_CAPITALISED.contains(&lower.as_str())
                         && month_number(&lower).is_none()
                     {
-                        return Err(format!("name {:?} is not on the page", token.text));
+                        return Err(Unknown::Name(token.text.to_string()));
                     }
                 }
                 _ => {}
@@ -473,6 +503,29 @@ mod tests {
         assert!(contains_value("the port of kest.", "kest"));
         assert!(!contains_value("the kestrel flew", "kest"));
         assert!(!contains_value("1204 ships", "120"));
+    }
+
+    #[test]
+    fn strict_snippets_may_repeat_the_title_and_its_numbers() {
+        let page = Page {
+            url: "https://a.fab/w/List_of_ports_(page_2)".into(),
+            title: "List of ports (page 2)".into(),
+            kind: fabula_file::PageKind::List,
+            published: None,
+            body: "# List of ports (page 2)\n\n- Kest: 12 berths\n".into(),
+            facts: Vec::new(),
+        };
+        let snippet = "A reference list: List of ports (page 2).";
+        assert_eq!(leaked_value(snippet, &page, Hiding::Strict), None);
+        assert_eq!(
+            leaked_value(snippet, &page, Hiding::Partial),
+            Some("2".to_string())
+        );
+        let more = "A reference list: List of ports (page 2), 12 berths.";
+        assert_eq!(
+            leaked_value(more, &page, Hiding::Strict),
+            Some("12".to_string())
+        );
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub struct LwmOptions {
     pub max_new_tokens: Option<usize>,
     /// The wall-clock limit of one render; None keeps the renderer's default (30 s).
     pub time_budget: Option<Duration>,
+    /// How long renders skip a remote engine that gave no answer; None keeps
+    /// [`fabula_lwm::COOLDOWN`] (5 s).
+    pub engine_cooldown: Option<Duration>,
 }
 
 /// Where the world model runs.
@@ -100,6 +103,7 @@ impl LwmOptions {
             device: DeviceChoice::Cpu,
             max_new_tokens: None,
             time_budget: None,
+            engine_cooldown: None,
         }
     }
 
@@ -120,7 +124,10 @@ impl LwmOptions {
     pub fn load_renderer(&self) -> Result<Renderer> {
         let path = match &self.model {
             ModelSource::Remote(engine) => {
-                let engine = RemoteEngine::new(engine)?;
+                let mut engine = RemoteEngine::new(engine)?;
+                if let Some(cooldown) = self.engine_cooldown {
+                    engine = engine.with_cooldown(cooldown);
+                }
                 return Ok(Renderer::new(Some(Box::new(engine)), self.render_config()));
             }
             ModelSource::Checkpoint(path) => path,

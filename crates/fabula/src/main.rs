@@ -113,6 +113,7 @@ fn main() -> ExitCode {
         Command::Wm(wm::WmCommand::Tiny(args)) => wm::run_tiny(&args),
         Command::Wm(wm::WmCommand::Generate(args)) => wm::run_generate(&args),
         Command::Wm(wm::WmCommand::Bench(args)) => wm::run_bench(&args),
+        Command::Wm(wm::WmCommand::Score(args)) => wm::score::run_score(&args),
         Command::Export(wm::ExportCommand::LwmData(args)) => wm::run_export_lwm_data(&args),
         Command::Bench(BenchCommand::Search(args)) => bench::run_bench_search(&args),
         Command::Bench(BenchCommand::Soak(args)) => bench::run_soak(&args),

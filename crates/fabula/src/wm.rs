@@ -1,6 +1,7 @@
 //! The language world model from the command line: `fabula render` (one observation, for trying
 //! prompts by hand), `fabula wm tiny` (a tiny random checkpoint), `fabula wm generate` (a greedy
-//! continuation, to check that a checkpoint loads and generates), `fabula wm bench` (render
+//! continuation, to check that a checkpoint loads and generates), `fabula wm score` (a renderer's
+//! observations scored against the world, `wm/score.rs`), `fabula wm bench` (render
 //! replayed sessions and report acceptance and speed) and `fabula export lwm-data`
 //! (next-observation training samples).
 //!
@@ -8,8 +9,9 @@
 //! session); their observations are the template renderer's: search results in Qwen-AgentWorld's
 //! block format and whole pages as Markdown.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
@@ -19,6 +21,9 @@ use fabula_lwm::{
 use fabula_search::{Corpus, Hiding, SearchOptions, WorldIndex};
 use fabula_server::lwm::{LwmOptions, load_world_view, search_template};
 use fabula_server::wire::HitJson;
+
+pub mod score;
+mod trajectories;
 
 /// Which renderer writes observations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,6 +60,14 @@ pub struct ModelArgs {
     /// The name the engine serves the world model under (the request's `model`).
     #[arg(long, requires = "world_model_url")]
     pub world_model_name: Option<String>,
+    /// Seconds one render may take (a local generation, or an engine's answer with its retries)
+    /// before the template text shows instead (default 30).
+    #[arg(long, value_name = "SECS")]
+    pub world_model_timeout: Option<f64>,
+    /// Seconds renders skip a remote engine that gave no answer (refused, cut or timed out),
+    /// showing the template text at once; the first render after asks it again (default 5).
+    #[arg(long, value_name = "SECS", requires = "world_model_url")]
+    pub world_model_cooldown: Option<f64>,
     /// Where the model runs: cpu, cuda or cuda:N (cuda needs a build with `--features cuda`).
     #[arg(long, default_value = "cpu", value_parser = parse_device)]
     pub device: DeviceChoice,
@@ -76,9 +89,19 @@ impl ModelArgs {
                 "--renderer lwm needs --model DIR, or --world-model-url URL and --world-model-name NAME"
             ),
         };
+        let seconds = |value: Option<f64>, flag: &str| -> anyhow::Result<Option<Duration>> {
+            value
+                .map(|s| {
+                    Duration::try_from_secs_f64(s)
+                        .map_err(|_| anyhow::anyhow!("{flag} must be a number of seconds >= 0"))
+                })
+                .transpose()
+        };
         Ok(LwmOptions {
             max_new_tokens: self.max_new_tokens,
             device: self.device,
+            time_budget: seconds(self.world_model_timeout, "--world-model-timeout")?,
+            engine_cooldown: seconds(self.world_model_cooldown, "--world-model-cooldown")?,
             ..base
         })
     }
@@ -122,6 +145,9 @@ pub enum WmCommand {
     Generate(GenerateArgs),
     /// Render replayed sessions with a model and report acceptance rate and tokens/s.
     Bench(BenchArgs),
+    /// Score a renderer's observations of replayed sessions on format, factuality,
+    /// consistency, hiding and realism, against the world.
+    Score(score::ScoreArgs),
 }
 
 /// Arguments of `fabula wm generate`.
@@ -194,11 +220,18 @@ pub enum TinyArchitectureName {
 /// Arguments of `fabula wm bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    #[command(flatten)]
+    pub replay: ReplayArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// The replayed sessions `fabula wm bench` and `fabula wm score` render.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
     /// The dataset directory (holding manifest.json).
     #[arg(long)]
     pub worlds: PathBuf,
-    #[command(flatten)]
-    pub model: ModelArgs,
     /// Replayed sessions per world.
     #[arg(long, default_value_t = 2)]
     pub sessions_per_world: usize,
@@ -242,6 +275,29 @@ pub struct LwmDataArgs {
     /// A file whose text replaces fabula's system prompt in every record (the `system_str`).
     #[arg(long)]
     pub system_prompt: Option<PathBuf>,
+    /// Whose turns: replayed sessions of a simple random agent, or the rule-based agent solving
+    /// each task, every prompt closed by the task's Simulation Instruction.
+    #[arg(long, value_enum, default_value = "replayed")]
+    pub trajectories: Trajectories,
+    /// With --trajectories tasks: this many tasks a world, drawn with --seed (default: all).
+    #[arg(long)]
+    pub tasks_per_world: Option<usize>,
+    /// The turns of each trajectory that become records: this many, the first, the last and
+    /// evenly spaced ones between, as AgentWorldBench picks 5 (default: every turn). Every
+    /// record still holds the whole trajectory.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub turns_per_trajectory: Option<u64>,
+}
+
+/// The trajectories of `fabula export lwm-data`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Trajectories {
+    /// `--sessions-per-world` sessions a world of a simple agent (search a title, open the top
+    /// hit, search a name it mentions, open the top hit), seeded by --seed.
+    Replayed,
+    /// The rule-based agent's trajectory on each task (or a seeded sample), in process over the
+    /// world's index; each prompt ends with the task's question and gold answer.
+    Tasks,
 }
 
 /// The layouts of `fabula export lwm-data`.
@@ -489,58 +545,95 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let mut out = String::new();
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    // Written beside the output and renamed once whole: a failed export leaves no half file
+    // under the output's name (nor one that eval.py's `*_test.jsonl` would load).
+    let mut partial = args.out.clone().into_os_string();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let file = std::fs::File::create(&partial)
+        .with_context(|| format!("writing {}", partial.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let per_trajectory =
+        (args.turns_per_trajectory).map_or(usize::MAX, |k| k.try_into().unwrap_or(usize::MAX));
     let mut n_samples = 0;
+    let mut tally = trajectories::Tally::default();
     for info in corpus.worlds() {
         let index = corpus.world(info.id)?;
         let world = load_world_view(&info.file)?;
-        for session in 0..args.sessions_per_world {
-            let turns = session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
-            let mut samples = fabula_lwm::lwm_samples(&world, &turns, &config)?;
+        let sessions = match args.trajectories {
+            Trajectories::Replayed => (0..args.sessions_per_world)
+                .map(|session| {
+                    let turns =
+                        session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
+                    let name = format!("fabula-s{}-w{:05}-{session}", args.seed, info.id);
+                    Ok((name, fabula_lwm::lwm_samples(&world, &turns, &config)?))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?,
+            Trajectories::Tasks => {
+                let scope = trajectories::Scope {
+                    seed: args.seed,
+                    tasks_per_world: args.tasks_per_world,
+                    hiding,
+                };
+                trajectories::world_sessions(&index, &world, info, &scope, &mut tally)?
+            }
+        };
+        for (name, mut samples) in sessions {
             if let Some(system) = &system {
                 for sample in &mut samples {
                     sample.system_str.clone_from(system);
                 }
             }
-            n_samples += samples.len();
-            out.push_str(&match args.format {
-                LwmFormat::Fabula => fabula_lwm::jsonl(&samples)?,
-                LwmFormat::Agentworldbench => {
-                    let name = format!("fabula-s{}-w{:05}-{session}", args.seed, info.id);
-                    fabula_lwm::jsonl(&fabula_lwm::bench_records(&samples, &name))?
+            let turns = fabula_lwm::spread_turns(samples.len(), per_trajectory);
+            n_samples += turns.len();
+            let text = match args.format {
+                LwmFormat::Fabula => {
+                    fabula_lwm::jsonl(&turns.iter().map(|&t| &samples[t]).collect::<Vec<_>>())?
                 }
-            });
+                LwmFormat::Agentworldbench => {
+                    fabula_lwm::jsonl(&fabula_lwm::bench_records_at(&samples, &name, &turns))?
+                }
+            };
+            out.write_all(text.as_bytes())
+                .with_context(|| format!("writing {}", partial.display()))?;
         }
     }
-    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    std::fs::write(&args.out, out).with_context(|| format!("writing {}", args.out.display()))?;
+    out.flush()
+        .with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, &args.out)
+        .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
         "fabula: wrote {n_samples} samples from {} worlds to {}",
         corpus.worlds().len(),
         args.out.display()
     );
+    if args.trajectories == Trajectories::Tasks {
+        eprintln!("fabula: {tally}");
+    }
     Ok(())
 }
 
 /// Runs `fabula wm bench`: renders replayed sessions with the model and prints the acceptance
 /// rate, tokens/s and the Prometheus counters.
 pub fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
-    let corpus =
-        Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
-    let hiding = args.hiding;
+    let (replay, model) = (&args.replay, &args.model);
+    let corpus = Corpus::open(&replay.worlds)
+        .with_context(|| format!("opening {}", replay.worlds.display()))?;
+    let hiding = replay.hiding;
     let started = Instant::now();
-    let mut renderer = args.model.load()?;
+    let mut renderer = model.load()?;
     let loaded_s = started.elapsed().as_secs_f64();
     let mut n_lwm = 0;
     let mut n_renders = 0;
-    for info in corpus.worlds().iter().take(args.max_worlds) {
+    for info in corpus.worlds().iter().take(replay.max_worlds) {
         let index = corpus.world(info.id)?;
         let world = load_world_view(&info.file)?;
-        for session in 0..args.sessions_per_world {
-            let turns = session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
+        for session in 0..replay.sessions_per_world {
+            let turns = session_turns(&index, &world, (replay.seed, info.id, session), hiding)?;
             let mut view = fabula_lwm::Session::default();
             for turn in &turns {
                 let observation = match &turn.action {

@@ -7,8 +7,10 @@ The random model writes garbage, so its renders are rejected by verification and
 text is served: what is checked is the protocol and the bookkeeping. Every search and extract
 answers 200; each render fabula asks for reaches the engine (its access log) or is counted as a
 `model_error` fallback; `/metrics` adds up. Then the engine stalls (SIGSTOP: the render times out
-within fabula's 30 s budget), is killed with a render in flight and stays down (template answers
-at once), and comes back on the same port: the renders that failed go to it again.
+within fabula's render budget, `--world-model-timeout`, and the renders after it skip the engine
+for its cool-down, `--world-model-cooldown`), is killed with a render in flight and stays down
+(template answers at once), and comes back on the same port: after the cool-down the renders that
+failed go to it again.
 
 Needs the `transformers[serving]` extra and FABULA_BIN (default target/debug/fabula).
 """
@@ -46,7 +48,8 @@ for module in ("torch", "transformers", "fastapi", "uvicorn", "openai", "acceler
         pytest.importorskip(module)
 
 # fabula's render budget (fabula_lwm::RenderConfig's default; `fabula serve` sets no other).
-RENDER_BUDGET_S = 30
+RENDER_BUDGET_S = 8
+COOLDOWN_S = 2
 MAX_NEW_TOKENS = 24
 # A ChatML template: the tiny checkpoint's tokenizer has `<|im_start|>` and `<|im_end|>` but no
 # template, and `transformers serve` applies the checkpoint's own.
@@ -150,7 +153,8 @@ def engine_running(checkpoint: Path, folder: Path) -> Iterator[Engine]:
 @contextmanager
 def fabula_with(engine: Engine, worlds: Path) -> Iterator[str]:
     args = ["--renderer", "lwm", "--world-model-url", engine.url,
-            "--world-model-name", str(engine.checkpoint), "--max-new-tokens", str(MAX_NEW_TOKENS)]
+            "--world-model-name", str(engine.checkpoint), "--max-new-tokens", str(MAX_NEW_TOKENS),
+            "--world-model-timeout", str(RENDER_BUDGET_S), "--world-model-cooldown", str(COOLDOWN_S)]
     with serving(fabula_bin(), worlds, args) as base:
         yield base
 
@@ -308,6 +312,13 @@ def test_a_stalled_killed_and_restarted_engine(checkpoint, worlds, tmp_path):
         assert answer["rendered_by"] == "template"
         assert RENDER_BUDGET_S - 1 < waited < RENDER_BUDGET_S + 15, waited
         assert model_errors() == 1
+        # Within the cool-down the stalled engine is not asked: the template answers at once.
+        started = time.monotonic()
+        skipped = driver.search(0, titles[6])
+        assert skipped["rendered_by"] == "template"
+        assert time.monotonic() - started < 3
+        assert model_errors() == 2
+        time.sleep(COOLDOWN_S)
 
         # Killed with a render in flight: that request still answers, at once.
         answers = []
@@ -325,7 +336,8 @@ def test_a_stalled_killed_and_restarted_engine(checkpoint, worlds, tmp_path):
         assert not thread.is_alive(), "the in-flight request hung"
         assert time.monotonic() - killed < 10
         assert answers and answers[0]["rendered_by"] == "template"
-        assert model_errors() == 2
+        assert model_errors() == 3
+        time.sleep(COOLDOWN_S)
 
         # Down: every render fails to connect and falls back at once.
         down = [(titles[3], None), (titles[4], None), (None, pages[5][0])]
@@ -338,15 +350,19 @@ def test_a_stalled_killed_and_restarted_engine(checkpoint, worlds, tmp_path):
                 answer = driver.extract(0, url)
             assert answer["rendered_by"] == "template"
             assert time.monotonic() - started < 5
-        failed = 2 + driver.renders - renders_before  # the stall, the kill, each render down
+        # The stall, the skip, the kill, each render while down (the first refused, the rest
+        # skipped in the cool-down it started).
+        failed = 3 + driver.renders - renders_before
         assert model_errors() == failed
         check_books(base, driver)
 
-        # Back on the same port: the failed renders were not cached, so each goes to the engine.
+        # Back on the same port, after the cool-down: the failed renders were not cached, so each
+        # goes to the engine.
         engine.start()
+        time.sleep(COOLDOWN_S)
         tokens_before = metrics(base)["fabula_lwm_tokens_generated_total"]
         renders_before = driver.renders
-        for query, url in [(titles[1], None), (titles[2], None), *down]:
+        for query, url in [(titles[1], None), (titles[6], None), (titles[2], None), *down]:
             if query:
                 driver.search(0, query)
             else:

@@ -1,10 +1,11 @@
 //! The baseline agents against the stub server.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use fabula_agent::http::ClientConfig;
-use fabula_agent::{AgentConfig, run_baseline, run_baseline_counted};
+use fabula_agent::http::{ClientConfig, Hit, HttpClient};
+use fabula_agent::{AgentConfig, Tools, run_baseline, run_baseline_counted, run_baseline_with};
 use fabula_file::{Page, PageKind, WorldFile};
 use fabula_score::{TaskKind, TaskRecord, evaluate};
 
@@ -164,4 +165,52 @@ fn the_baseline_agent_searches_a_name_the_prose_does_not_link() {
     assert_eq!(linked, ("1770".to_owned(), 3));
     let plain = founder_birth_year("Ann Vrask");
     assert_eq!(plain, ("1770".to_owned(), 4));
+}
+
+/// Tools that pass each call on to the REST client and note it: the query or url.
+struct Noted<'a> {
+    client: &'a HttpClient,
+    calls: RefCell<Vec<String>>,
+}
+
+impl Tools for Noted<'_> {
+    fn search(&self, world: u32, query: &str, top_k: usize) -> fabula_agent::Result<Vec<Hit>> {
+        self.calls.borrow_mut().push(format!("search {query}"));
+        self.client.search(world, query, top_k)
+    }
+
+    fn extract_all(
+        &self,
+        world: u32,
+        url: &str,
+        max_chars: usize,
+    ) -> fabula_agent::Result<(String, String)> {
+        self.calls.borrow_mut().push(format!("extract {url}"));
+        self.client.extract_all(world, url, max_chars)
+    }
+}
+
+/// The agent over tools a caller answers gives the predictions it gives over HTTP, and makes
+/// exactly the calls it counts there, so a recorder of its calls sees its whole trajectory.
+#[test]
+fn the_baseline_agent_runs_over_a_callers_tools() {
+    let dir = small_dataset();
+    let addr = stub::start(dir);
+    let tasks: Vec<TaskRecord> = load_tasks(dir).into_iter().step_by(7).collect();
+    let config = AgentConfig::default();
+    let over_http = run_baseline_counted(&addr, &tasks, &config).unwrap();
+    let client = HttpClient::new(&addr, ClientConfig::default());
+    for (task, (prediction, n_calls)) in tasks.iter().zip(&over_http) {
+        let noted = Noted {
+            client: &client,
+            calls: RefCell::new(Vec::new()),
+        };
+        let with = run_baseline_with(&noted, std::slice::from_ref(task), &config).unwrap();
+        assert_eq!(&with[0], prediction, "{}", task.question);
+        let calls = noted.calls.into_inner();
+        assert_eq!(calls.len(), *n_calls, "{calls:?}");
+        if !prediction.answer.as_str().unwrap_or_default().is_empty() {
+            assert!(calls[0].starts_with("search "), "{calls:?}");
+        }
+    }
 }

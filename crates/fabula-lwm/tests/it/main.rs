@@ -7,5 +7,6 @@ mod qwen3_5;
 mod remote;
 mod render;
 mod samples;
+mod score;
 mod tiny;
 mod verify;

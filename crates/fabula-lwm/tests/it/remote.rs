@@ -1,6 +1,6 @@
 //! The remote engine against a stub OpenAI-compatible server on a loopback port: renders
 //! accepted and rejected through the same verification, retries of a busy engine, a timeout,
-//! an engine that is down and comes back.
+//! an engine that is down (skipped for its cool-down) and comes back.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -118,11 +118,16 @@ fn completion(text: &str) -> String {
 }
 
 fn renderer(url: &str, budget: Duration) -> Renderer {
+    renderer_cooling(url, budget, Duration::ZERO)
+}
+
+fn renderer_cooling(url: &str, budget: Duration, cooldown: Duration) -> Renderer {
     let engine = RemoteEngine::new(&RemoteOptions {
         url: url.to_owned(),
         model: "agentworld-test".to_owned(),
     })
-    .unwrap();
+    .unwrap()
+    .with_cooldown(cooldown);
     let mut config = RenderConfig::default();
     config.generate.time_budget = Some(budget);
     config.cache_capacity = 0;
@@ -234,7 +239,9 @@ fn renders_fall_back_while_the_engine_is_down_and_recover_when_it_returns() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     drop(listener);
-    let mut renderer = renderer(&format!("http://{addr}"), Duration::from_secs(5));
+    let cooldown = Duration::from_millis(400);
+    let mut renderer =
+        renderer_cooling(&format!("http://{addr}"), Duration::from_secs(5), cooldown);
     let down = render(&mut renderer);
     assert_eq!(down.rendered_by, RenderedBy::Template);
     assert_eq!(down.fallback_reason, Some(FallbackReason::ModelError));
@@ -244,13 +251,55 @@ fn renders_fall_back_while_the_engine_is_down_and_recover_when_it_returns() {
             .unwrap()
             .contains("/v1/chat/completions")
     );
-    // The engine comes back on the same port.
+    let failed = Instant::now();
+    // The engine comes back on the same port; within the cool-down it is not asked.
     let listener = TcpListener::bind(addr).unwrap();
     let stub = Stub::serve(listener, vec![Reply::Completion(good_render())]);
+    let skipped = render(&mut renderer);
+    assert!(
+        failed.elapsed() < cooldown,
+        "the machine was too slow to test the cool-down"
+    );
+    assert_eq!(skipped.fallback_reason, Some(FallbackReason::ModelError));
+    assert!(
+        skipped
+            .fallback_detail
+            .as_deref()
+            .unwrap()
+            .contains("skipped"),
+        "{skipped:?}"
+    );
+    assert!(stub.requests().is_empty());
+    // After it, the next render asks the engine again.
+    thread::sleep(cooldown.saturating_sub(failed.elapsed()) + Duration::from_millis(50));
     let back = render(&mut renderer);
     assert_eq!(back.rendered_by, RenderedBy::Lwm, "{back:?}");
     assert_eq!(stub.requests().len(), 1);
     let snapshot = renderer.counters().snapshot();
-    assert_eq!(snapshot.fallbacks_for(FallbackReason::ModelError), 1);
+    assert_eq!(snapshot.fallbacks_for(FallbackReason::ModelError), 2);
     assert_eq!(snapshot.accepted, 1);
+}
+
+#[test]
+fn a_stalled_engine_costs_one_budget_then_is_skipped_until_its_cool_down_ends() {
+    // Answers nothing for 3 s each time: longer than the render budget.
+    let stalled = Stub::start(vec![Reply::Slow(Duration::from_secs(3), good_render())]);
+    let cooldown = Duration::from_secs(2);
+    let mut renderer = renderer_cooling(&stalled.addr, Duration::from_millis(300), cooldown);
+    let started = Instant::now();
+    let first = render(&mut renderer);
+    assert_eq!(first.fallback_reason, Some(FallbackReason::ModelError));
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    // Four more renders queued behind it fall back at once instead of waiting a budget each.
+    let queued = Instant::now();
+    for _ in 0..4 {
+        let observation = render(&mut renderer);
+        assert_eq!(observation.rendered_by, RenderedBy::Template);
+    }
+    assert!(
+        queued.elapsed() < Duration::from_millis(250),
+        "{:?}",
+        queued.elapsed()
+    );
+    assert_eq!(stalled.requests().len(), 1);
 }

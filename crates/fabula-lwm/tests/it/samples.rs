@@ -2,7 +2,7 @@
 
 use fabula_lwm::{
     Action, BenchRecord, Controls, LwmSample, LwmTurn, OBSERVATION_MARKER, PromptConfig,
-    bench_records, jsonl, lwm_samples,
+    SimulationInstruction, bench_records, jsonl, lwm_samples, system_prompt, task_samples,
 };
 
 use crate::fixtures::{self, KEST};
@@ -102,4 +102,61 @@ fn samples_replay_the_session() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(back, records);
+}
+
+/// A task's trajectory: the same turns and observations as [`lwm_samples`] gives, fabula's
+/// system prompt with its paragraph on the instruction, and every prompt closed by the
+/// Simulation Instruction, which the AgentWorldBench records then carry in `prompt` and
+/// `current_prompt`.
+#[test]
+fn task_samples_close_every_prompt_with_the_instruction() {
+    let world = fixtures::world();
+    let turns = vec![
+        LwmTurn {
+            action: Action::Search {
+                queries: vec!["kest founder".to_string()],
+            },
+            controls: Controls::default(),
+            observation: fixtures::search_template(),
+        },
+        LwmTurn {
+            action: Action::Extract {
+                url: KEST.to_string(),
+            },
+            controls: Controls::default(),
+            observation: world.pages[KEST].body.clone(),
+        },
+    ];
+    let config = PromptConfig::default();
+    let instruction =
+        SimulationInstruction::for_task("Who founded Kest?", &serde_json::json!("Maro Venn"));
+    let plain = lwm_samples(&world, &turns, &config).unwrap();
+    let samples = task_samples(&world, &turns, &config, &instruction).unwrap();
+    assert_eq!(samples.len(), plain.len());
+    let closing = "\n\n**Simulation Instruction:**\nTarget Query: Who founded Kest?\n\
+                   Reference Answer: Maro Venn";
+    for (sample, plain) in samples.iter().zip(&plain) {
+        let LwmSample {
+            system_str,
+            prompt,
+            response,
+            turn_idx,
+            total_turns,
+        } = sample;
+        let added = system_str.strip_prefix(&system_prompt("w-test").unwrap());
+        assert!(
+            added.unwrap().contains("Simulation Instruction"),
+            "{system_str}"
+        );
+        assert_eq!(prompt.strip_suffix(closing), Some(plain.prompt.trim_end()));
+        assert_eq!(response, &plain.response);
+        assert_eq!(
+            (turn_idx, total_turns),
+            (&plain.turn_idx, &plain.total_turns)
+        );
+    }
+    let records = bench_records(&samples, "fabula-w00000-t001");
+    assert_eq!(records[1].id, "fabula-w00000-t001-t2");
+    assert!(records[1].current_prompt.ends_with(closing));
+    assert!(records[1].prompt.iter().all(|p| p.ends_with(closing)));
 }
