@@ -88,6 +88,15 @@ impl Setup {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("POST {path}: {e}: {text}"))
     }
 
+    /// GETs the admin listener's `path` with the token: the text of a 200.
+    fn get_admin(&self, path: &str) -> String {
+        let auth = format!("Bearer {ADMIN_TOKEN}");
+        let headers = [("Authorization", auth.as_str())];
+        let (status, _, text) = http(&self.server.admin, "GET", path, &headers, "");
+        assert_eq!(status, 200, "GET {path}: {text}");
+        text
+    }
+
     /// A new REST session in the task's world; its id.
     fn session(&self) -> String {
         let created = self.post("/v1/sessions", json!({ "world": self.task.world }));
@@ -489,6 +498,19 @@ fn tongyi_search_and_visit_answer_a_task() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(read.contains("Summary:"), "{text}");
     setup.score(&read_off(read, task, "Tongyi visit"));
+    // The browser's session view shows the calls as the agent made them, in Tongyi's shape.
+    let sessions = setup.get_admin("/ui/sessions");
+    let sid = sessions
+        .split("/ui/sessions/")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no session listed: {sessions}"));
+    let view = setup.get_admin(&format!("/ui/sessions/{sid}"));
+    assert!(
+        view.contains("Called as <b>mcp/tongyi</b>: <code>search {")
+            && view.contains("Called as <b>mcp/tongyi</b>: <code>visit {"),
+        "{view}"
+    );
 }
 
 /// Qwen-AgentWorld's session tools over REST: `POST /v1/sessions/{sid}/tools/web_search`,
@@ -524,6 +546,26 @@ fn agentworld_session_tools_answer_a_task() {
     );
     let noted: Value = serde_json::from_str(&noted).unwrap_or_else(|e| panic!("{e}: {noted}"));
     setup.score(noted["answer"].as_str().unwrap());
+    // The session's log keeps each call in the tool's own shape beside the native one.
+    let (status, _, log) = http(
+        &setup.server.agent,
+        "GET",
+        &format!("/v1/sessions/{sid}/log"),
+        &[],
+        "",
+    );
+    assert_eq!(status, 200, "{log}");
+    let log: Value = serde_json::from_str(&log).unwrap();
+    let entries = log["entries"].as_array().unwrap();
+    assert_eq!(entries[0]["endpoint"], "search");
+    assert_eq!(entries[0]["via"]["suite"], "agentworld");
+    let call = entries[0]["via"]["call"].as_str().unwrap();
+    assert!(call.starts_with("web_search {"), "{call}");
+    assert!(entries[1..].iter().all(|e| {
+        e["via"]["call"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("web_extractor {"))
+    }));
 }
 
 /// An OpenEnv-style episode on the admin listener: `POST /v1/env/reset` with the task, steps

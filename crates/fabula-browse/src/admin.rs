@@ -185,7 +185,8 @@ pub(crate) fn session(record: &SessionRecord) -> Json {
                    "opened": opened, "status": entry.status, "outcome": entry.outcome,
                    "latency_ms": entry.latency_ms, "results": results,
                    "n_results": entry.results, "dropped": entry.dropped_results,
-                   "failed_queries": entry.failed_queries, "truncated": entry.truncated})
+                   "failed_queries": entry.failed_queries, "truncated": entry.truncated,
+                   "via": entry.via})
         })
         .collect();
     let create = json!({"world": log.world, "seed": log.seed, "controls": record.controls});

@@ -33,6 +33,7 @@ pub enum Error {
     #[error("prompt template: {0}")]
     Template(#[from] minijinja::Error),
     /// Candle failed while loading tensors or running the model.
+    #[cfg(feature = "model")]
     #[error("candle: {0}")]
     Candle(#[from] candle_core::Error),
     /// A file could not be read or written.
@@ -56,6 +57,7 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Wraps an I/O error with the path it concerns.
+#[cfg(feature = "model")]
 pub(crate) fn io_error(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
     let path = path.into();
     move |source| Error::Io { path, source }

@@ -27,6 +27,7 @@
 //!
 //! | Feature | Default | What it does |
 //! |---------|---------|--------------|
+//! | `model` | on      | The local models ([`Model`]: candle's Qwen3, this crate's Qwen3.5) and tokenizers, [`write_tiny`], [`Greedy`]. Off, the crate renders, verifies and scores through remote engines only and links no candle; [`load_generator`] then says so. `fabula-server` depends on the crate without it; the `fabula` binary turns it on. |
 //! | `cuda`  | off     | Enables candle's CUDA backend (`candle-core`, `candle-nn`, `candle-transformers` `cuda`), so [`DeviceChoice::Cuda`] works; models load in bf16 there. Building needs `nvcc` and the CUDA headers (see `scripts/cuda-build.sh`), not a GPU. |
 //!
 //! # Example
@@ -51,30 +52,40 @@
 //! ```
 
 mod action;
+#[cfg(feature = "model")]
+mod decode;
 mod error;
 mod generate;
 mod instruction;
+mod load;
 mod metrics;
+#[cfg(feature = "model")]
 mod model;
 mod parse;
 mod prompt;
+#[cfg(feature = "model")]
 mod qwen3_5;
 mod remote;
 mod render;
 mod replay;
 mod samples;
 mod score;
+#[cfg(feature = "model")]
 mod tiny;
 mod verify;
 mod view;
 
 pub use action::{Action, Controls};
+#[cfg(feature = "model")]
+pub use decode::Greedy;
 pub use error::{Error, Result};
 pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
-pub use generate::{FinishReason, GenerateOptions, Generation, Greedy, QWEN3_STOP_TOKENS};
+pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
 pub use instruction::{INSTRUCTION_HEADING, SimulationInstruction, reference_answer, task_samples};
+pub use load::{DeviceChoice, LoadOptions, Precision};
 pub use metrics::{Counters, CountersSnapshot, METRIC_PREFIX, prometheus_text};
-pub use model::{Architecture, DeviceChoice, LoadOptions, Model, Precision};
+#[cfg(feature = "model")]
+pub use model::{Architecture, Model};
 pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
 pub use prompt::{
     PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt, task_system_prompt,
@@ -82,7 +93,7 @@ pub use prompt::{
 pub use remote::{BACKOFF, COOLDOWN, DEFAULT_TIMEOUT, MAX_RETRIES, RemoteEngine, RemoteOptions};
 pub use render::{
     ExtractRequest, Generator, Observation, RenderConfig, RenderedBy, Renderer, SearchRequest,
-    Session,
+    Session, load_generator,
 };
 pub use replay::{Observe, replay_session};
 pub use samples::{
@@ -93,6 +104,7 @@ pub use score::{
     Dimension, Failure, FailureCount, FailureExample, FailureReason, ScoreConfig, ScoreSummary,
     SessionScore, TurnScore, Verdict, render_turns, score_session, summarise,
 };
+#[cfg(feature = "model")]
 pub use tiny::{TINY_SPECIAL_TOKENS, TinyArchitecture, write_tiny, write_tiny_as};
 pub use verify::{FallbackReason, Rejection, verify_extract, verify_search};
 pub use view::{MemoryWorld, WorldView};

@@ -2,6 +2,7 @@
 //! to the template text, caches renders and counts outcomes.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +10,9 @@ use sha2::{Digest, Sha256};
 
 use crate::action::{Action, Controls};
 use crate::generate::{FinishReason, GenerateOptions, Generation};
+use crate::load::LoadOptions;
 use crate::metrics::{Counters, prometheus_text};
+#[cfg(feature = "model")]
 use crate::model::Model;
 use crate::parse::parse_search;
 use crate::prompt::{PromptConfig, chat_prompt, extract_prompt, search_prompt, system_prompt};
@@ -173,6 +176,7 @@ pub trait Generator: Send {
     }
 }
 
+#[cfg(feature = "model")]
 impl Generator for Model {
     fn generate(&mut self, prompt: &str, options: &GenerateOptions) -> crate::Result<Generation> {
         Model::generate(self, prompt, options)
@@ -434,6 +438,25 @@ fn strip_thinking(text: &str) -> String {
         None => text,
     };
     text.trim().to_string()
+}
+
+/// Loads the checkpoint at `path` ([`crate::Model::load`]) as a [`Generator`]. Without the
+/// crate's `model` feature this build has no local models: an
+/// [`Error::Unsupported`](crate::Error::Unsupported) says so.
+pub fn load_generator(path: &Path, options: &LoadOptions) -> crate::Result<Box<dyn Generator>> {
+    #[cfg(feature = "model")]
+    {
+        Ok(Box::new(Model::load(path, options)?))
+    }
+    #[cfg(not(feature = "model"))]
+    {
+        let _ = options;
+        Err(crate::Error::Unsupported(format!(
+            "{}: this build has no local world models (fabula-lwm's `model` feature is off); \
+             serve the checkpoint with an OpenAI-compatible engine and pass its URL instead",
+            path.display()
+        )))
+    }
 }
 
 #[cfg(test)]

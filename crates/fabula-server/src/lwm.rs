@@ -45,8 +45,8 @@ use std::time::Duration;
 
 use fabula_file::{Page, WorldFile};
 use fabula_lwm::{
-    Counters, DeviceChoice, LoadOptions, MemoryWorld, Model, RemoteEngine, RemoteOptions,
-    RenderConfig, RenderedBy, Renderer, ResultBlock, SearchSection, WorldView, format_search,
+    Counters, DeviceChoice, LoadOptions, MemoryWorld, RemoteEngine, RemoteOptions, RenderConfig,
+    RenderedBy, Renderer, ResultBlock, SearchSection, WorldView, format_search,
 };
 use fabula_search::Hiding;
 use parking_lot::Mutex;
@@ -80,7 +80,8 @@ pub struct LwmOptions {
 /// Where the world model runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelSource {
-    /// A checkpoint folder (or GGUF file) that [`fabula_lwm::Model::load`] reads.
+    /// A checkpoint folder (or GGUF file) that [`fabula_lwm::load_generator`] reads (where the
+    /// binary turns fabula-lwm's `model` feature on).
     Checkpoint(PathBuf),
     /// An OpenAI-compatible chat completions engine ([`fabula_lwm::RemoteEngine`]).
     Remote(RemoteOptions),
@@ -142,8 +143,8 @@ impl LwmOptions {
             device: self.device,
             dtype: None,
         };
-        let model = Model::load(path, &options)?;
-        Ok(Renderer::new(Some(Box::new(model)), self.render_config()))
+        let model = fabula_lwm::load_generator(path, &options)?;
+        Ok(Renderer::new(Some(model), self.render_config()))
     }
 }
 

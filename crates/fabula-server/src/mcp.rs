@@ -51,6 +51,7 @@ use crate::api_error::ApiError;
 use crate::controls::ControlsRequest;
 use crate::error::{Error, Result};
 use crate::extractors::MAX_BODY_BYTES;
+use crate::session_store::Via;
 use crate::sessions::{CreateSessionRequest, close_session, create_session};
 use crate::state::AppState;
 use crate::{browsecomp_plus, deep_research, tongyi, tools};
@@ -163,6 +164,16 @@ pub enum ToolSet {
 }
 
 impl ToolSet {
+    /// The set's name in a session's log (`via.suite`).
+    pub fn suite(self) -> &'static str {
+        match self {
+            ToolSet::AgentWorld => "mcp",
+            ToolSet::DeepResearch => "mcp/deep-research",
+            ToolSet::BrowseCompPlus => "mcp/browsecomp-plus",
+            ToolSet::Tongyi => "mcp/tongyi",
+        }
+    }
+
     /// The path suffix of the set's Streamable HTTP endpoint after `/mcp/{world}`.
     pub fn path_suffix(self) -> &'static str {
         match self {
@@ -409,18 +420,25 @@ impl ServerHandler for FabulaMcp {
             Err(error) => return Ok(tool_error(&error).into()),
         };
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let called = match self.tools {
-            ToolSet::AgentWorld => {
-                tools::call_tool(&self.state, &session_id, &name, arguments).await
-            }
-            ToolSet::DeepResearch => {
-                deep_research::call_tool(&self.state, &session_id, &name, arguments).await
-            }
-            ToolSet::BrowseCompPlus => {
-                browsecomp_plus::call_tool(&self.state, &session_id, &name, arguments).await
-            }
-            ToolSet::Tongyi => tongyi::call_tool(&self.state, &session_id, &name, arguments).await,
-        };
+        let via = Via::new(self.tools.suite(), &name, &arguments);
+        let called = via
+            .scope(async {
+                match self.tools {
+                    ToolSet::AgentWorld => {
+                        tools::call_tool(&self.state, &session_id, &name, arguments).await
+                    }
+                    ToolSet::DeepResearch => {
+                        deep_research::call_tool(&self.state, &session_id, &name, arguments).await
+                    }
+                    ToolSet::BrowseCompPlus => {
+                        browsecomp_plus::call_tool(&self.state, &session_id, &name, arguments).await
+                    }
+                    ToolSet::Tongyi => {
+                        tongyi::call_tool(&self.state, &session_id, &name, arguments).await
+                    }
+                }
+            })
+            .await;
         let result = match called {
             Ok(output) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);

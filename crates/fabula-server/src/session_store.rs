@@ -24,6 +24,7 @@
 //! Time is read from a monotonic clock, in milliseconds since the store was made.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -139,6 +140,55 @@ pub struct LogEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub truncated: Option<bool>,
+    /// The tool call this search or extract served, as its caller wrote it: the tool sets of MCP,
+    /// Qwen-AgentWorld's tool routes and the episodes' steps (absent for the native routes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub via: Option<Via>,
+}
+
+/// A tool call in its own suite's shape, logged with the session calls it made.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Via {
+    /// The tool set: `agentworld` (the REST tool routes and episodes), `mcp` (Qwen-AgentWorld's
+    /// tools over MCP), `mcp/deep-research`, `mcp/browsecomp-plus` or `mcp/tongyi`.
+    pub suite: &'static str,
+    /// The tool and its JSON arguments as sent (`visit {"goal":..,"url":..}`), clipped to 400
+    /// characters (a clipped one ends with `…`).
+    pub call: String,
+}
+
+/// The most characters of a logged tool call ([`Via::call`]).
+pub const VIA_CALL_CHARS: usize = 400;
+
+tokio::task_local! {
+    /// The tool call the session calls of the running task serve.
+    static VIA: Via;
+}
+
+impl Via {
+    /// The call of `tool` with `arguments` in `suite`, clipped.
+    pub(crate) fn new(suite: &'static str, tool: &str, arguments: &serde_json::Value) -> Via {
+        let mut call = format!("{tool} {arguments}");
+        if let Some((at, _)) = call.char_indices().nth(VIA_CALL_CHARS) {
+            call.truncate(at);
+            call.push('…');
+        }
+        Via { suite, call }
+    }
+
+    /// Runs `work` with this call as the one its session calls serve, unless an outer call
+    /// already is (an MCP call of Qwen-AgentWorld's tools keeps its own suite).
+    pub(crate) async fn scope<F: Future>(self, work: F) -> F::Output {
+        if VIA.try_with(|_| ()).is_ok() {
+            return work.await;
+        }
+        VIA.scope(self, work).await
+    }
+
+    fn current() -> Option<Via> {
+        VIA.try_with(Clone::clone).ok()
+    }
 }
 
 impl LogEntry {
@@ -157,6 +207,7 @@ impl LogEntry {
             result_urls: None,
             failed_queries: None,
             truncated: None,
+            via: Via::current(),
         }
     }
 
@@ -179,7 +230,8 @@ impl LogEntry {
             .failed_queries
             .as_ref()
             .map_or(0, |failed| failed.len() * size_of::<usize>());
-        ENTRY_OVERHEAD_BYTES + queries + url + result_urls + failed
+        let via = self.via.as_ref().map_or(0, |via| via.call.len());
+        ENTRY_OVERHEAD_BYTES + queries + url + result_urls + failed + via
     }
 }
 
@@ -508,6 +560,38 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    #[tokio::test]
+    async fn a_call_is_logged_via_its_outermost_tool_and_clipped() {
+        assert_eq!(
+            LogEntry::new(0, "search").via,
+            None,
+            "native routes log no tool"
+        );
+        let outer = Via::new(
+            "mcp/tongyi",
+            "visit",
+            &serde_json::json!({"url": "u", "goal": "g"}),
+        );
+        let inner = Via::new(
+            "agentworld",
+            "web_extractor",
+            &serde_json::json!({"url": "u"}),
+        );
+        let logged = outer
+            .scope(async { inner.scope(async { LogEntry::new(1, "extract") }).await })
+            .await;
+        let via = logged.via.expect("logged with its tool call");
+        assert_eq!(via.suite, "mcp/tongyi");
+        assert_eq!(via.call, r#"visit {"goal":"g","url":"u"}"#);
+        let long = Via::new(
+            "agentworld",
+            "web_search",
+            &serde_json::json!({"query": "q".repeat(900)}),
+        );
+        assert_eq!(long.call.chars().count(), VIA_CALL_CHARS + 1);
+        assert!(long.call.ends_with('…'));
+    }
     use crate::controls::noise_controls;
 
     fn limits() -> SessionLimits {

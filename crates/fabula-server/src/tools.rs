@@ -29,6 +29,7 @@ use crate::KeyId;
 use crate::api_error::ApiError;
 use crate::extractors::{ApiJson, ApiPath};
 use crate::memory::DictMemoryArgs;
+use crate::session_store::Via;
 use crate::sessions::{session_extract_as, session_search_as};
 use crate::state::AppState;
 use crate::wire::{
@@ -168,6 +169,19 @@ pub async fn call_tool(
 
 /// [`call_tool`] on behalf of the API key `key`.
 pub(crate) async fn call_tool_as(
+    state: &AppState,
+    session_id: &str,
+    key: Option<KeyId>,
+    tool: &str,
+    arguments: Value,
+) -> Result<ToolOutput, ApiError> {
+    let via = Via::new("agentworld", tool, &arguments);
+    via.scope(call_in_session(state, session_id, key, tool, arguments))
+        .await
+}
+
+/// The work of [`call_tool_as`], under its logged call.
+async fn call_in_session(
     state: &AppState,
     session_id: &str,
     key: Option<KeyId>,
