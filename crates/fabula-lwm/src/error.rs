@@ -50,7 +50,24 @@ pub enum Error {
     ObservationCount { turns: usize, observations: usize },
     /// A remote engine ([`crate::RemoteEngine`]) gave no usable answer.
     #[error("world model engine {endpoint}: {message}")]
-    Remote { endpoint: String, message: String },
+    Remote {
+        endpoint: String,
+        kind: RemoteFailure,
+        message: String,
+    },
+}
+
+/// How a remote engine failed a render; each is its own fallback reason in `/metrics`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteFailure {
+    /// No answer: the connection refused or cut, or the engine skipped in its cool-down
+    /// (`engine_unavailable`).
+    Unavailable,
+    /// No answer within the render's time budget (`time_budget`).
+    OutOfTime,
+    /// An answer that is not a completion: an HTTP error, a busy engine after its retries, a
+    /// body that is not one (`model_error`).
+    BadAnswer,
 }
 
 /// The crate's result type.

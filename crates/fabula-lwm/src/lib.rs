@@ -78,7 +78,7 @@ mod view;
 pub use action::{Action, Controls};
 #[cfg(feature = "model")]
 pub use decode::Greedy;
-pub use error::{Error, Result};
+pub use error::{Error, RemoteFailure, Result};
 pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
 pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
 pub use instruction::{INSTRUCTION_HEADING, SimulationInstruction, reference_answer, task_samples};

@@ -1,4 +1,5 @@
-//! Render counters (attempts, acceptances, fallbacks by reason, tokens and time) and their
+//! Render counters (attempts, acceptances, fallbacks by reason, tokens and time, a histogram of
+//! each model call's latency, failed ones included) and their
 //! Prometheus text exposition, through `prometheus-client`: [`Counters`] is a collector a
 //! server registers in its own registry (under the prefix `fabula_lwm`), and
 //! [`prometheus_text`] writes one snapshot alone.
@@ -6,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
@@ -23,7 +24,14 @@ pub struct Counters {
     cache_hits: AtomicU64,
     tokens_generated: AtomicU64,
     generation_micros: AtomicU64,
+    /// Model calls by latency: the count at or under each of [`RENDER_SECONDS_BOUNDS`] (and
+    /// above the one before), the last slot for the rest.
+    render_buckets: [AtomicU64; RENDER_SECONDS_BOUNDS.len() + 1],
+    render_micros: AtomicU64,
 }
+
+/// The upper bounds, in seconds, of the render latency histogram's buckets (`+Inf` after).
+pub const RENDER_SECONDS_BOUNDS: [f64; 9] = [0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
 
 /// A consistent-enough copy of the counters, for reports and tests.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -38,9 +46,19 @@ pub struct CountersSnapshot {
     pub cache_hits: u64,
     pub tokens_generated: u64,
     pub generation_seconds: f64,
+    /// Model calls (accepted, rejected or failed) by latency: one count per bucket of
+    /// [`RENDER_SECONDS_BOUNDS`] and a last one above them, not cumulative.
+    pub render_buckets: Vec<u64>,
+    /// The seconds of every model call together.
+    pub render_seconds: f64,
 }
 
 impl CountersSnapshot {
+    /// Model calls timed (the histogram's count).
+    pub fn renders_timed(&self) -> u64 {
+        self.render_buckets.iter().sum()
+    }
+
     /// Generated tokens per second of generation time; 0 before any generation.
     pub fn tokens_per_second(&self) -> f64 {
         if self.generation_seconds > 0.0 {
@@ -90,6 +108,17 @@ impl Counters {
         self.cache_hits.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// One model call's latency, whatever came of it.
+    pub(crate) fn record_render_time(&self, seconds: f64) {
+        let bucket = RENDER_SECONDS_BOUNDS
+            .iter()
+            .position(|&bound| seconds <= bound)
+            .unwrap_or(RENDER_SECONDS_BOUNDS.len());
+        self.render_buckets[bucket].fetch_add(1, Ordering::Relaxed);
+        self.render_micros
+            .fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+    }
+
     pub(crate) fn record_generation(&self, tokens: usize, seconds: f64) {
         self.tokens_generated
             .fetch_add(tokens as u64, Ordering::Relaxed);
@@ -110,6 +139,12 @@ impl Counters {
             cache_hits: self.cache_hits.load(Ordering::Relaxed),
             tokens_generated: self.tokens_generated.load(Ordering::Relaxed),
             generation_seconds: self.generation_micros.load(Ordering::Relaxed) as f64 / 1e6,
+            render_buckets: self
+                .render_buckets
+                .iter()
+                .map(|n| n.load(Ordering::Relaxed))
+                .collect(),
+            render_seconds: self.render_micros.load(Ordering::Relaxed) as f64 / 1e6,
         }
     }
 }
@@ -165,6 +200,27 @@ impl Collector for CountersSnapshot {
             None,
             MetricType::Counter,
         )?)?;
+        let help =
+            "Seconds of each call of the model (a local one or an engine), whatever came of it.";
+        let buckets: Vec<(f64, u64)> = RENDER_SECONDS_BOUNDS
+            .iter()
+            .copied()
+            .chain([f64::INFINITY])
+            .zip(
+                self.render_buckets
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat(0)),
+            )
+            .collect();
+        encoder
+            .encode_descriptor("render_seconds", help, None, MetricType::Histogram)?
+            .encode_histogram::<NoLabelSet>(
+                self.render_seconds,
+                self.renders_timed(),
+                &buckets,
+                None,
+            )?;
         let gauges = [
             (
                 "tokens_per_second",

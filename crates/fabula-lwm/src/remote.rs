@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, RemoteFailure, Result};
 use crate::generate::{FinishReason, GenerateOptions, Generation};
 use crate::render::Generator;
 
@@ -72,7 +72,7 @@ enum Attempt {
 /// Why a request got no completion.
 enum Failure {
     /// No answer: the connection was refused, cut or timed out.
-    NoAnswer(String),
+    NoAnswer(RemoteFailure, String),
     /// An answer that is not a completion.
     Refused(String),
 }
@@ -155,12 +155,12 @@ impl RemoteEngine {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
             .send(body)
-            .map_err(|e| Failure::NoAnswer(format!("request failed: {e}")))?;
+            .map_err(|e| no_answer(&e, "request failed"))?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
             .read_to_string()
-            .map_err(|e| Failure::NoAnswer(format!("reading the answer: {e}")))?;
+            .map_err(|e| no_answer(&e, "reading the answer"))?;
         if status == 429 || status == 503 {
             return Ok(Attempt::Busy(status));
         }
@@ -179,11 +179,14 @@ impl RemoteEngine {
         let started = Instant::now();
         if let Some(failed_at) = self.failed_at {
             if failed_at.elapsed() < self.cooldown {
-                return Err(self.error(format!(
-                    "skipped: no answer {:.1} s ago; asked again {:?} after that",
-                    failed_at.elapsed().as_secs_f64(),
-                    self.cooldown
-                )));
+                return Err(self.error(
+                    RemoteFailure::Unavailable,
+                    format!(
+                        "skipped: no answer {:.1} s ago; asked again {:?} after that",
+                        failed_at.elapsed().as_secs_f64(),
+                        self.cooldown
+                    ),
+                ));
             }
             self.failed_at = None;
         }
@@ -193,7 +196,10 @@ impl RemoteEngine {
             let left = budget.saturating_sub(started.elapsed());
             if left.is_zero() {
                 self.failed_at = Some(Instant::now());
-                return Err(self.error(format!("no answer within {budget:?}")));
+                return Err(self.error(
+                    RemoteFailure::OutOfTime,
+                    format!("no answer within {budget:?}"),
+                ));
             }
             match self.attempt(body, left) {
                 Ok(Attempt::Answer(answer)) => return Ok(answer),
@@ -205,25 +211,38 @@ impl RemoteEngine {
                     wait *= 2;
                 }
                 Ok(Attempt::Busy(status)) => {
-                    return Err(self.error(format!(
-                        "HTTP {status} after {retries} retries: the engine is busy"
-                    )));
+                    return Err(self.error(
+                        RemoteFailure::BadAnswer,
+                        format!("HTTP {status} after {retries} retries: the engine is busy"),
+                    ));
                 }
-                Err(Failure::NoAnswer(message)) => {
+                Err(Failure::NoAnswer(kind, message)) => {
                     self.failed_at = Some(Instant::now());
-                    return Err(self.error(message));
+                    return Err(self.error(kind, message));
                 }
-                Err(Failure::Refused(message)) => return Err(self.error(message)),
+                Err(Failure::Refused(message)) => {
+                    return Err(self.error(RemoteFailure::BadAnswer, message));
+                }
             }
         }
     }
 
-    fn error(&self, message: String) -> Error {
+    fn error(&self, kind: RemoteFailure, message: String) -> Error {
         Error::Remote {
             endpoint: self.endpoint.clone(),
+            kind,
             message,
         }
     }
+}
+
+/// A request that got no answer: out of time when the client timed it out, else unavailable.
+fn no_answer(error: &ureq::Error, doing: &str) -> Failure {
+    let kind = match error {
+        ureq::Error::Timeout(_) => RemoteFailure::OutOfTime,
+        _ => RemoteFailure::Unavailable,
+    };
+    Failure::NoAnswer(kind, format!("{doing}: {error}"))
 }
 
 impl Generator for RemoteEngine {
@@ -245,7 +264,10 @@ impl Generator for RemoteEngine {
         let answer = self.answer(&body, budget)?;
         let choice = &answer["choices"][0];
         let Some(text) = choice["message"]["content"].as_str() else {
-            return Err(self.error("the answer holds no choices[0].message.content".into()));
+            return Err(self.error(
+                RemoteFailure::BadAnswer,
+                "the answer holds no choices[0].message.content".into(),
+            ));
         };
         let finish = match choice["finish_reason"].as_str() {
             Some("length") => FinishReason::MaxTokens,

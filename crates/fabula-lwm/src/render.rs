@@ -9,6 +9,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::action::{Action, Controls};
+use crate::error::RemoteFailure;
 use crate::generate::{FinishReason, GenerateOptions, Generation};
 use crate::load::LoadOptions;
 use crate::metrics::{Counters, prometheus_text};
@@ -358,13 +359,24 @@ impl Renderer {
             seed: self.config.generate.seed ^ u64::from_le_bytes(key[..8].try_into().expect("8")),
             ..self.config.generate.clone()
         };
+        let started = std::time::Instant::now();
         let generation =
             prompt().and_then(|(system, user)| model.generate_chat(&system, &user, &options));
+        self.counters
+            .record_render_time(started.elapsed().as_secs_f64());
         let generation = match generation {
             Ok(generation) => generation,
             Err(err) => {
+                let reason = match &err {
+                    crate::Error::Remote { kind, .. } => match kind {
+                        RemoteFailure::Unavailable => FallbackReason::EngineUnavailable,
+                        RemoteFailure::OutOfTime => FallbackReason::TimeBudget,
+                        RemoteFailure::BadAnswer => FallbackReason::ModelError,
+                    },
+                    _ => FallbackReason::ModelError,
+                };
                 return Err(Rejection {
-                    reason: FallbackReason::ModelError,
+                    reason,
                     detail: err.to_string(),
                 });
             }

@@ -21,8 +21,10 @@ use crate::view::WorldView;
 pub enum FallbackReason {
     /// The model failed to run (for example the prompt did not fit its context).
     ModelError,
-    /// Generation ran out of its time budget.
+    /// Generation ran out of its time budget (a remote engine's answer too).
     TimeBudget,
+    /// A remote engine gave no answer (refused or cut, or skipped in its cool-down).
+    EngineUnavailable,
     /// The text is not in the result-block format (search) or not a Markdown page (extractor).
     Unparsable,
     /// A result names a url that is not a page of this world.
@@ -37,9 +39,10 @@ pub enum FallbackReason {
 
 impl FallbackReason {
     /// Every reason, in a fixed order (used for metrics).
-    pub const ALL: [FallbackReason; 7] = [
+    pub const ALL: [FallbackReason; 8] = [
         FallbackReason::ModelError,
         FallbackReason::TimeBudget,
+        FallbackReason::EngineUnavailable,
         FallbackReason::Unparsable,
         FallbackReason::UnknownUrl,
         FallbackReason::ContradictsWorld,
@@ -52,6 +55,7 @@ impl FallbackReason {
         match self {
             FallbackReason::ModelError => "model_error",
             FallbackReason::TimeBudget => "time_budget",
+            FallbackReason::EngineUnavailable => "engine_unavailable",
             FallbackReason::Unparsable => "unparsable",
             FallbackReason::UnknownUrl => "unknown_url",
             FallbackReason::ContradictsWorld => "contradicts_world",

@@ -219,7 +219,7 @@ fn a_busy_engine_is_retried_and_a_slow_one_times_out() {
     let observation = render(&mut renderer);
     assert_eq!(
         observation.fallback_reason,
-        Some(FallbackReason::ModelError)
+        Some(FallbackReason::TimeBudget)
     );
     assert_eq!(observation.text, fixtures::search_template());
     assert!(
@@ -244,7 +244,10 @@ fn renders_fall_back_while_the_engine_is_down_and_recover_when_it_returns() {
         renderer_cooling(&format!("http://{addr}"), Duration::from_secs(5), cooldown);
     let down = render(&mut renderer);
     assert_eq!(down.rendered_by, RenderedBy::Template);
-    assert_eq!(down.fallback_reason, Some(FallbackReason::ModelError));
+    assert_eq!(
+        down.fallback_reason,
+        Some(FallbackReason::EngineUnavailable)
+    );
     assert!(
         down.fallback_detail
             .as_deref()
@@ -260,7 +263,10 @@ fn renders_fall_back_while_the_engine_is_down_and_recover_when_it_returns() {
         failed.elapsed() < cooldown,
         "the machine was too slow to test the cool-down"
     );
-    assert_eq!(skipped.fallback_reason, Some(FallbackReason::ModelError));
+    assert_eq!(
+        skipped.fallback_reason,
+        Some(FallbackReason::EngineUnavailable)
+    );
     assert!(
         skipped
             .fallback_detail
@@ -276,7 +282,17 @@ fn renders_fall_back_while_the_engine_is_down_and_recover_when_it_returns() {
     assert_eq!(back.rendered_by, RenderedBy::Lwm, "{back:?}");
     assert_eq!(stub.requests().len(), 1);
     let snapshot = renderer.counters().snapshot();
-    assert_eq!(snapshot.fallbacks_for(FallbackReason::ModelError), 2);
+    assert_eq!(snapshot.fallbacks_for(FallbackReason::EngineUnavailable), 2);
+    assert_eq!(snapshot.fallbacks_for(FallbackReason::ModelError), 0);
+    // Every model call was timed, the two that failed included.
+    assert_eq!(snapshot.renders_timed(), 3);
+    let text = fabula_lwm::prometheus_text(&snapshot);
+    assert!(
+        text.contains("fabula_lwm_render_seconds_count 3\n")
+            && text.contains("fabula_lwm_render_seconds_bucket{le=\"+Inf\"} 3\n")
+            && text.contains("fabula_lwm_fallbacks_total{reason=\"engine_unavailable\"} 2\n"),
+        "{text}"
+    );
     assert_eq!(snapshot.accepted, 1);
 }
 
@@ -288,7 +304,7 @@ fn a_stalled_engine_costs_one_budget_then_is_skipped_until_its_cool_down_ends() 
     let mut renderer = renderer_cooling(&stalled.addr, Duration::from_millis(300), cooldown);
     let started = Instant::now();
     let first = render(&mut renderer);
-    assert_eq!(first.fallback_reason, Some(FallbackReason::ModelError));
+    assert_eq!(first.fallback_reason, Some(FallbackReason::TimeBudget));
     assert!(started.elapsed() >= Duration::from_millis(300));
     // Four more renders queued behind it fall back at once instead of waiting a budget each.
     let queued = Instant::now();

@@ -212,7 +212,8 @@ async fn a_remote_engine_renders_through_the_same_fallback_and_outlives_its_engi
         "{text}"
     );
 
-    // The engine stops: every answer still comes, from the templates, counted as model errors.
+    // The engine stops: every answer still comes, from the templates, counted as an engine that
+    // is unavailable.
     running.abort();
     let _ = running.await;
     let search = app
@@ -225,7 +226,17 @@ async fn a_remote_engine_renders_through_the_same_fallback_and_outlives_its_engi
     assert_eq!(search.json["rendered_by"], "template");
     let (_, text) = get_text(&app, "/metrics").await;
     assert!(
-        sample(&text, "fabula_lwm_fallbacks_total{reason=\"model_error\"}").unwrap_or(0.0) >= 1.0,
+        sample(
+            &text,
+            "fabula_lwm_fallbacks_total{reason=\"engine_unavailable\"}"
+        )
+        .unwrap_or(0.0)
+            >= 1.0,
+        "{text}"
+    );
+    // Every call of the engine was timed, the failed one included.
+    assert!(
+        sample(&text, "fabula_lwm_render_seconds_count").unwrap_or(0.0) >= 4.0,
         "{text}"
     );
 }
