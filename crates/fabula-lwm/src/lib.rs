@@ -83,7 +83,9 @@ pub use fabula_file::{Hiding, Page, PageFact, ValueKind};
 pub use generate::{FinishReason, GenerateOptions, Generation, QWEN3_STOP_TOKENS};
 pub use instruction::{INSTRUCTION_HEADING, SimulationInstruction, reference_answer, task_samples};
 pub use load::{DeviceChoice, LoadOptions, Precision};
-pub use metrics::{Counters, CountersSnapshot, METRIC_PREFIX, prometheus_text};
+pub use metrics::{
+    Counters, CountersSnapshot, METRIC_PREFIX, RENDER_SECONDS_BOUNDS, prometheus_text,
+};
 #[cfg(feature = "model")]
 pub use model::{Architecture, Model};
 pub use parse::{ParsedPage, ResultBlock, SearchSection, format_search, parse_page, parse_search};
