@@ -491,6 +491,62 @@ fn task_trajectories_export_with_the_simulation_instruction() {
             record["turn_idx"].as_u64().unwrap()
         );
     }
+    // A user's system prompt gets the tools' definitions where it asks for them.
+    let prompt_file = tmp.path().join("system_prompt.txt");
+    std::fs::write(
+        &prompt_file,
+        "Simulate these tools:\n\n{tool_definitions}\n",
+    )
+    .unwrap();
+    let (filled, _) = export(
+        &tmp.path().join("filled.jsonl"),
+        &[
+            "--format",
+            "agentworldbench",
+            "--system-prompt",
+            prompt_file.to_str().unwrap(),
+        ],
+    );
+    let system = json_lines(&filled)[0]["system_str"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!system.contains("{tool_definitions}"), "{system}");
+    let definitions: serde_json::Value = serde_json::from_str(
+        system
+            .strip_prefix("Simulate these tools:\n\n")
+            .unwrap()
+            .trim(),
+    )
+    .unwrap();
+    let names: Vec<&str> = definitions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["web_search", "web_extractor", "dict_memory"]);
+
+    // Each mode's options are refused in the other, not ignored.
+    for (mode, option) in [
+        ("replayed", "--tasks-per-world"),
+        ("tasks", "--sessions-per-world"),
+    ] {
+        let out = fabula(&[
+            "export",
+            "lwm-data",
+            "--worlds",
+            worlds_s,
+            "--out",
+            tmp.path().join("refused.jsonl").to_str().unwrap(),
+            "--trajectories",
+            mode,
+            option,
+            "2",
+        ]);
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains(option), "{}", text(&out.stderr));
+    }
 }
 
 /// `fabula wm score`: the template renderer scores 5 of 5 on replayed sessions, deterministically;

@@ -261,9 +261,9 @@ pub struct LwmDataArgs {
     /// The JSONL file to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// Replayed sessions per world.
-    #[arg(long, default_value_t = 4)]
-    pub sessions_per_world: usize,
+    /// Replayed sessions per world, with --trajectories replayed (default 4).
+    #[arg(long)]
+    pub sessions_per_world: Option<usize>,
     /// The seed of the replayed sessions.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -272,7 +272,9 @@ pub struct LwmDataArgs {
     /// The records' layout.
     #[arg(long, value_enum, default_value = "fabula")]
     pub format: LwmFormat,
-    /// A file whose text replaces fabula's system prompt in every record (the `system_str`).
+    /// A file whose text replaces fabula's system prompt in every record (the `system_str`);
+    /// a `{tool_definitions}` in it becomes the three tools' definitions (AgentWorldBench's
+    /// `prompts/search/system_prompt.txt` has one).
     #[arg(long)]
     pub system_prompt: Option<PathBuf>,
     /// Whose turns: replayed sessions of a simple random agent, or the rule-based agent solving
@@ -538,11 +540,25 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         Corpus::open(&args.worlds).with_context(|| format!("opening {}", args.worlds.display()))?;
     let hiding = args.hiding;
     let config = PromptConfig::default();
+    // Each mode's own options, refused in the other rather than ignored.
+    match args.trajectories {
+        Trajectories::Replayed if args.tasks_per_world.is_some() => {
+            bail!("--tasks-per-world applies to --trajectories tasks")
+        }
+        Trajectories::Tasks if args.sessions_per_world.is_some() => {
+            bail!("--sessions-per-world applies to --trajectories replayed")
+        }
+        _ => {}
+    }
+    let sessions_per_world = args.sessions_per_world.unwrap_or(4);
     let system = match &args.system_prompt {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .with_context(|| format!("reading the system prompt {}", path.display()))?,
-        ),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the system prompt {}", path.display()))?;
+            let definitions =
+                serde_json::to_string_pretty(&fabula_server::tools::tool_definitions())?;
+            Some(text.replace("{tool_definitions}", &definitions))
+        }
         None => None,
     };
     if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -565,7 +581,7 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         let index = corpus.world(info.id)?;
         let world = load_world_view(&info.file)?;
         let sessions = match args.trajectories {
-            Trajectories::Replayed => (0..args.sessions_per_world)
+            Trajectories::Replayed => (0..sessions_per_world)
                 .map(|session| {
                     let turns =
                         session_turns(&index, &world, (args.seed, info.id, session), hiding)?;
