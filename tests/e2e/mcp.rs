@@ -118,6 +118,65 @@ fn check_search(answer: &Value) -> String {
     url.as_str().unwrap().to_owned()
 }
 
+/// `fabula mcp` renders with the world model as `fabula serve` does: a tiny Qwen3.5 checkpoint's
+/// text fails verification, so the tools answer with the template's, and nothing else changes.
+#[test]
+fn mcp_over_stdio_renders_with_a_world_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("w");
+    generate(&dir, 1, 5);
+    let (world, name) = first_world(&dir);
+    let model = tmp.path().join("tiny");
+    let (dir_arg, model_arg) = (dir.to_str().unwrap(), model.to_str().unwrap());
+    let out = super::fabula(&[
+        "wm",
+        "tiny",
+        "--out",
+        model_arg,
+        "--worlds",
+        dir_arg,
+        "--count",
+        "1",
+        "--architecture",
+        "qwen3.5",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let world_arg = world.to_string();
+    let mut client = StdioClient::start(&[
+        "mcp",
+        "--worlds",
+        dir_arg,
+        "--world",
+        &world_arg,
+        "--renderer",
+        "lwm",
+        "--model",
+        model_arg,
+        "--max-new-tokens",
+        "8",
+    ]);
+    client.initialize();
+    let search = client.request(
+        2,
+        "tools/call",
+        json!({"name": "web_search", "arguments": {"queries": [name]}}),
+    );
+    check_search(&search);
+    // The same search with the template renderer reads the same.
+    let mut plain = StdioClient::start(&["mcp", "--worlds", dir_arg, "--world", &world_arg]);
+    plain.initialize();
+    let template = plain.request(
+        2,
+        "tools/call",
+        json!({"name": "web_search", "arguments": {"queries": [name]}}),
+    );
+    assert_eq!(tool_text(&search), tool_text(&template));
+}
+
 #[test]
 fn mcp_over_stdio_searches_extracts_and_reports_injected_errors() {
     let tmp = tempfile::tempdir().unwrap();

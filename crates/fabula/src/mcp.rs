@@ -28,6 +28,12 @@ pub struct McpArgs {
     /// DeepResearch's `search` and `visit` (`tongyi`).
     #[arg(long, value_enum, default_value_t = Tools::Agentworld)]
     pub tools: Tools,
+    /// Which renderer writes search and extract observations (`lwm` needs --model, or
+    /// --world-model-url and --world-model-name), as on `fabula serve`.
+    #[arg(long, value_enum, default_value = "template")]
+    pub renderer: crate::wm::RendererName,
+    #[command(flatten)]
+    pub lwm: crate::wm::ModelArgs,
 }
 
 /// The tool sets of `fabula mcp --tools`.
@@ -53,6 +59,7 @@ pub fn run_mcp(args: &McpArgs) -> anyhow::Result<()> {
     };
     let config = fabula_server::ServeConfig {
         worlds: args.worlds.clone(),
+        lwm: crate::wm::serve_lwm(args.renderer, &args.lwm)?,
         ..Default::default()
     };
     let state = fabula_server::AppState::open(&config)
