@@ -102,6 +102,9 @@ pub struct AuditRow {
     /// fit ([`fabula_file::Effort`]).
     pub plan_calls: Option<Spread>,
     pub plan_calls_first_fit: Option<Spread>,
+    /// The share of those whose cheapest plan starts above the person (from settlements,
+    /// organisations, categories or news).
+    pub plan_starts_above: Option<f64>,
 }
 
 /// The least, median and largest of a figure.
@@ -423,6 +426,14 @@ fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
         plan_calls_first_fit: spread(members, |m| {
             m.effort.map(|e| e.plan_calls_first_fit as usize)
         }),
+        plan_starts_above: {
+            let efforts: Vec<bool> = members
+                .iter()
+                .filter_map(|m| m.effort.map(|e| e.plan_starts_above))
+                .collect();
+            (!efforts.is_empty())
+                .then(|| efforts.iter().filter(|&&a| a).count() as f64 / efforts.len() as f64)
+        },
     }
 }
 
@@ -523,7 +534,7 @@ pub fn render_audit(report: &AuditReport) -> String {
 }
 
 /// The search-space columns of the report.
-const SPACE_COLUMNS: [(&str, usize); 11] = [
+const SPACE_COLUMNS: [(&str, usize); 12] = [
     ("kind", 10),
     ("tier", 8),
     ("tasks", 6),
@@ -535,12 +546,14 @@ const SPACE_COLUMNS: [(&str, usize); 11] = [
     ("agent calls", 11),
     ("plan calls", 14),
     ("first fit", 14),
+    ("starts above", 12),
 ];
 
 /// The search space per kind and tier: the share of questions naming an entity, the median
 /// (and least) smallest candidate set and near misses of questions of separate clues, the
 /// median (and least) calls of the agent, and the stored effort's cheapest plan, opening every
-/// candidate and stopping at the first fit: median (least-largest).
+/// candidate and stopping at the first fit: median (least-largest), and the share of those
+/// plans that start above the person.
 pub fn render_search_space(report: &AuditReport) -> String {
     let least = |v: Option<usize>| v.map_or("-".to_owned(), |v| format!("({v})"));
     let median = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v}"));
@@ -561,6 +574,7 @@ pub fn render_search_space(report: &AuditReport) -> String {
             calls,
             spread_text(r.plan_calls),
             spread_text(r.plan_calls_first_fit),
+            r.plan_starts_above.map_or("-".to_owned(), percent),
         ]
     })
 }

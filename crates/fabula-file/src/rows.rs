@@ -249,12 +249,15 @@ pub struct Task {
 
 /// The estimated effort of a task (`fabula_tasks.effort`, JSON): the calls of the cheapest plan
 /// of an agent that knows every page layout, when it opens every candidate left (certain of the
-/// one answer) and when it stops at the first that fits (as research agents do); the smallest
-/// candidate set one clue leaves; the rows that fail exactly one clue.
+/// one answer) and when it stops at the first that fits (as research agents do), and whether
+/// that plan starts above the person (from settlements, organisations, categories or news
+/// rather than the list of people); the smallest candidate set one clue leaves; the rows that
+/// fail exactly one clue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Effort {
     pub plan_calls: u32,
     pub plan_calls_first_fit: u32,
+    pub plan_starts_above: bool,
     pub candidates: u32,
     pub near_misses: u32,
 }

@@ -45,11 +45,13 @@ fn a_tasks_effort_is_exported_where_the_world_file_has_it() {
     let effort = fabula_file::Effort {
         plan_calls: 61,
         plan_calls_first_fit: 48,
+        plan_starts_above: true,
         candidates: 23,
         near_misses: 14,
     };
     let expected = serde_json::json!({
-        "plan_calls": 61, "plan_calls_first_fit": 48, "candidates": 23, "near_misses": 14
+        "plan_calls": 61, "plan_calls_first_fit": 48, "plan_starts_above": true,
+        "candidates": 23, "near_misses": 14
     });
     let task = Task {
         tier: Tier::Frontier,

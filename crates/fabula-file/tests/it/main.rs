@@ -106,6 +106,7 @@ fn write(path: &Path) -> (Vec<Page>, Vec<Task>) {
         effort: Some(fabula_file::Effort {
             plan_calls: 61,
             plan_calls_first_fit: 48,
+            plan_starts_above: true,
             candidates: 23,
             near_misses: 14,
         }),

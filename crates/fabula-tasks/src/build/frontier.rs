@@ -530,11 +530,13 @@ impl Builder<'_> {
         let people = self.frontier.get_or_init(|| People::read(&self.db));
         let sets: Vec<BitSet> = hints.iter().map(|h| people.holders(h)).collect();
         let refs: Vec<&BitSet> = sets.iter().collect();
-        let calls = |stop| plan_calls(people, &self.db, &hints, &refs, usize::MAX, stop);
+        let plan = |stop| cheapest_plan(people, &self.db, &hints, &refs, usize::MAX, stop);
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let (all, starts_above) = plan(Stop::All);
         Some(Effort {
-            plan_calls: count(calls(Stop::All)),
-            plan_calls_first_fit: count(calls(Stop::First)),
+            plan_calls: count(all),
+            plan_calls_first_fit: count(plan(Stop::First).0),
+            plan_starts_above: starts_above,
             candidates: count(sets.iter().map(BitSet::len).min()?),
             near_misses: count(near_misses(&refs, people.profiles.len())),
         })
@@ -1063,6 +1065,20 @@ fn plan_calls(
     cap: usize,
     stop: Stop,
 ) -> usize {
+    cheapest_plan(people, db, hints, sets, cap, stop).0
+}
+
+/// [`plan_calls`], and whether that plan starts above the person: it enumerates some clue's
+/// holders from the settlements, organisations, categories or dated news rather than paging
+/// through the list of people (`false` when no plan is cheaper than `cap`).
+fn cheapest_plan(
+    people: &People,
+    db: &Db,
+    hints: &[Hint],
+    sets: &[&BitSet],
+    cap: usize,
+    stop: Stop,
+) -> (usize, bool) {
     let n = people.profiles.len();
     // The calls to enumerate each clue's holders, counted once for every choice below.
     let enumeration: Vec<Option<usize>> = hints
@@ -1075,6 +1091,7 @@ fn plan_calls(
     // The settlements each clue about the birthplace fits, also read once.
     let place_sets: Vec<Option<BTreeSet<i64>>> = hints.iter().map(|h| people.places(h)).collect();
     let mut best = cap;
+    let mut above = false;
     for mask in 0..(1_u32 << side.len()) {
         let enumerated: Vec<usize> = side
             .iter()
@@ -1122,13 +1139,16 @@ fn plan_calls(
         }
         let rest: Vec<&Hint> = rest.iter().map(|&i| &hints[i]).collect();
         calls += stop.share(verification_calls(people, &rest, &candidates));
-        best = best.min(calls);
+        if calls < best {
+            best = calls;
+            above = !enumerated.is_empty();
+        }
         if best < cap && cap != usize::MAX {
             // Below the bound the builder asks about: it fails, however much cheaper.
-            return best;
+            return (best, above);
         }
     }
-    best
+    (best, above)
 }
 
 /// The candidate names a search can hold so that each one's article still shows in its
