@@ -14,7 +14,7 @@
 //!   single clue reaches), and no clue holds for everyone;
 //! - all clues together hold for exactly one person, and at least [`MIN_NEAR_MISSES`] others
 //!   fail exactly one clue (near misses: an agent that stops early answers wrong);
-//! - the cheapest plan of an agent that knows every page layout ([`plan_calls`]: lists name
+//! - the cheapest plan of an agent that knows every page layout ([`cheapest_plan`]: lists name
 //!   their rows and nothing else, the news dates the works) needs at least [`MIN_FIRST_CALLS`]
 //!   calls when it stops at the first candidate that fits every clue, as research agents do
 //!   (they open half the candidates on average), and so at least `FRONTIER_MIN_PLAN_CALLS`
@@ -482,14 +482,16 @@ impl Builder<'_> {
                 .is_some_and(|p| p.len() < MIN_PLACES)
             // A plan that opens every candidate costs at least what one that stops at the
             // first fit does, so this bound implies MIN_PLAN_CALLS (at most MIN_FIRST_CALLS).
-            || plan_calls(
+            || cheapest_plan(
                 people,
                 &self.db,
                 &hints,
                 &sets,
                 MIN_FIRST_CALLS,
                 Stop::First,
-            ) < MIN_FIRST_CALLS
+            )
+            .0
+                < MIN_FIRST_CALLS
         {
             return None;
         }
@@ -502,7 +504,7 @@ impl Builder<'_> {
     /// What a frontier question's clues leave an agent that narrows one level up: the
     /// settlements its clues about a birthplace fit together (`None` when it has none), the
     /// fewest organisations one of its clues about an organisation fits (`None` likewise), and
-    /// the calls of its cheapest plan ([`plan_calls`]).
+    /// the calls of its cheapest plan ([`cheapest_plan`]).
     #[cfg(test)]
     pub(super) fn frontier_handles(
         &self,
@@ -515,13 +517,13 @@ impl Builder<'_> {
         (
             people.birthplaces(&all).map(|p| p.len()),
             hints.iter().filter_map(|h| people.orgs_fitting(h)).min(),
-            plan_calls(people, &self.db, hints, &refs, usize::MAX, Stop::All),
-            plan_calls(people, &self.db, hints, &refs, usize::MAX, Stop::First),
+            cheapest_plan(people, &self.db, hints, &refs, usize::MAX, Stop::All).0,
+            cheapest_plan(people, &self.db, hints, &refs, usize::MAX, Stop::First).0,
         )
     }
 
     /// The effort of a frontier question already built, its clues read back from its text: the
-    /// exact calls of the cheapest plan ([`plan_calls`]) opening every candidate and stopping at
+    /// exact calls of the cheapest plan ([`cheapest_plan`]) opening every candidate and stopping at
     /// the first fit, the smallest set one clue holds for, and the near misses. `None` for a
     /// question that is not a frontier one.
     pub(super) fn frontier_effort(&self, question: &str) -> Option<Effort> {
@@ -1057,18 +1059,8 @@ const SEARCH_PAGE: usize = 10;
 ///
 /// A finite `cap` is a bound the caller only compares with: the first plan found below it is
 /// returned at once. `usize::MAX` gives the cheapest plan exactly.
-fn plan_calls(
-    people: &People,
-    db: &Db,
-    hints: &[Hint],
-    sets: &[&BitSet],
-    cap: usize,
-    stop: Stop,
-) -> usize {
-    cheapest_plan(people, db, hints, sets, cap, stop).0
-}
-
-/// [`plan_calls`], and whether that plan starts above the person: it enumerates some clue's
+///
+/// With the calls, whether that plan starts above the person: it enumerates some clue's
 /// holders from the settlements, organisations, categories or dated news rather than paging
 /// through the list of people (`false` when no plan is cheaper than `cap`).
 fn cheapest_plan(
@@ -1181,7 +1173,7 @@ fn glance(
     any.then_some(left)
 }
 
-/// Where a plan stops opening candidates ([`plan_calls`]).
+/// Where a plan stops opening candidates ([`cheapest_plan`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stop {
     /// After every candidate: the answer is certain (and one only). The builder bounds
