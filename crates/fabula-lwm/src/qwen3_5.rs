@@ -243,6 +243,7 @@ impl Config {
 /// RMSNorm scaling by `1 + weight`.
 #[derive(Debug, Clone)]
 struct RmsNorm {
+    /// `1 + weight`, f32 (the norm runs in f32 whatever the weights' type).
     scale: Tensor,
     eps: f32,
 }
@@ -251,7 +252,7 @@ impl RmsNorm {
     fn new(size: usize, eps: f64, vb: VarBuilder) -> Result<RmsNorm> {
         let weight = vb.get(size, "weight")?;
         Ok(RmsNorm {
-            scale: (weight + 1.0)?,
+            scale: (weight.to_dtype(DType::F32)? + 1.0)?,
             eps: eps as f32,
         })
     }
@@ -260,7 +261,7 @@ impl RmsNorm {
         let dtype = x.dtype();
         let normed = candle_nn::ops::rms_norm(
             &x.to_dtype(DType::F32)?.contiguous()?,
-            &self.scale.to_dtype(DType::F32)?,
+            &self.scale,
             self.eps,
         )?;
         Ok(normed.to_dtype(dtype)?)
@@ -459,7 +460,7 @@ struct DeltaNet {
     neg_a: Tensor,
     /// f32, `[value heads]`.
     dt_bias: Tensor,
-    /// The gated norm's weight, `[value dim]`.
+    /// The gated norm's weight, `[value dim]`, f32.
     norm: Tensor,
     eps: f32,
     key_heads: usize,
@@ -490,7 +491,7 @@ impl DeltaNet {
             conv,
             neg_a: a_log.exp()?.neg()?,
             dt_bias: vb.get(vh, "dt_bias")?.to_dtype(DType::F32)?,
-            norm: vb.get(vd, "norm.weight")?,
+            norm: vb.get(vd, "norm.weight")?.to_dtype(DType::F32)?,
             eps: config.rms_norm_eps as f32,
             key_heads: kh,
             value_heads: vh,
@@ -573,7 +574,7 @@ impl DeltaNet {
 
         // The gated norm over each head's output, then the projection.
         let out = out.transpose(1, 2)?.contiguous()?; // [b, len, vh, vd]
-        let normed = candle_nn::ops::rms_norm(&out, &self.norm.to_dtype(DType::F32)?, self.eps)?;
+        let normed = candle_nn::ops::rms_norm(&out, &self.norm, self.eps)?;
         let normed = normed.to_dtype(dtype)?.to_dtype(DType::F32)?;
         let gated = (normed * candle_nn::ops::silu(&z.to_dtype(DType::F32)?)?)?;
         let gated = gated.to_dtype(dtype)?.reshape((b, len, vh * vd))?;

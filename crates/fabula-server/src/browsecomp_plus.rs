@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::api_error::{ApiError, ErrorCode};
 use crate::sessions::{read_page, session_hits};
 use crate::state::AppState;
-use crate::tools::{ToolOutput, input_schema, parse_args};
+use crate::tools::{ToolOutput, parse_args};
 use crate::wire::MAX_QUERY_CHARS;
 
 /// The name of the search tool.
@@ -54,16 +54,6 @@ pub struct GetDocumentArgs {
     /// Document ID to retrieve.
     #[schemars(length(min = 1))]
     pub docid: String,
-}
-
-/// The JSON schema of `search`'s arguments.
-pub fn search_schema() -> Value {
-    input_schema::<SearchArgs>()
-}
-
-/// The JSON schema of `get_document`'s arguments.
-pub fn get_document_schema() -> Value {
-    input_schema::<GetDocumentArgs>()
 }
 
 /// Runs `search` or `get_document` in a session; any other name is a 400 `bad_request`.

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::api_error::ApiError;
 use crate::sessions::{read_page, session_hits};
 use crate::state::AppState;
-use crate::tools::{ToolOutput, input_schema, parse_args};
+use crate::tools::{ToolOutput, parse_args};
 use crate::wire::MAX_QUERY_CHARS;
 
 /// The name of the search tool.
@@ -54,16 +54,6 @@ pub struct FetchArgs {
     /// The `id` of a `search` result.
     #[schemars(length(min = 1))]
     pub id: String,
-}
-
-/// The JSON schema of `search`'s arguments.
-pub fn search_schema() -> Value {
-    input_schema::<SearchArgs>()
-}
-
-/// The JSON schema of `fetch`'s arguments.
-pub fn fetch_schema() -> Value {
-    input_schema::<FetchArgs>()
 }
 
 /// Runs `search` or `fetch` in a session; any other name is a 400 `bad_request`.

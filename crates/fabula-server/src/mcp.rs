@@ -54,6 +54,7 @@ use crate::extractors::MAX_BODY_BYTES;
 use crate::session_store::Via;
 use crate::sessions::{CreateSessionRequest, close_session, create_session};
 use crate::state::AppState;
+use crate::tools::input_schema;
 use crate::{browsecomp_plus, deep_research, tongyi, tools};
 
 pub mod http;
@@ -297,39 +298,52 @@ fn specs(tools: ToolSet) -> &'static [Spec] {
             (
                 deep_research::SEARCH,
                 deep_research::SEARCH_DESCRIPTION,
-                deep_research::search_schema,
+                input_schema::<deep_research::SearchArgs>,
             ),
             (
                 deep_research::FETCH,
                 deep_research::FETCH_DESCRIPTION,
-                deep_research::fetch_schema,
+                input_schema::<deep_research::FetchArgs>,
             ),
         ],
         ToolSet::BrowseCompPlus => &[
             (
                 browsecomp_plus::SEARCH,
                 browsecomp_plus::SEARCH_DESCRIPTION,
-                browsecomp_plus::search_schema,
+                input_schema::<browsecomp_plus::SearchArgs>,
             ),
             (
                 browsecomp_plus::GET_DOCUMENT,
                 browsecomp_plus::GET_DOCUMENT_DESCRIPTION,
-                browsecomp_plus::get_document_schema,
+                input_schema::<browsecomp_plus::GetDocumentArgs>,
             ),
         ],
         ToolSet::Tongyi => &[
             (
                 tongyi::SEARCH,
                 tongyi::SEARCH_DESCRIPTION,
-                tongyi::search_schema,
+                input_schema::<tongyi::SearchArgs>,
             ),
             (
                 tongyi::VISIT,
                 tongyi::VISIT_DESCRIPTION,
-                tongyi::visit_schema,
+                input_schema::<tongyi::VisitArgs>,
             ),
         ],
     }
+}
+
+/// The tools of a set as function definitions (`[{"type": "function", "function": {name,
+/// description, parameters}}]`, the OpenAI tools layout chat templates render), for a system
+/// prompt that lists the tools a world model simulates (AgentWorldBench's `{tool_definitions}`).
+pub fn function_definitions(tools: ToolSet) -> Value {
+    specs(tools)
+        .iter()
+        .map(|&(name, description, schema)| {
+            serde_json::json!({"type": "function", "function": {
+                "name": name, "description": description, "parameters": schema()}})
+        })
+        .collect()
 }
 
 /// The tools of a set as MCP lists them.

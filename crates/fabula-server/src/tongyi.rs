@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use crate::api_error::{ApiError, ErrorCode};
 use crate::sessions::{read_page, session_hits};
 use crate::state::AppState;
-use crate::tools::{ToolOutput, input_schema, parse_args};
+use crate::tools::{ToolOutput, parse_args};
 use crate::wire::MAX_QUERIES;
 
 /// The name of the search tool.
@@ -91,16 +91,6 @@ pub struct VisitArgs {
     pub url: OneOrMany,
     /// The goal of the visit for webpage(s).
     pub goal: String,
-}
-
-/// The JSON schema of `search`'s arguments.
-pub fn search_schema() -> Value {
-    input_schema::<SearchArgs>()
-}
-
-/// The JSON schema of `visit`'s arguments.
-pub fn visit_schema() -> Value {
-    input_schema::<VisitArgs>()
 }
 
 /// Runs `search` or `visit` in a session; any other name is a 400 `bad_request`.

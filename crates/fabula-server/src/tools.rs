@@ -71,30 +71,6 @@ pub fn web_search_schema() -> Value {
     input_schema::<WebSearchArgs>()
 }
 
-/// The three tools as function definitions (`[{"type": "function", "function": {name,
-/// description, parameters}}]`, the OpenAI tools layout chat templates render), for a system
-/// prompt that lists the tools a world model simulates (AgentWorldBench's `{tool_definitions}`).
-pub fn tool_definitions() -> Value {
-    let tools = [
-        (WEB_SEARCH, WEB_SEARCH_DESCRIPTION, web_search_schema()),
-        (
-            WEB_EXTRACTOR,
-            WEB_EXTRACTOR_DESCRIPTION,
-            web_extractor_schema(),
-        ),
-        (DICT_MEMORY, DICT_MEMORY_DESCRIPTION, dict_memory_schema()),
-    ];
-    Value::Array(
-        tools
-            .into_iter()
-            .map(|(name, description, parameters)| {
-                serde_json::json!({"type": "function", "function": {
-                    "name": name, "description": description, "parameters": parameters}})
-            })
-            .collect(),
-    )
-}
-
 /// The JSON schema of `web_extractor`'s arguments, derived from [`WebExtractorArgs`].
 pub fn web_extractor_schema() -> Value {
     input_schema::<WebExtractorArgs>()
