@@ -19,6 +19,7 @@ pub mod answer;
 mod blocklist;
 pub mod contract;
 pub mod frontier;
+mod glossary;
 mod numbers;
 mod pages;
 mod plausible;

@@ -8,7 +8,9 @@
 //! whether the question is a frontier one), `tasks.threshold` (no number a query compares a column
 //! with is a value of that column in the world, [`crate::threshold`]) and `tasks.frontier` (a
 //! frontier question's clues each hold for at least 20 people, together for exactly one, and at
-//! least 2 people fail exactly one, counted by SQL on the world file). What an answer means is
+//! least 2 people fail exactly one, counted by SQL on the world file) and `tasks.fields` (every
+//! field a frontier clue stands for is defined on a glossary page of its world,
+//! [`crate::glossary`]). What an answer means is
 //! the checker's own [`crate::answer`], the numbers are its [`crate::contract`], and frontier
 //! questions are told by [`crate::frontier`] and measured by [`crate::search_space`].
 
@@ -20,6 +22,7 @@ use crate::contract::{
     FRONTIER_MIN_CANDIDATES, FRONTIER_MIN_NEAR_MISSES, MIN_TABLE_TASKS, MIN_TASKS,
 };
 use crate::frontier::is_frontier;
+use crate::glossary::Glossaries;
 use crate::search_space;
 use crate::threshold::Values;
 use crate::{Violation, violation};
@@ -88,10 +91,27 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
             None
         }
     };
+    // Read once, and only for a world with frontier questions.
+    let mut glossaries = None;
     for task in &tasks {
         check_task(file, world, world_id, task, out);
         if let Some(detail) = frontier_problem(file, task) {
             report(out, "tasks.frontier", format!("task {}: {detail}", task.id));
+        }
+        if is_frontier(&task.question) {
+            let read = glossaries.get_or_insert_with(|| Glossaries::read(file));
+            match read {
+                Ok(glossaries) => {
+                    for set in glossaries.undefined(&task.sql) {
+                        let detail = format!(
+                            "task {}: no glossary page defines the field {set:?} a clue stands for",
+                            task.id
+                        );
+                        report(out, "tasks.fields", detail);
+                    }
+                }
+                Err(e) => report(out, "tasks.fields", format!("cannot read the pages: {e}")),
+            }
         }
         if let Some(detail) = tier_problem(task) {
             report(out, "tasks.tier", format!("task {}: {detail}", task.id));

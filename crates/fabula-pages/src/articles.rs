@@ -86,6 +86,8 @@ struct RawSection {
     #[serde(default)]
     sort: Option<String>,
     #[serde(default)]
+    notable: bool,
+    #[serde(default)]
     cells: Vec<String>,
     #[serde(default)]
     parts: Vec<RawPart>,
@@ -103,6 +105,8 @@ struct RawPart {
     by: String,
     #[serde(default)]
     sort: Option<String>,
+    #[serde(default)]
+    notable: bool,
     cells: Vec<String>,
     #[serde(default)]
     tell: Option<RawTell>,
@@ -194,6 +198,8 @@ struct Part {
     rows: TableRole,
     by: ColumnRole,
     sort: Option<ColumnRole>,
+    /// Only the rows about notable people ([`Rows::notable`]): the list is partial.
+    notable: bool,
     cells: Vec<RowCell>,
     tell: Option<Tell>,
     /// How a row is told while it holds (its end year is empty), when not as `tell`.
@@ -279,6 +285,7 @@ fn part(raw: &RawPart) -> Result<Part, String> {
         rows: plan::table_role(&raw.rows)?,
         by: plan::column_role(&raw.by)?,
         sort: raw.sort.as_deref().map(plan::column_role).transpose()?,
+        notable: raw.notable,
         cells: raw
             .cells
             .iter()
@@ -295,6 +302,7 @@ fn listing_plan(raw: &RawSection) -> Result<Listing, String> {
             rows: rows.clone(),
             by: by.clone(),
             sort: raw.sort.clone(),
+            notable: raw.notable,
             cells: raw.cells.clone(),
             tell: None,
             tell_open: None,
@@ -510,7 +518,7 @@ fn unlink_some(ctx: &mut Ctx, rows: &Rows, plan: &Plan, values: &mut Values) {
 }
 
 /// Whether the article of a `target` row links every row of `role` whose `column` refers to
-/// it: a section of its plan lists them by a `link` cell.
+/// it: a section of its plan lists them all (not only the notable ones) by a `link` cell.
 fn linked_back(role: TableRole, column: ColumnRole, target: TableRole) -> bool {
     plans()
         .iter()
@@ -519,6 +527,7 @@ fn linked_back(role: TableRole, column: ColumnRole, target: TableRole) -> bool {
         .flat_map(|s| &s.parts)
         .any(|part| {
             (part.rows, part.by) == (role, column)
+                && !part.notable
                 && part.cells.iter().any(|c| matches!(c, RowCell::Link))
         })
 }
@@ -718,9 +727,21 @@ fn section_rows<'p>(
 }
 
 /// The ids of a part's rows whose `by` cell refers to row `subject`, sorted by the part's
-/// `sort` column when it has one.
+/// `sort` column when it has one; of a `notable` part, only the rows about notable people.
 fn referring(rows: &Rows, part: &Part, subject: i64) -> Vec<i64> {
     let mut ids = rows.referring(part.rows, part.by, subject).to_vec();
+    if part.notable {
+        ids.retain(|&r| {
+            let person = match part.rows {
+                TableRole::Person => Some(r),
+                role => match rows.cell(role, r, ColumnRole::Person) {
+                    Some((_, Value::Int(p))) => Some(*p),
+                    _ => None,
+                },
+            };
+            person.is_some_and(|p| rows.notable(p))
+        });
+    }
     if let Some(sort) = part.sort {
         ids.sort_by_key(|&r| match rows.cell(part.rows, r, sort) {
             Some((_, Value::Int(n))) => *n,
@@ -834,10 +855,43 @@ mod pages {
     /// Renders the entity pages of world (`seed`, `world_id`) and checks the page of every entity
     /// the case looks at: it is titled after the entity, states every non-key cell of the entity's
     /// row (a people page only its name), states the cell of every `related` row that points at
-    /// the entity, and shows the text of every fact it records.
-    fn check(seed: u64, world_id: u32, page: Page, related: &[TableRole]) {
+    /// the entity (of a `partial` table, exactly those about notable people: founders and seat
+    /// holders), and shows the text of every fact it records.
+    fn check(seed: u64, world_id: u32, page: Page, related: &[TableRole], partial: &[TableRole]) {
         let world = generate_world(seed, world_id, &theme::all().unwrap());
         let layout = schema::layout(&world);
+        // The notable people, read from the rows rather than through `Rows::notable`.
+        let mut notable = std::collections::BTreeSet::new();
+        for (role, column) in [
+            (Organisation, ColumnRole::Founder),
+            (Tenure, ColumnRole::Person),
+        ] {
+            let at = layout
+                .table(role)
+                .columns
+                .iter()
+                .position(|c| c.role == column);
+            for row in schema::table_rows(&world, role) {
+                if let Some(Value::Int(p)) = at.map(|at| &row[at]) {
+                    notable.insert(*p);
+                }
+            }
+        }
+        let listed = |other: &fabula_file::Table, row: &[Value]| -> bool {
+            if !partial.contains(&other.role) {
+                return true;
+            }
+            let person = if other.role == Person {
+                Some(int(&row[0]))
+            } else {
+                let at = other
+                    .columns
+                    .iter()
+                    .position(|c| c.role == ColumnRole::Person);
+                at.map(|at| int(&row[at]))
+            };
+            person.is_some_and(|p| notable.contains(&p))
+        };
         let role = match page {
             Page::Article(role) => role,
             Page::People => Organisation,
@@ -909,8 +963,19 @@ mod pages {
                     .filter(|(_, c)| c.references.as_deref() == Some(table.name.as_str()));
                 for (i, column) in pointers {
                     for other_row in schema::table_rows(&world, other.role) {
-                        if other_row[i] == Value::Int(id) {
-                            states(&other.name, int(&other_row[0]), &column.name);
+                        if other_row[i] != Value::Int(id) {
+                            continue;
+                        }
+                        let other_id = int(&other_row[0]);
+                        if listed(other, &other_row) {
+                            states(&other.name, other_id, &column.name);
+                        } else {
+                            let found = stated_on(rendered, &other.name, other_id, &column.name);
+                            assert!(
+                                !found,
+                                "{url} lists {} #{other_id}, who is not notable",
+                                other.name
+                            );
                         }
                     }
                 }
@@ -927,12 +992,18 @@ mod pages {
 
     #[test]
     fn region_articles_list_their_settlements() {
-        check(1, 0, Page::Article(Region), &[Settlement]);
+        check(1, 0, Page::Article(Region), &[Settlement], &[]);
     }
 
     #[test]
     fn settlement_articles_list_natives_and_organisations() {
-        check(1, 1, Page::Article(Settlement), &[Person, Organisation]);
+        check(
+            1,
+            1,
+            Page::Article(Settlement),
+            &[Person, Organisation],
+            &[Person],
+        );
     }
 
     #[test]
@@ -942,6 +1013,7 @@ mod pages {
             2,
             Page::Article(Person),
             &[Organisation, Tenure, Membership],
+            &[],
         );
     }
 
@@ -952,26 +1024,27 @@ mod pages {
             4,
             Page::Article(Organisation),
             &[Work, AllianceMembership],
+            &[],
         );
     }
 
     #[test]
     fn people_pages_list_office_holders_and_members() {
-        check(1, 3, Page::People, &[Tenure, Membership]);
+        check(1, 3, Page::People, &[Tenure, Membership], &[Membership]);
     }
 
     #[test]
     fn work_articles_state_their_row() {
-        check(1, 3, Page::Article(Work), &[]);
+        check(1, 3, Page::Article(Work), &[], &[]);
     }
 
     #[test]
     fn event_articles_list_results() {
-        check(1, 0, Page::Article(Event), &[Participation]);
+        check(1, 0, Page::Article(Event), &[Participation], &[]);
     }
 
     #[test]
     fn alliance_articles_list_members() {
-        check(2, 4, Page::Article(Alliance), &[AllianceMembership]);
+        check(2, 4, Page::Article(Alliance), &[AllianceMembership], &[]);
     }
 }

@@ -290,7 +290,19 @@ mod tests {
     /// in that year under the news site's dateline but not in its url, and that every page shows
     /// the text of every fact it records.
     fn check(seed: u64, world_id: u32, role: TableRole, year_role: ColumnRole) {
+        check_rows(seed, world_id, role, year_role, |_| Box::new(|_| true));
+    }
+
+    /// [`check`] for the rows `reported` holds (by the world), and no news of the others.
+    fn check_rows(
+        seed: u64,
+        world_id: u32,
+        role: TableRole,
+        year_role: ColumnRole,
+        reported: impl Fn(&World) -> Box<dyn Fn(i64) -> bool + '_>,
+    ) {
         let (world, pages, news_name) = render_world(seed, world_id);
+        let reported = reported(&world);
         let layout = schema::layout(&world);
         let table = layout.table(role);
         let year_column = table.column(year_role);
@@ -315,6 +327,10 @@ mod tests {
                     })
                 })
                 .collect();
+            if !reported(*id) {
+                assert!(news.is_empty(), "{}#{id} is in the news", table.name);
+                continue;
+            }
             let [page] = news[..] else {
                 panic!("{}#{id} is in {} news articles", table.name, news.len())
             };
@@ -361,8 +377,22 @@ mod tests {
     }
 
     #[test]
-    fn every_membership_of_a_small_world_has_news() {
-        check(2, 2, Membership, ColumnRole::Joined);
+    fn every_membership_of_a_notable_person_in_a_small_world_has_news_and_no_other() {
+        check_rows(2, 2, Membership, ColumnRole::Joined, |world| {
+            let notable: std::collections::BTreeSet<i64> = world
+                .organisations
+                .iter()
+                .map(|o| o.founder)
+                .chain(world.tenures.iter().map(|t| t.person))
+                .collect();
+            let of: std::collections::BTreeMap<i64, i64> =
+                world.memberships.iter().map(|m| (m.id, m.person)).collect();
+            assert!(
+                of.values().any(|p| !notable.contains(p)),
+                "every member is notable: the case tests nothing"
+            );
+            Box::new(move |id| notable.contains(&of[&id]))
+        });
     }
 
     #[test]

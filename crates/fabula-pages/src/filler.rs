@@ -470,11 +470,15 @@ mod tests {
         }
     }
 
-    /// Filler is one page in five, dated, and states no fact: no digit in its prose.
+    /// Filler is one page in five, dated, and states no fact: no digit in its prose. (The
+    /// glossary pages, which define the theme's fields, state no fact either.)
     #[test]
     fn filler_is_a_fifth_of_the_pages_and_states_nothing() {
         for pages in worlds() {
-            let filler: Vec<_> = pages.iter().filter(|p| p.facts.is_empty()).collect();
+            let filler: Vec<_> = pages
+                .iter()
+                .filter(|p| p.facts.is_empty() && !p.title.starts_with("Glossary: "))
+                .collect();
             let (n, all) = (filler.len(), pages.len());
             assert!(n * 5 >= all && n * 5 < all + 5, "{n} of {all}");
             for page in filler {

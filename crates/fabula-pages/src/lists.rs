@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use fabula_file::{ColumnRole, Page, PageKind, TableRole, Value};
 
 use crate::draft::{Ctx, Draft};
-use crate::english::upper_first;
+use crate::english::{upper_first, with_article};
 use crate::phrases::fill;
 use crate::plan::{self, Item, Rows};
 use crate::templates;
@@ -194,6 +194,75 @@ pub fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
         match rows.target(plan.row, plan.by) {
             Some(group_role) => reference_categories(ctx, rows, plan, group_role, pages),
             None => text_categories(ctx, rows, plan, pages),
+        }
+    }
+    glossaries(ctx, pages);
+}
+
+/// The title of the glossary page that defines a field of the theme: which occupations (of
+/// people) or categories (of organisations) its phrase covers.
+fn glossary_title(role: TableRole, singular: &str, plural: &str, phrase: &str) -> String {
+    match role {
+        TableRole::Person => format!("Glossary: {plural} who worked {phrase}"),
+        _ => format!("Glossary: {} {phrase}", with_article(singular)),
+    }
+}
+
+/// One glossary page per field of the theme (`fields` of its people and organisations): the
+/// words a blurred clue uses ("in the rhythm section", "moving what grows") defined inside the
+/// world, each occupation or category it covers named and linked to its category page, so that
+/// no reader has to guess which trades a phrase takes in. Rendered after the category pages,
+/// whose urls it links.
+fn glossaries(ctx: &mut Ctx, pages: &mut Vec<Page>) {
+    let theme = &ctx.world.theme;
+    let fields = [
+        (TableRole::Person, theme.person.fields.clone(), "Occupation"),
+        (
+            TableRole::Organisation,
+            theme.organisation.fields.clone(),
+            "Field",
+        ),
+    ];
+    for (role, fields, column) in fields {
+        let Some(table) = ctx.layout.get(role) else {
+            continue;
+        };
+        let (singular, plural) = (table.singular.clone(), table.plural.clone());
+        for field in fields {
+            let title = glossary_title(role, &singular, &plural, &field.phrase);
+            let d = Draft::new(ctx.sites.wiki_url(&title), &title, PageKind::Category, None);
+            let rows = field
+                .members
+                .iter()
+                .map(|value| {
+                    let category = format!("Category:{} ({plural})", upper_first(value));
+                    let cell = match pages.iter().find(|p| p.title == category) {
+                        Some(page) => format!("[{value}]({})", page.url),
+                        None => value.clone(),
+                    };
+                    vec![cell]
+                })
+                .collect();
+            let world = &ctx.world.name;
+            let phrase = &field.phrase;
+            let intro = match role {
+                TableRole::Person => format!(
+                    "In {world}, {plural} who worked {phrase} are those known by one of these \
+                     occupations, and no others. Wherever this wiki speaks of {plural} who \
+                     worked {phrase}, it means exactly these; each links to its category page, \
+                     which names everyone known by it."
+                ),
+                _ => {
+                    let one = with_article(&singular);
+                    format!(
+                        "In {world}, {one} {phrase} is one whose field is one of these, and no \
+                         other. Wherever this wiki speaks of {one} {phrase}, it means exactly \
+                         these fields; each links to its category page, which names every \
+                         {singular} in it."
+                    )
+                }
+            };
+            pages.push(list(d, intro, vec![column.to_string()], rows));
         }
     }
 }
@@ -467,5 +536,61 @@ mod tests {
     #[test]
     fn people_are_categorised_by_occupation() {
         check(2, 4, Person, Listing::Category(ColumnRole::Occupation));
+    }
+
+    /// Every field of every theme has its glossary page, which names exactly the occupations or
+    /// categories the field covers, each linked to its category page where the world has one.
+    #[test]
+    fn every_field_is_defined_on_a_glossary_page() {
+        let themes = theme::all().unwrap();
+        for world_id in 0..u32::try_from(themes.len() * 2).unwrap() {
+            let world = generate_world(7, world_id, &themes);
+            let pages = with_ctx(&world, |ctx| {
+                let mut pages = Vec::new();
+                let plan_rows = crate::plan::Rows::new(ctx);
+                super::render(ctx, &plan_rows, &mut pages);
+                pages
+            });
+            let layout = schema::layout(&world);
+            let fields = [
+                (Person, &world.theme.person.fields),
+                (Organisation, &world.theme.organisation.fields),
+            ];
+            for (role, fields) in fields {
+                let table = layout.table(role);
+                for field in fields {
+                    let title =
+                        super::glossary_title(role, &table.singular, &table.plural, &field.phrase);
+                    let page = pages.iter().find(|p| p.title == title);
+                    let page = page.unwrap_or_else(|| panic!("no page {title}"));
+                    assert!(page.body.contains(&field.phrase), "{title}");
+                    let rows: Vec<&str> = page
+                        .body
+                        .lines()
+                        .filter(|l| {
+                            l.starts_with("| ")
+                                && !l.starts_with("| Occupation")
+                                && !l.starts_with("| Field")
+                        })
+                        .collect();
+                    assert_eq!(rows.len(), field.members.len(), "{title}: {rows:?}");
+                    for (row, value) in rows.iter().zip(&field.members) {
+                        assert!(
+                            row.starts_with(&format!("| [{value}]("))
+                                || *row == format!("| {value} |"),
+                            "{row}"
+                        );
+                        let category = format!(
+                            "Category:{} ({})",
+                            crate::english::upper_first(value),
+                            table.plural
+                        );
+                        if let Some(c) = pages.iter().find(|p| p.title == category) {
+                            assert!(row.contains(&format!("]({})", c.url)), "{row}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

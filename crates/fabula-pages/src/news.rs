@@ -34,6 +34,8 @@ struct RawKind {
     section: String,
     #[serde(default)]
     share: Option<f64>,
+    #[serde(default)]
+    notable: bool,
     date: String,
     #[serde(default)]
     founding: bool,
@@ -59,6 +61,8 @@ pub(crate) struct Kind {
     /// The news site's section, a word of its urls.
     section: String,
     share: Option<f64>,
+    /// Only the rows about notable people ([`Rows::notable`]): the news reports on them alone.
+    notable: bool,
     date: ColumnRole,
     founding: bool,
     after: Option<Path>,
@@ -90,6 +94,7 @@ fn kind(raw: &RawKind) -> Result<Kind, String> {
         row: plan::table_role(&raw.row)?,
         section: raw.section.clone(),
         share: raw.share,
+        notable: raw.notable,
         date: plan::column_role(&raw.date)?,
         founding: raw.founding,
         after: raw.after.as_deref().map(path).transpose()?,
@@ -134,6 +139,14 @@ pub(crate) fn page(ctx: &Ctx, d: Draft, paragraphs: Vec<String>) -> Page {
     d.finish(body)
 }
 
+/// Whether row `id` of `role` is about a notable person (its `person` cell).
+fn about_notable(rows: &Rows, role: TableRole, id: i64) -> bool {
+    match rows.cell(role, id, ColumnRole::Person) {
+        Some((_, Value::Int(person))) => rows.notable(*person),
+        _ => false,
+    }
+}
+
 /// Renders every kind of news item, in plan order; `pages` holds the pages rendered so far.
 pub(crate) fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
     // The date of each organisation's founding news, by id: no item mentions one before it.
@@ -145,6 +158,9 @@ pub(crate) fn render(ctx: &mut Ctx, rows: &Rows, pages: &mut Vec<Page>) {
             _ => 1.0,
         };
         for id in ids {
+            if kind.notable && !about_notable(rows, kind.row, id) {
+                continue;
+            }
             if kind.share.is_some() && !ctx.rng.random_bool(share) {
                 continue;
             }

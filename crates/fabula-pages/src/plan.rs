@@ -298,6 +298,19 @@ impl<'a> Rows<'a> {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Whether a person is notable: founded an organisation or held a seat. Natives and
+    /// members lists name notable people only (`notable` parts of `articles.toml`), so an
+    /// agent cannot read every candidate off one list; `fabula-tasks`' frontier cost model
+    /// (`People::notable`) follows the same rule.
+    pub(crate) fn notable(&self, person: i64) -> bool {
+        !self
+            .referring(TableRole::Organisation, ColumnRole::Founder, person)
+            .is_empty()
+            || !self
+                .referring(TableRole::Tenure, ColumnRole::Person, person)
+                .is_empty()
+    }
+
     /// The ids of a table's rows, in id order; none when the world lacks the table.
     pub(crate) fn ids(&self, role: TableRole) -> Vec<i64> {
         self.rows

@@ -106,6 +106,9 @@ pub const FRONTIER_MIN_PLAN_CALLS: usize = 35;
 /// [`FRONTIER_MIN_PLAN_CALLS`], which it then implies.
 pub const FRONTIER_MIN_FIRST_CALLS: usize = 45;
 const _: () = assert!(FRONTIER_MIN_FIRST_CALLS >= FRONTIER_MIN_PLAN_CALLS);
+/// The most calls the cheapest plan that checks every candidate of a frontier question may
+/// need: long, but finishable.
+pub const FRONTIER_MAX_PLAN_CALLS: usize = 150;
 
 /// The phrasing ids of the frontier families start so.
 const FRONTIER_PREFIX: &str = "identify.person_by_blurred_clues.";

@@ -332,14 +332,13 @@ impl Builder<'_> {
         }
         let fewest = match f.tally {
             Tally::Total(_) => MIN_SUMMED,
-            Tally::Number | Tally::Names => MIN_COUNT,
+            Tally::Names => MIN_COUNT,
         };
         if members.len() < fewest {
             return None;
         }
         let db = &self.db;
         let answer = match f.tally {
-            Tally::Number => Answer::Text(members.len().to_string()),
             Tally::Total(column) => {
                 let mut sum = 0;
                 for (id, cells) in &mut members {
@@ -370,7 +369,6 @@ impl Builder<'_> {
         }
         let own_name = query.col(f.role, ColumnRole::Name);
         let select = match f.tally {
-            Tally::Number => format!("COUNT(*) OVER () AS answer, {own_name}"),
             Tally::Total(column) => {
                 let col = query.col(f.role, column);
                 format!("SUM({col}) OVER () AS answer, {own_name}, {col}")

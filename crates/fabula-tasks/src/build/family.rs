@@ -110,8 +110,6 @@ pub(super) struct Compare {
 /// What a [`Count`] answers about the rows it gathers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Tally {
-    /// How many rows there are.
-    Number,
     /// The sum of a column over the rows ("How many members do the guilds based in the towns
     /// of this province have together?").
     Total(ColumnRole),
@@ -530,15 +528,16 @@ pub(super) const FAMILIES: &[Family] = &[
         Order::Smallest,
         Group::Value { column: ColumnRole::Category },
     ),
-    count("region_people_born", Person, &[BIRTHPLACE], REGION, "region", None, Tally::Number),
-    count("names_of_region_people_born_before", Person, &[BIRTHPLACE], REGION, "region", Some(ColumnRole::BirthYear), Tally::Names),
+    // Natives lists name notable people only, so no count is over a place's people; nor over
+    // a region's organisations, a handful whose count a guesser hits.
+    count("names_of_region_orgs_founded_before", Organisation, &[HOME], REGION, "region", Some(ColumnRole::Founded), Tally::Names),
     count("region_org_members", Organisation, &[HOME], REGION, "region", None, Tally::Total(ColumnRole::MemberCount)),
     Family {
         kind: TaskKind::Aggregate,
-        name: "people_born_in_settlements_before",
+        name: "orgs_in_settlements_before",
         shape: Shape::CountBefore(CountBefore {
-            role: Person,
-            hops: &[BIRTHPLACE],
+            role: Organisation,
+            hops: &[HOME],
             column: ColumnRole::Founded,
         }),
     },

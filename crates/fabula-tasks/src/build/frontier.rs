@@ -18,7 +18,7 @@
 //!   their rows and nothing else, the news dates the works) needs at least [`MIN_FIRST_CALLS`]
 //!   calls when it stops at the first candidate that fits every clue, as research agents do
 //!   (they open half the candidates on average), and so at least `FRONTIER_MIN_PLAN_CALLS`
-//!   when it opens them all. Questions that met only the second bound (35 calls) were answered
+//!   when it opens them all, and at most `FRONTIER_MAX_PLAN_CALLS` (long, but finishable). Questions that met only the second bound (35 calls) were answered
 //!   by research agents in about 35 calls, within a budget of 40. The clues no list gives
 //!   (birth and death years; no number is searchable) are chosen first, so the clues an agent
 //!   can enumerate leave it many candidates. The plan may also search the candidates' names a
@@ -28,7 +28,11 @@
 //!   clue about an organisation at least [`MIN_ORGS`] organisations: an agent narrows one level
 //!   up first (places, organisations), so neither may be a handle;
 //! - thresholds equal no value of their column in the world, so "more than" never hinges on
-//!   strictness.
+//!   strictness;
+//! - the answer founded nothing and held no seat: lists of natives and members, and the news
+//!   of who joined, name only such notable people (`Rows::notable` in `fabula-pages`), so no
+//!   list names the answer and the plan reads candidates off partial lists only when the
+//!   answer is on them.
 //!
 //! The query is one `SELECT` of the person's name with one condition per clue; `fabula check`
 //! re-runs it and asks for exactly that one answer.
@@ -53,8 +57,8 @@ use super::draft::Body;
 use super::{Answer, Builder};
 
 use crate::difficulty::{
-    FRONTIER_MIN_CANDIDATES as MIN_HOLDERS, FRONTIER_MIN_FIRST_CALLS as MIN_FIRST_CALLS,
-    FRONTIER_MIN_NEAR_MISSES as MIN_NEAR_MISSES,
+    FRONTIER_MAX_PLAN_CALLS as MAX_PLAN_CALLS, FRONTIER_MIN_CANDIDATES as MIN_HOLDERS,
+    FRONTIER_MIN_FIRST_CALLS as MIN_FIRST_CALLS, FRONTIER_MIN_NEAR_MISSES as MIN_NEAR_MISSES,
 };
 /// The fewest and most clues a question gives.
 const CLUES: (usize, usize) = (4, 7);
@@ -130,6 +134,10 @@ pub(super) struct People {
     taken: Taken,
     /// The people whose death is recorded.
     dead: BitSet,
+    /// The notable people: those who founded an organisation or held a seat. Natives and
+    /// members lists name only them (`notable` sections of `articles.toml`, the pages' rule
+    /// `Rows::notable`).
+    notable: BitSet,
 }
 
 /// The values a clue's bound may not equal (so "more than" never hinges on strictness), per
@@ -255,6 +263,9 @@ impl People {
             taken,
             dead: (0..profiles.len())
                 .filter(|&i| profiles[i].died.is_some())
+                .collect(),
+            notable: (0..profiles.len())
+                .filter(|&i| !(profiles[i].founded.is_empty() && profiles[i].offices.is_empty()))
                 .collect(),
         };
         for profile in &mut profiles {
@@ -465,6 +476,11 @@ impl Builder<'_> {
         }
         let people = self.frontier.get_or_init(|| People::read(&self.db));
         let me_at = usize::try_from(x - 1).ok()?;
+        // The answer is no founder or seat holder: natives and members lists, and the news of
+        // who joined, name only those, so the answer is on no list (its near misses mostly not).
+        if people.notable.contains(me_at) {
+            return None;
+        }
         let me = people.profiles.get(me_at)?;
         let theme = &self.world.theme;
         let n = people.profiles.len();
@@ -492,6 +508,18 @@ impl Builder<'_> {
             )
             .0
                 < MIN_FIRST_CALLS
+            // Long, but finishable: the plan that checks every candidate has a bound too (the
+            // first plan found under it ends the search).
+            || cheapest_plan(
+                people,
+                &self.db,
+                &hints,
+                &sets,
+                MAX_PLAN_CALLS + 1,
+                Stop::All,
+            )
+            .0
+                > MAX_PLAN_CALLS
         {
             return None;
         }
@@ -1082,6 +1110,15 @@ fn cheapest_plan(
         .collect();
     // The settlements each clue about the birthplace fits, also read once.
     let place_sets: Vec<Option<BTreeSet<i64>>> = hints.iter().map(|h| people.places(h)).collect();
+    // The one person every clue holds for: a plan that reads a partial list finds only
+    // notable people there, so it finds no one else.
+    let answer = sets.iter().skip(1).fold(
+        sets.first().map_or_else(BitSet::new, |s| (*s).clone()),
+        |mut all, s| {
+            all.intersect_with(s);
+            all
+        },
+    );
     let mut best = cap;
     let mut above = false;
     for mask in 0..(1_u32 << side.len()) {
@@ -1105,6 +1142,14 @@ fn cheapest_plan(
                 });
             } else {
                 calls += enumeration[i].unwrap_or(usize::MAX / 4);
+            }
+        }
+        // Natives and members lists name notable people only: a plan that reads them never
+        // meets anyone else, so it finds the answer only when the answer is notable.
+        if enumerated.iter().any(|&i| partial(&hints[i])) {
+            candidates.intersect_with(&people.notable);
+            if !answer.is_subset(&candidates) {
+                continue;
             }
         }
         // The clues about the birthplace narrow the settlements first, together.
@@ -1191,6 +1236,25 @@ impl Stop {
             Stop::First => calls.div_ceil(2),
         }
     }
+}
+
+/// Whether the lists that name a clue's holders are partial (natives and members lists name
+/// notable people only): the settlements' natives, the organisations' members. Office
+/// holders, founders and occupations are listed in full.
+fn partial(hint: &Hint) -> bool {
+    matches!(
+        hint,
+        Hint::BirthplaceOver(_)
+            | Hint::BirthplaceUnder(_)
+            | Hint::BirthplaceBefore(_)
+            | Hint::BirthplaceSince(_)
+            | Hint::BirthplaceHosts(_)
+            | Hint::BelongedOver(_)
+            | Hint::BelongedTo(_)
+            | Hint::BelongedToMaker { .. }
+            | Hint::JoinedBefore(_)
+            | Hint::JoinedSince(_)
+    )
 }
 
 /// The pages a list of `rows` rows takes.
