@@ -203,7 +203,7 @@ impl Run<'_> {
                 heading,
             } => self.count_rows(*side, column, heading),
             Step::Identify => self.identify(),
-            Step::Frontier => self.frontier(),
+            Step::Frontier { all } => self.frontier(*all),
             Step::EachRow {
                 side,
                 column,

@@ -16,6 +16,9 @@ pub const FRONTIER_MIN_CANDIDATES: usize = 20;
 /// The fewest near misses (people who fail exactly one clue) of a frontier question.
 pub const FRONTIER_MIN_NEAR_MISSES: usize = 2;
 
+/// How many people the clues of a name-all frontier question fit.
+pub const FRONTIER_SET_ANSWERS: std::ops::RangeInclusive<usize> = 2..=4;
+
 #[cfg(test)]
 mod tests {
     use super::*;

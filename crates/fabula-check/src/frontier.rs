@@ -1,18 +1,26 @@
 //! Which questions are frontier questions, recognised by the checker itself: a question written
-//! from one of the phrasings of the frontier family, `[identify.person_by_blurred_clues]` in the
-//! shared data file `templates/tasks/questions.toml`.
+//! from one of the phrasings of the frontier families, `[identify.person_by_blurred_clues]` (one
+//! person) and `[aggregate.people_by_blurred_clues]` (two to four, all named) in the shared data
+//! file `templates/tasks/questions.toml`.
 //!
 //! The phrasings are data, read from the same file as the generator; the matching is the
 //! checker's own and needs no theme: a placeholder (`{person_noun}`, `{clues}`) stands for any
 //! non-empty text, the same text wherever it repeats, and the first letter matches in either
 //! case (questions start upper-cased).
 
+use std::ops::RangeInclusive;
 use std::sync::OnceLock;
+
+use crate::contract::FRONTIER_SET_ANSWERS;
 
 const QUESTIONS: &str = include_str!("../../../templates/tasks/questions.toml");
 
-/// The kind and template of the frontier family in the question file.
-const FAMILY: (&str, &str) = ("identify", "person_by_blurred_clues");
+/// The kind and template of each frontier family in the question file, with how many people
+/// its clues fit.
+const FAMILIES: [(&str, &str, RangeInclusive<usize>); 2] = [
+    ("identify", "person_by_blurred_clues", 1..=1),
+    ("aggregate", "people_by_blurred_clues", FRONTIER_SET_ANSWERS),
+];
 
 /// One piece of a phrasing: literal text or a named placeholder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,22 +29,27 @@ enum Piece {
     Slot(String),
 }
 
-/// The frontier family's phrasings, cut into pieces; empty when the file lacks the family, which
-/// the tests rule out.
-fn phrasings() -> &'static [Vec<Piece>] {
-    static PHRASINGS: OnceLock<Vec<Vec<Piece>>> = OnceLock::new();
+/// The frontier families' phrasings, cut into pieces, each with how many people its clues fit;
+/// empty for a family the file lacks, which the tests rule out.
+fn phrasings() -> &'static [(Vec<Piece>, RangeInclusive<usize>)] {
+    static PHRASINGS: OnceLock<Vec<(Vec<Piece>, RangeInclusive<usize>)>> = OnceLock::new();
     PHRASINGS.get_or_init(|| {
         let file: toml::Table = toml::from_str(QUESTIONS).unwrap_or_default();
-        let list = file
-            .get(FAMILY.0)
-            .and_then(|kind| kind.get(FAMILY.1))
-            .and_then(|template| template.get("phrasings"))
-            .and_then(toml::Value::as_array);
-        list.into_iter()
-            .flatten()
-            .filter_map(toml::Value::as_str)
-            .map(|phrasing| cut(&lower_first(phrasing)))
-            .collect()
+        let mut out = Vec::new();
+        for (kind, template, answers) in FAMILIES {
+            let list = file
+                .get(kind)
+                .and_then(|k| k.get(template))
+                .and_then(|t| t.get("phrasings"))
+                .and_then(toml::Value::as_array);
+            out.extend(
+                list.into_iter()
+                    .flatten()
+                    .filter_map(toml::Value::as_str)
+                    .map(|phrasing| (cut(&lower_first(phrasing)), answers.clone())),
+            );
+        }
+        out
     })
 }
 
@@ -58,10 +71,17 @@ fn cut(phrasing: &str) -> Vec<Piece> {
 
 /// Whether a question was written from a frontier phrasing.
 pub fn is_frontier(question: &str) -> bool {
+    frontier_answers(question).is_some()
+}
+
+/// How many people the clues of a frontier question fit (one, or two to four for a name-all
+/// question); `None` for a question of no frontier phrasing.
+pub fn frontier_answers(question: &str) -> Option<RangeInclusive<usize>> {
     let question = lower_first(question);
     phrasings()
         .iter()
-        .any(|pieces| fits(pieces, &question, &mut Vec::new()))
+        .find(|(pieces, _)| fits(pieces, &question, &mut Vec::new()))
+        .map(|(_, answers)| answers.clone())
 }
 
 /// The text with its first letter in lower case, so that questions and phrasings compare
@@ -115,7 +135,7 @@ mod tests {
 
     #[test]
     fn frontier_phrasings_are_recognised_in_any_theme() {
-        assert_eq!(phrasings().len(), 9, "the family's phrasings are read");
+        assert_eq!(phrasings().len(), 17, "the families' phrasings are read");
         check(
             "Track down the colonist who was born in the 2140s; and held an office in a guild.",
             true,

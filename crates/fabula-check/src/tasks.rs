@@ -21,7 +21,7 @@ use crate::answer::{Answer, page_states};
 use crate::contract::{
     FRONTIER_MIN_CANDIDATES, FRONTIER_MIN_NEAR_MISSES, MIN_TABLE_TASKS, MIN_TASKS,
 };
-use crate::frontier::is_frontier;
+use crate::frontier::{frontier_answers, is_frontier};
 use crate::glossary::Glossaries;
 use crate::search_space;
 use crate::threshold::Values;
@@ -124,12 +124,10 @@ pub(crate) fn check_tasks(file: &WorldFile, world: &str, out: &mut Vec<Violation
 }
 
 /// What keeps a frontier question from its constraints, measured on the world file: every clue
-/// holds for at least [`FRONTIER_MIN_CANDIDATES`] people, all of them for exactly one, and at
+/// holds for at least [`FRONTIER_MIN_CANDIDATES`] people, all of them for exactly one (two to four for a name-all question), and at
 /// least [`FRONTIER_MIN_NEAR_MISSES`] people fail exactly one. `None` for any other question.
 fn frontier_problem(file: &WorldFile, task: &Task) -> Option<String> {
-    if !is_frontier(&task.question) {
-        return None;
-    }
+    let answers = frontier_answers(&task.question)?;
     let space = match search_space::measure(file, &task.sql) {
         Ok(Some(space)) => space,
         Ok(None) => return Some("the query is not one condition per clue".into()),
@@ -137,11 +135,11 @@ fn frontier_problem(file: &WorldFile, task: &Task) -> Option<String> {
     };
     let fits = space.smallest_candidates >= FRONTIER_MIN_CANDIDATES
         && space.near_misses >= FRONTIER_MIN_NEAR_MISSES
-        && space.answers == 1;
+        && answers.contains(&space.answers);
     (!fits).then(|| {
         format!(
             "a clue holds for {} rows (want {FRONTIER_MIN_CANDIDATES}+), {} near misses (want \
-             {FRONTIER_MIN_NEAR_MISSES}+), {} rows fit every clue (want 1)",
+             {FRONTIER_MIN_NEAR_MISSES}+), {} rows fit every clue (want {answers:?})",
             space.smallest_candidates, space.near_misses, space.answers
         )
     })

@@ -120,6 +120,8 @@ struct Builder<'a> {
     frontier: OnceCell<frontier::People>,
     /// The people a frontier question was written about: one question each.
     frontier_asked: BTreeSet<i64>,
+    /// The people named by a name-all frontier question already.
+    frontier_set_asked: BTreeSet<i64>,
     /// Whether a frontier question may be about a person asked about already.
     frontier_again: bool,
     /// Every row name with the size of its table ([`Db::name_table_sizes`]), read once.
@@ -148,6 +150,7 @@ impl<'a> Builder<'a> {
             people: OnceCell::new(),
             frontier: OnceCell::new(),
             frontier_asked: BTreeSet::new(),
+            frontier_set_asked: BTreeSet::new(),
             frontier_again: false,
             name_sizes: OnceCell::new(),
         }
@@ -286,7 +289,7 @@ impl<'a> Builder<'a> {
         };
         // The tier without search; the dataset generator measures it again with the world's
         // index, which only makes it easier (the answer may show in the question's results).
-        task.tier = difficulty::measure_known(&task, None, family.name == family::FRONTIER).tier();
+        task.tier = difficulty::measure_known(&task, None, family.is_frontier()).tier();
         Some(task)
     }
 
@@ -300,8 +303,8 @@ impl<'a> Builder<'a> {
     ) -> usize {
         let mut families: Vec<&'static Family> = phrasings::templates()[kind.as_str()]
             .keys()
-            .filter(|name| *name != family::FRONTIER)
             .filter_map(|name| family::family(kind.as_str(), name))
+            .filter(|f| !f.is_frontier())
             .collect();
         // WideSearch-scale tables get two turns a round, so they are most of a world's tables.
         let wide: Vec<&'static Family> = families.iter().copied().filter(|f| f.is_wide()).collect();
@@ -316,7 +319,10 @@ impl<'a> Builder<'a> {
         tasks: &mut Vec<Task>,
         seen: &mut BTreeSet<String>,
     ) -> usize {
-        let family = family::family(TaskKind::Identify.as_str(), family::FRONTIER);
+        let families = [
+            family::family(TaskKind::Identify.as_str(), family::FRONTIER),
+            family::family(TaskKind::Aggregate.as_str(), family::FRONTIER_SET),
+        ];
         // A person the clues drawn for them could not single out may be singled out by other
         // draws: further rounds try everyone not yet asked about again.
         let mut made = 0;
@@ -327,7 +333,7 @@ impl<'a> Builder<'a> {
             // The last round may ask about a person again, with other clues, where the world
             // has too few people to reach its share otherwise.
             self.frontier_again = round + 1 == FRONTIER_ROUNDS;
-            let families = family.into_iter().collect();
+            let families = families.into_iter().flatten().collect();
             made += self.draw_families(families, target - made, tasks, seen);
         }
         made

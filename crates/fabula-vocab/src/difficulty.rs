@@ -110,13 +110,20 @@ const _: () = assert!(FRONTIER_MIN_FIRST_CALLS >= FRONTIER_MIN_PLAN_CALLS);
 /// need: long, but finishable.
 pub const FRONTIER_MAX_PLAN_CALLS: usize = 150;
 
-/// The phrasing ids of the frontier families start so.
-const FRONTIER_PREFIX: &str = "identify.person_by_blurred_clues.";
+/// The phrasing ids of the frontier families start so: one person to identify, or two to four
+/// to name.
+const FRONTIER_PREFIXES: [&str; 2] = [
+    "identify.person_by_blurred_clues.",
+    "aggregate.people_by_blurred_clues.",
+];
 
 /// Whether a question was written from a frontier family.
 pub fn is_frontier(question: &str) -> bool {
-    crate::phrasings::match_question(question)
-        .is_some_and(|m| m.phrasing_id.starts_with(FRONTIER_PREFIX))
+    crate::phrasings::match_question(question).is_some_and(|m| {
+        FRONTIER_PREFIXES
+            .iter()
+            .any(|p| m.phrasing_id.starts_with(p))
+    })
 }
 
 /// The values an answer consists of: a short answer's text, a list's items, or a table's key

@@ -6,7 +6,8 @@
 //! on their own article, the birthplace's population, founding and the organisations based
 //! there on its article, each organisation's category on its article, and a member count on
 //! the article or, where the article leaves it out, the organisation's own site, and the years
-//! of an organisation's works on the works' articles. Every page is read once per task. A careful reader, the agent answers only when exactly one person fits.
+//! of an organisation's works on the works' articles. Every page is read once per task. A careful reader, the agent answers only when exactly one person fits (with `all`, every
+//! person who fits, a set, when any does).
 
 use fabula_vocab::blurred::{self, Hint};
 
@@ -15,7 +16,7 @@ use super::{Run, read};
 use crate::Result;
 
 impl Run<'_> {
-    pub(super) fn frontier(&mut self) -> Result<bool> {
+    pub(super) fn frontier(&mut self, all: bool) -> Result<bool> {
         let Some(hints) = self.question.slot("clues").and_then(blurred::parse) else {
             return Ok(false);
         };
@@ -32,6 +33,9 @@ impl Run<'_> {
             if self.fits_hints(&person, &hints)? {
                 fits.push(title);
             }
+        }
+        if all {
+            return Ok(self.answer_with((!fits.is_empty()).then(|| fits.join("\n"))));
         }
         match <[String; 1]>::try_from(fits) {
             Ok([one]) => Ok(self.answer_with(Some(one))),

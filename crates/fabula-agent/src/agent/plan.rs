@@ -131,8 +131,8 @@ pub(crate) enum Step {
     /// question fits (see the `identify` module).
     Identify,
     /// `frontier`: on the open list of people, answer the one person every blurred clue of the
-    /// question fits (see the `frontier` module).
-    Frontier,
+    /// question fits; `frontier all`: every such person, a set (see the `frontier` module).
+    Frontier { all: bool },
 }
 
 impl Step {
@@ -153,7 +153,8 @@ impl Step {
             ("people", []) => Step::People,
             ("winner", []) => Step::Winner,
             ("identify", []) => Step::Identify,
-            ("frontier", []) => Step::Frontier,
+            ("frontier", []) => Step::Frontier { all: false },
+            ("frontier", ["all"]) => Step::Frontier { all: true },
             ("total", []) => Step::Total,
             ("names", []) => Step::Names { before: None },
             ("names", ["before", year]) => Step::Names {
@@ -340,7 +341,8 @@ mod tests {
         check("people", "People");
         check("winner", "Winner");
         check("identify", "Identify");
-        check("frontier", "Frontier");
+        check("frontier", "Frontier { all: false }");
+        check("frontier all", "Frontier { all: true }");
         check("total", "Total");
         check("names", "Names { before: None }");
         check(

@@ -19,6 +19,7 @@ use super::family::{
     Census, Compare, Count, CountBefore, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows,
     Shape, SumBefore, Table, Tally, Term, Winner,
 };
+use super::frontier::FRONTIER_SET_SIZE;
 use super::threshold;
 use super::{Answer, Builder, Draft};
 
@@ -84,8 +85,8 @@ impl Builder<'_> {
                 .collect(),
             Shape::Identify if !self.can_identify() => Vec::new(),
             Shape::Identify => ids(TableRole::Person),
-            Shape::Frontier if !self.can_frontier() => Vec::new(),
-            Shape::Frontier => ids(TableRole::Person),
+            Shape::Frontier | Shape::FrontierSet if !self.can_frontier() => Vec::new(),
+            Shape::Frontier | Shape::FrontierSet => ids(TableRole::Person),
         }
     }
 
@@ -99,7 +100,8 @@ impl Builder<'_> {
             Shape::Count(f) => self.count(f, x),
             Shape::CountBefore(f) => self.count_before(f),
             Shape::Identify => self.identify(x),
-            Shape::Frontier => self.frontier(x),
+            Shape::Frontier => self.frontier(x, 1..=1),
+            Shape::FrontierSet => self.frontier(x, FRONTIER_SET_SIZE),
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
             Shape::Term(f) => self.term(f, x),

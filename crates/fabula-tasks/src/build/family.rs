@@ -141,8 +141,8 @@ impl Count {
 }
 
 /// How many rows of `role` lead, by the references of `hops`, to a row whose `column` lies
-/// before a year chosen per task: "How many scholars were born in campus towns founded before
-/// 2240?" The rows counted come from the whole world, so the count ranges widely.
+/// before a year chosen per task: "How many albums were released by bands founded before
+/// 2040?" The rows counted come from the whole world, so the count ranges widely.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct CountBefore {
     pub(super) role: TableRole,
@@ -220,6 +220,8 @@ pub(super) enum Shape {
     Identify,
     /// A person described by blurred clues that name no entity (see `frontier.rs`).
     Frontier,
+    /// Two to four people the same kind of blurred clues describe, all to be named.
+    FrontierSet,
     Table(Table),
 }
 
@@ -246,14 +248,21 @@ impl Family {
             Shape::Identify => 5,
             // A frontier question's facts may sit on a few pages; what makes it hard is finding
             // them among many candidates (see `frontier.rs`).
-            Shape::Frontier => 2,
+            Shape::Frontier | Shape::FrontierSet => 2,
             _ => 1,
         }
+    }
+
+    /// Whether the family is a frontier one ([`FRONTIER`], [`FRONTIER_SET`]).
+    pub(super) fn is_frontier(&self) -> bool {
+        matches!(self.shape, Shape::Frontier | Shape::FrontierSet)
     }
 }
 
 /// The name of the frontier family (kind `identify`): see `frontier.rs`.
 pub(super) const FRONTIER: &str = "person_by_blurred_clues";
+/// The name of the frontier's name-all family (kind `aggregate`).
+pub(super) const FRONTIER_SET: &str = "people_by_blurred_clues";
 
 /// The family of template `kind.name`, if there is one.
 pub(super) fn family(kind: &str, name: &str) -> Option<&'static Family> {
@@ -534,10 +543,10 @@ pub(super) const FAMILIES: &[Family] = &[
     count("region_org_members", Organisation, &[HOME], REGION, "region", None, Tally::Total(ColumnRole::MemberCount)),
     Family {
         kind: TaskKind::Aggregate,
-        name: "orgs_in_settlements_before",
+        name: "works_of_orgs_founded_before",
         shape: Shape::CountBefore(CountBefore {
-            role: Organisation,
-            hops: &[HOME],
+            role: Work,
+            hops: &[ORG],
             column: ColumnRole::Founded,
         }),
     },
@@ -563,6 +572,11 @@ pub(super) const FAMILIES: &[Family] = &[
         kind: TaskKind::Identify,
         name: FRONTIER,
         shape: Shape::Frontier,
+    },
+    Family {
+        kind: TaskKind::Aggregate,
+        name: FRONTIER_SET,
+        shape: Shape::FrontierSet,
     },
     wide_table(
         "settlements_in_region",

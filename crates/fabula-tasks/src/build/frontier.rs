@@ -39,6 +39,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::RangeInclusive;
 
 use bit_set::BitSet;
 use rand::RngExt;
@@ -468,10 +469,17 @@ impl Builder<'_> {
         .all(|&(role, column)| db.has(role, column))
     }
 
-    /// Describes person `x` by blurred clues meeting every constraint of the module docs;
-    /// `None` when the clues the person allows do not.
-    pub(super) fn frontier(&mut self, x: i64) -> Option<Body> {
-        if self.frontier_asked.contains(&x) && !self.frontier_again {
+    /// Describes person `x` by blurred clues meeting every constraint of the module docs, true
+    /// of exactly `want` people in all (one for an identify question, [`FRONTIER_SET_SIZE`] for
+    /// a name-all one, `x` among them); `None` when the clues the person allows do not.
+    pub(super) fn frontier(&mut self, x: i64, want: RangeInclusive<usize>) -> Option<Body> {
+        let single = want == (1..=1);
+        let asked = if single {
+            &self.frontier_asked
+        } else {
+            &self.frontier_set_asked
+        };
+        if asked.contains(&x) && !self.frontier_again {
             return None;
         }
         let people = self.frontier.get_or_init(|| People::read(&self.db));
@@ -488,11 +496,13 @@ impl Builder<'_> {
             .into_iter()
             .filter_map(|h| people.usable(&h).map(|holders| (h, holders)))
             .collect();
-        let chosen = choose(pool, n, me_at, &mut self.rng)?;
+        let (chosen, answers) = choose(pool, n, me_at, &want, &mut self.rng)?;
         let hints: Vec<Hint> = chosen.iter().map(|(h, _)| h.clone()).collect();
         let sets: Vec<&BitSet> = chosen.iter().map(|(_, s)| s).collect();
         let all: Vec<&Hint> = hints.iter().collect();
-        if near_misses(&sets, n) < MIN_NEAR_MISSES
+        // Every answer is on no list, as `x` is.
+        if !answers.is_disjoint(&people.notable)
+            || near_misses(&sets, n) < MIN_NEAR_MISSES
             || people
                 .birthplaces(&all)
                 .is_some_and(|p| p.len() < MIN_PLACES)
@@ -524,8 +534,13 @@ impl Builder<'_> {
             return None;
         }
         // In the order the question states them: the clues about the birth together.
-        let body = self.frontier_body(x, me, &blurred::arrange(&hints))?;
-        self.frontier_asked.insert(x);
+        let ids: Vec<i64> = answers.iter().map(|i| i as i64 + 1).collect();
+        let body = self.frontier_body(&ids, single, &blurred::arrange(&hints))?;
+        if single {
+            self.frontier_asked.insert(x);
+        } else {
+            self.frontier_set_asked.extend(&ids);
+        }
         Some(body)
     }
 
@@ -572,12 +587,18 @@ impl Builder<'_> {
         })
     }
 
-    fn frontier_body(&self, x: i64, me: &Profile, hints: &[Hint]) -> Option<Body> {
+    /// The body of a frontier question about the people `ids` (their ids; one for an identify
+    /// question, whose answer is a name, else a set of names).
+    fn frontier_body(&self, ids: &[i64], single: bool, hints: &[Hint]) -> Option<Body> {
         let db = &self.db;
         let people = self.frontier.get()?;
-        let mut cells = vec![db.cell(Person, x, C::Name)];
-        for hint in hints {
-            cells.extend(hint_cells(db, people, x, me, hint)?);
+        let mut cells = Vec::new();
+        for &id in ids {
+            let me = people.profiles.get(usize::try_from(id - 1).ok()?)?;
+            cells.push(db.cell(Person, id, C::Name));
+            for hint in hints {
+                cells.extend(hint_cells(db, people, id, me, hint)?);
+            }
         }
         let conditions: Vec<String> = hints.iter().map(|h| hint_sql(db, h)).collect();
         // Each condition in parentheses, so a reader can test the clues one by one.
@@ -593,33 +614,46 @@ impl Builder<'_> {
             organisation: &theme.organisation.singular,
         };
         let text = blurred::write(hints, nouns);
+        let answer = if single {
+            Answer::Text(db.name(Person, *ids.first()?))
+        } else {
+            let mut names: Vec<String> = ids.iter().map(|&id| db.name(Person, id)).collect();
+            names.sort();
+            Answer::List(names)
+        };
         (blurred::parse(&text).as_deref() == Some(hints)).then(|| Body {
             slots: vec![("clues", text)],
-            answer: Answer::Text(db.name(Person, x)),
+            answer,
             cells,
             sql,
         })
     }
 }
 
-/// Chooses clues until only `me` is left: at each step one of the two clues (of kinds not yet
-/// used) that leave the fewest people, drawn, then further clues up to [`CLUES`]'s least;
-/// `None` when the pool cannot single `me` out within [`CLUES`].
+/// How many people a name-all frontier question names.
+pub(super) const FRONTIER_SET_SIZE: RangeInclusive<usize> = 2..=4;
+
+/// Chooses clues until only `want` people are left, `me` among them: at each step one of the
+/// two clues (of kinds not yet used) that leave the fewest people while leaving at least
+/// `want`'s least, drawn, then further clues up to [`CLUES`]'s least; `None` when the pool
+/// cannot narrow to `want` within [`CLUES`]. With the clues, the people they leave.
 fn choose(
     mut pool: Vec<(Hint, BitSet)>,
     n: usize,
     me: usize,
+    want: &RangeInclusive<usize>,
     rng: &mut WorldRng,
-) -> Option<Vec<(Hint, BitSet)>> {
+) -> Option<(Vec<(Hint, BitSet)>, BitSet)> {
     let mut left: BitSet = (0..n).collect();
     let mut chosen: Vec<(Hint, BitSet)> = Vec::new();
-    while chosen.len() < CLUES.1 && (left.len() > 1 || chosen.len() < CLUES.0) {
+    let (least, most) = (*want.start(), *want.end());
+    while chosen.len() < CLUES.1 && (left.len() > most || chosen.len() < CLUES.0) {
         let remaining = left.len();
         let mut ranked: Vec<(bool, usize, usize)> = pool
             .iter()
             .enumerate()
             .map(|(i, (hint, holders))| (listed(hint), left.intersection(holders).count(), i))
-            .filter(|&(_, size, _)| size < remaining || remaining == 1)
+            .filter(|&(_, size, _)| size >= least && (size < remaining || remaining <= most))
             .collect();
         if ranked.is_empty() {
             return None;
@@ -631,7 +665,7 @@ fn choose(
         left.intersect_with(&holders);
         chosen.push((hint, holders));
     }
-    (left.len() == 1 && left.contains(me)).then_some(chosen)
+    (want.contains(&left.len()) && left.contains(me)).then_some((chosen, left))
 }
 
 /// Whether some list names a clue's holders (a category, a settlement's natives, an
@@ -1427,12 +1461,14 @@ mod tests {
         ];
         let mut rng = fabula_world::seed::rng(1, 1, "test");
         for _ in 0..20 {
-            let chosen = choose(pool.clone(), 6, 0, &mut rng).expect("clues that single 0 out");
+            let (chosen, answers) =
+                choose(pool.clone(), 6, 0, &(1..=1), &mut rng).expect("clues that single 0 out");
             let mut left: BitSet = (0..6).collect();
             for (_, holders) in &chosen {
                 left.intersect_with(holders);
             }
             assert_eq!(left, set(&[0]));
+            assert_eq!(answers, left);
             assert!(chosen.len() >= CLUES.0, "{chosen:?}");
             let kinds: BTreeSet<u8> = chosen.iter().map(|(h, _)| kind(h)).collect();
             assert_eq!(
@@ -1442,7 +1478,30 @@ mod tests {
             );
         }
         // Nothing singles out a person whom no clue narrows to.
-        assert!(choose(pool[..2].to_vec(), 6, 0, &mut rng).is_none());
+        assert!(choose(pool[..2].to_vec(), 6, 0, &(1..=1), &mut rng).is_none());
+    }
+
+    #[test]
+    fn clues_for_a_name_all_question_leave_two_to_four_with_the_person() {
+        let set = |ids: &[usize]| ids.iter().copied().collect::<BitSet>();
+        let pool = vec![
+            (Hint::BornIn(vec![2140]), set(&[0, 1, 2, 3, 6, 7])),
+            (Hint::DiedIn(vec![2200]), set(&[0, 1, 4, 5, 6])),
+            (Hint::HeldOffice, set(&[0, 1, 2, 4, 6])),
+            (Hint::BirthplaceOver(100), set(&[0, 1, 3, 5, 6, 7])),
+            (Hint::BirthplaceUnder(900), set(&[0, 1, 2, 3, 4, 6])),
+        ];
+        let mut rng = fabula_world::seed::rng(1, 1, "test");
+        for _ in 0..20 {
+            let (chosen, answers) = choose(pool.clone(), 8, 0, &FRONTIER_SET_SIZE, &mut rng)
+                .expect("clues that leave a few");
+            assert!(FRONTIER_SET_SIZE.contains(&answers.len()), "{answers:?}");
+            assert!(answers.contains(0));
+            assert!(chosen.len() >= CLUES.0, "{chosen:?}");
+            for (_, holders) in &chosen {
+                assert!(answers.is_subset(holders));
+            }
+        }
     }
 
     #[test]
