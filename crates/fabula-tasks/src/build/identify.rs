@@ -6,7 +6,9 @@
 //! they held, where the organisations they belonged to are based), so their facts sit on
 //! different pages: the person's article, their birthplace's article, the article of an
 //! organisation they founded or joined, its home's article, its people page.
-//! The query is one `SELECT` of the person's name with one condition per clue.
+//! The query is one `SELECT` of the person's name with one condition per clue. The person
+//! founded nothing and held no seat, so no list of natives or members names them (those lists
+//! name notable people only), and the clues about founding and seats hold for others only.
 
 use std::collections::BTreeSet;
 
@@ -168,6 +170,11 @@ impl Builder<'_> {
         let profiles = self.people.get_or_init(|| profiles(&self.db));
         let rng = &mut self.rng;
         let me = profiles.get(usize::try_from(x - 1).ok()?)?;
+        // The answer founded nothing and held no seat, as a frontier answer: lists of natives
+        // and members name only such notable people, so no list hands the answer over.
+        if !(me.founded.is_empty() && me.seats.is_empty()) {
+            return None;
+        }
         let born: BTreeSet<i64> = profiles.iter().filter_map(|p| p.birth_year).collect();
         let mut pool = clues_of(me, &born, rng);
         // A clue must leave several people on its own.
