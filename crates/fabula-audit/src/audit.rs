@@ -102,6 +102,8 @@ pub struct AuditRow {
     /// fit ([`fabula_file::Effort`]).
     pub plan_calls: Option<Spread>,
     pub plan_calls_first_fit: Option<Spread>,
+    /// The smallest candidate set any two clues leave together.
+    pub candidates_after_two: Option<Spread>,
     /// The share of those whose cheapest plan starts above the person (from settlements,
     /// organisations, categories or news).
     pub plan_starts_above: Option<f64>,
@@ -426,6 +428,11 @@ fn row(kind: String, tier: String, members: &[&Measured]) -> AuditRow {
         plan_calls_first_fit: spread(members, |m| {
             m.effort.map(|e| e.plan_calls_first_fit as usize)
         }),
+        candidates_after_two: spread(members, |m| {
+            m.effort
+                .and_then(|e| e.candidates_after_two)
+                .map(|n| n as usize)
+        }),
         plan_starts_above: {
             let efforts: Vec<bool> = members
                 .iter()
@@ -534,7 +541,7 @@ pub fn render_audit(report: &AuditReport) -> String {
 }
 
 /// The search-space columns of the report.
-const SPACE_COLUMNS: [(&str, usize); 12] = [
+const SPACE_COLUMNS: [(&str, usize); 13] = [
     ("kind", 10),
     ("tier", 8),
     ("tasks", 6),
@@ -546,14 +553,15 @@ const SPACE_COLUMNS: [(&str, usize); 12] = [
     ("agent calls", 11),
     ("plan calls", 14),
     ("first fit", 14),
+    ("after two", 12),
     ("starts above", 12),
 ];
 
 /// The search space per kind and tier: the share of questions naming an entity, the median
 /// (and least) smallest candidate set and near misses of questions of separate clues, the
 /// median (and least) calls of the agent, and the stored effort's cheapest plan, opening every
-/// candidate and stopping at the first fit: median (least-largest), and the share of those
-/// plans that start above the person.
+/// candidate and stopping at the first fit: median (least-largest), the smallest set two clues
+/// leave, and the share of those plans that start above the person.
 pub fn render_search_space(report: &AuditReport) -> String {
     let least = |v: Option<usize>| v.map_or("-".to_owned(), |v| format!("({v})"));
     let median = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v}"));
@@ -574,6 +582,7 @@ pub fn render_search_space(report: &AuditReport) -> String {
             calls,
             spread_text(r.plan_calls),
             spread_text(r.plan_calls_first_fit),
+            spread_text(r.candidates_after_two),
             r.plan_starts_above.map_or("-".to_owned(), percent),
         ]
     })

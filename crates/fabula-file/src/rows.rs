@@ -260,11 +260,24 @@ pub struct Effort {
     pub plan_starts_above: bool,
     pub candidates: u32,
     pub near_misses: u32,
+    /// The smallest candidate set any two clues leave together (absent from files written
+    /// before it was stored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates_after_two: Option<u32>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_effort_written_before_the_two_clue_set_reads_without_it() {
+        let old = r#"{"plan_calls":61,"plan_calls_first_fit":48,"plan_starts_above":true,"candidates":23,"near_misses":14}"#;
+        let effort: Effort = serde_json::from_str(old).unwrap();
+        assert_eq!(effort.candidates_after_two, None);
+        let text = serde_json::to_string(&effort).unwrap();
+        assert_eq!(text, old, "an absent figure is not written back");
+    }
 
     fn meta() -> Meta {
         Meta {

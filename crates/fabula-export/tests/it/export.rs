@@ -48,10 +48,11 @@ fn a_tasks_effort_is_exported_where_the_world_file_has_it() {
         plan_starts_above: true,
         candidates: 23,
         near_misses: 14,
+        candidates_after_two: Some(6),
     };
     let expected = serde_json::json!({
         "plan_calls": 61, "plan_calls_first_fit": 48, "plan_starts_above": true,
-        "candidates": 23, "near_misses": 14
+        "candidates": 23, "near_misses": 14, "candidates_after_two": 6
     });
     let task = Task {
         tier: Tier::Frontier,

@@ -109,6 +109,7 @@ fn write(path: &Path) -> (Vec<Page>, Vec<Task>) {
             plan_starts_above: true,
             candidates: 23,
             near_misses: 14,
+            candidates_after_two: Some(6),
         }),
     }];
     let tables = tables();

@@ -584,6 +584,7 @@ impl Builder<'_> {
             plan_starts_above: starts_above,
             candidates: count(sets.iter().map(BitSet::len).min()?),
             near_misses: count(near_misses(&refs, people.profiles.len())),
+            candidates_after_two: after_two(&refs).map(count),
         })
     }
 
@@ -704,6 +705,18 @@ fn kind(hint: &Hint) -> u8 {
 /// Whether a year lies in one of the decades (their first years).
 fn in_decades(year: i64, decades: &[i64]) -> bool {
     decades.iter().any(|d| (*d..=d + 9).contains(&year))
+}
+
+/// The smallest candidate set any two clues leave together; `None` for fewer than two clues.
+fn after_two(sets: &[&BitSet]) -> Option<usize> {
+    let mut least = None;
+    for (i, a) in sets.iter().enumerate() {
+        for b in &sets[i + 1..] {
+            let n = a.intersection(b).count();
+            least = Some(least.map_or(n, |l: usize| l.min(n)));
+        }
+    }
+    least
 }
 
 /// The people who fail exactly one clue.

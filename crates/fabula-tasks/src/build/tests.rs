@@ -634,6 +634,13 @@ fn frontier_questions_leave_no_handle_one_level_up() {
                 task.question
             );
             assert!(effort.candidates as usize >= crate::difficulty::FRONTIER_MIN_CANDIDATES);
+            // Two clues leave fewer than one, and at least the answers.
+            let two = effort.candidates_after_two.expect("two clues or more");
+            assert!(
+                (1..=effort.candidates).contains(&two),
+                "{two}: {}",
+                task.question
+            );
             assert!(effort.near_misses as usize >= crate::difficulty::FRONTIER_MIN_NEAR_MISSES);
             assert!(
                 places.is_none_or(|p| p >= 5),
