@@ -18,8 +18,9 @@
 //!   their rows and nothing else, the news dates the works) needs at least [`MIN_FIRST_CALLS`]
 //!   calls when it stops at the first candidate that fits every clue, as research agents do
 //!   (they open half the candidates on average), and so at least `FRONTIER_MIN_PLAN_CALLS`
-//!   when it opens them all, and at most `FRONTIER_MAX_PLAN_CALLS` (long, but finishable). Questions that met only the second bound (35 calls) were answered
-//!   by research agents in about 35 calls, within a budget of 40. The clues no list gives
+//!   when it opens them all, and at most `FRONTIER_MAX_PLAN_CALLS` (long, but finishable).
+//!   Questions that met only the second bound (35 calls) were answered by research agents in
+//!   about 35 calls, within a budget of 40. The clues no list gives
 //!   (birth and death years; no number is searchable) are chosen first, so the clues an agent
 //!   can enumerate leave it many candidates. The plan may also search the candidates' names a
 //!   few at a time ([`NAMES_PER_SEARCH`]): snippets hide years but show a person's occupation
@@ -34,8 +35,11 @@
 //!   list names the answer and the plan reads candidates off partial lists only when the
 //!   answer is on them.
 //!
+//! A name-all question ([`FRONTIER_SET_SIZE`]) is built the same way, its clues true of two to
+//! four people, none of them notable, all to be named.
+//!
 //! The query is one `SELECT` of the person's name with one condition per clue; `fabula check`
-//! re-runs it and asks for exactly that one answer.
+//! re-runs it and asks for exactly that one answer (two to four for a name-all question).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
