@@ -204,6 +204,7 @@ impl Run<'_> {
             } => self.count_rows(*side, column, heading),
             Step::Identify => self.identify(),
             Step::Frontier { all } => self.frontier(*all),
+            Step::FrontierEach { labels } => self.frontier_each(labels),
             Step::EachRow {
                 side,
                 column,

@@ -1,7 +1,8 @@
 //! Which questions are frontier questions, recognised by the checker itself: a question written
 //! from one of the phrasings of the frontier families, `[identify.person_by_blurred_clues]` (one
-//! person) and `[aggregate.people_by_blurred_clues]` (two to four, all named) in the shared data
-//! file `templates/tasks/questions.toml`.
+//! person), `[aggregate.people_by_blurred_clues]` (two to four, all named) and
+//! `[table.people_by_blurred_clues]` (a few, tabulated) in the shared data file
+//! `templates/tasks/questions.toml`.
 //!
 //! The phrasings are data, read from the same file as the generator; the matching is the
 //! checker's own and needs no theme: a placeholder (`{person_noun}`, `{clues}`) stands for any
@@ -11,15 +12,16 @@
 use std::ops::RangeInclusive;
 use std::sync::OnceLock;
 
-use crate::contract::FRONTIER_SET_ANSWERS;
+use crate::contract::{FRONTIER_SET_ANSWERS, FRONTIER_TABLE_ROWS};
 
 const QUESTIONS: &str = include_str!("../../../templates/tasks/questions.toml");
 
 /// The kind and template of each frontier family in the question file, with how many people
 /// its clues fit.
-const FAMILIES: [(&str, &str, RangeInclusive<usize>); 2] = [
+const FAMILIES: [(&str, &str, RangeInclusive<usize>); 3] = [
     ("identify", "person_by_blurred_clues", 1..=1),
     ("aggregate", "people_by_blurred_clues", FRONTIER_SET_ANSWERS),
+    ("table", "people_by_blurred_clues", FRONTIER_TABLE_ROWS),
 ];
 
 /// One piece of a phrasing: literal text or a named placeholder.
@@ -135,7 +137,7 @@ mod tests {
 
     #[test]
     fn frontier_phrasings_are_recognised_in_any_theme() {
-        assert_eq!(phrasings().len(), 17, "the families' phrasings are read");
+        assert_eq!(phrasings().len(), 25, "the families' phrasings are read");
         check(
             "Track down the colonist who was born in the 2140s; and held an office in a guild.",
             true,

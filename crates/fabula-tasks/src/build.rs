@@ -322,6 +322,7 @@ impl<'a> Builder<'a> {
         let families = [
             family::family(TaskKind::Identify.as_str(), family::FRONTIER),
             family::family(TaskKind::Aggregate.as_str(), family::FRONTIER_SET),
+            family::family(TaskKind::Table.as_str(), family::FRONTIER_TABLE),
         ];
         // A person the clues drawn for them could not single out may be singled out by other
         // draws: further rounds try everyone not yet asked about again.

@@ -110,11 +110,12 @@ const _: () = assert!(FRONTIER_MIN_FIRST_CALLS >= FRONTIER_MIN_PLAN_CALLS);
 /// need: long, but finishable.
 pub const FRONTIER_MAX_PLAN_CALLS: usize = 150;
 
-/// The phrasing ids of the frontier families start so: one person to identify, or two to four
-/// to name.
-const FRONTIER_PREFIXES: [&str; 2] = [
+/// The phrasing ids of the frontier families start so: one person to identify, two to four to
+/// name, or a few to tabulate.
+const FRONTIER_PREFIXES: [&str; 3] = [
     "identify.person_by_blurred_clues.",
     "aggregate.people_by_blurred_clues.",
+    "table.people_by_blurred_clues.",
 ];
 
 /// Whether a question was written from a frontier family.

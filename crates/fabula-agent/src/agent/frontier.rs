@@ -12,16 +12,45 @@
 use fabula_vocab::blurred::{self, Hint};
 
 use super::identify::{organisations, role, same};
+use super::plan::PathLabel;
 use super::{Run, read};
 use crate::Result;
 
 impl Run<'_> {
     pub(super) fn frontier(&mut self, all: bool) -> Result<bool> {
-        let Some(hints) = self.question.slot("clues").and_then(blurred::parse) else {
+        let Some(fits) = self.frontier_fits()? else {
             return Ok(false);
         };
-        let Some(list) = self.content().map(str::to_owned) else {
+        let fits: Vec<String> = fits.into_iter().map(|(_, title)| title).collect();
+        if all {
+            return Ok(self.answer_with((!fits.is_empty()).then(|| fits.join("\n"))));
+        }
+        match <[String; 1]>::try_from(fits) {
+            Ok([one]) => Ok(self.answer_with(Some(one))),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Opens every person every blurred clue fits and reads `labels` on each (a row of a
+    /// `table` step after); fails when no one fits.
+    pub(super) fn frontier_each(&mut self, labels: &[PathLabel]) -> Result<bool> {
+        let Some(fits) = self.frontier_fits()? else {
             return Ok(false);
+        };
+        if fits.is_empty() {
+            return Ok(false);
+        }
+        self.read_each(fits.into_iter().map(|(url, _)| url).collect(), labels)
+    }
+
+    /// The people (url, title) of the open list every blurred clue of the question fits;
+    /// `None` when the question has no clues or no list is open.
+    fn frontier_fits(&mut self) -> Result<Option<Vec<(String, String)>>> {
+        let Some(hints) = self.question.slot("clues").and_then(blurred::parse) else {
+            return Ok(None);
+        };
+        let Some(list) = self.content().map(str::to_owned) else {
+            return Ok(None);
         };
         let mut fits = Vec::new();
         for row in read::records(&list) {
@@ -31,16 +60,10 @@ impl Run<'_> {
             };
             let (title, person) = self.extract(&url)?;
             if self.fits_hints(&person, &hints)? {
-                fits.push(title);
+                fits.push((url, title));
             }
         }
-        if all {
-            return Ok(self.answer_with((!fits.is_empty()).then(|| fits.join("\n"))));
-        }
-        match <[String; 1]>::try_from(fits) {
-            Ok([one]) => Ok(self.answer_with(Some(one))),
-            Err(_) => Ok(false),
-        }
+        Ok(Some(fits))
     }
 
     fn fits_hints(&self, person: &str, hints: &[Hint]) -> Result<bool> {

@@ -133,6 +133,9 @@ pub(crate) enum Step {
     /// `frontier`: on the open list of people, answer the one person every blurred clue of the
     /// question fits; `frontier all`: every such person, a set (see the `frontier` module).
     Frontier { all: bool },
+    /// `frontier each LABEL|..`: on the open list of people, open every person every blurred
+    /// clue fits and read the labels on them, as `each_row` does (for a `table` step after).
+    FrontierEach { labels: Vec<PathLabel> },
 }
 
 impl Step {
@@ -155,6 +158,12 @@ impl Step {
             ("identify", []) => Step::Identify,
             ("frontier", []) => Step::Frontier { all: false },
             ("frontier", ["all"]) => Step::Frontier { all: true },
+            ("frontier", ["each", _, ..]) => {
+                let labels = arg["each".len()..].trim();
+                Step::FrontierEach {
+                    labels: labels.split('|').map(str::trim).map(path_label).collect(),
+                }
+            }
             ("total", []) => Step::Total,
             ("names", []) => Step::Names { before: None },
             ("names", ["before", year]) => Step::Names {
@@ -343,6 +352,10 @@ mod tests {
         check("identify", "Identify");
         check("frontier", "Frontier { all: false }");
         check("frontier all", "Frontier { all: true }");
+        check(
+            "frontier each Born|Birthplace>Population",
+            r#"FrontierEach { labels: [([], Label { text: "Born", prefix: false }), ([Label { text: "Birthplace", prefix: false }], Label { text: "Population", prefix: false })] }"#,
+        );
         check("total", "Total");
         check("names", "Names { before: None }");
         check(

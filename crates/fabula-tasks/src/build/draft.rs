@@ -19,7 +19,7 @@ use super::family::{
     Census, Compare, Count, CountBefore, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows,
     Shape, SumBefore, Table, Tally, Term, Winner,
 };
-use super::frontier::FRONTIER_SET_SIZE;
+use super::frontier::{FRONTIER_SET_SIZE, FRONTIER_TABLE_SIZE};
 use super::threshold;
 use super::{Answer, Builder, Draft};
 
@@ -85,8 +85,10 @@ impl Builder<'_> {
                 .collect(),
             Shape::Identify if !self.can_identify() => Vec::new(),
             Shape::Identify => ids(TableRole::Person),
-            Shape::Frontier | Shape::FrontierSet if !self.can_frontier() => Vec::new(),
-            Shape::Frontier | Shape::FrontierSet => ids(TableRole::Person),
+            Shape::Frontier | Shape::FrontierSet | Shape::FrontierTable if !self.can_frontier() => {
+                Vec::new()
+            }
+            Shape::Frontier | Shape::FrontierSet | Shape::FrontierTable => ids(TableRole::Person),
         }
     }
 
@@ -100,8 +102,9 @@ impl Builder<'_> {
             Shape::Count(f) => self.count(f, x),
             Shape::CountBefore(f) => self.count_before(f),
             Shape::Identify => self.identify(x),
-            Shape::Frontier => self.frontier(x, 1..=1),
-            Shape::FrontierSet => self.frontier(x, FRONTIER_SET_SIZE),
+            Shape::Frontier => self.frontier(x, 1..=1, false),
+            Shape::FrontierSet => self.frontier(x, FRONTIER_SET_SIZE, false),
+            Shape::FrontierTable => self.frontier(x, FRONTIER_TABLE_SIZE, true),
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
             Shape::Term(f) => self.term(f, x),
@@ -831,13 +834,22 @@ impl Builder<'_> {
     /// header another column has too is headed by the reference as well ("Province
     /// population" beside a town's own "Population"); `None` if two headers still agree.
     fn headers(&self, f: &Table) -> Option<(Vec<String>, Vec<&'static str>)> {
+        self.headers_of(f.role, f.columns)
+    }
+
+    /// The headers and metrics of the columns `paths` of rows of `role`.
+    pub(super) fn headers_of(
+        &self,
+        role: TableRole,
+        paths: &[Path],
+    ) -> Option<(Vec<String>, Vec<&'static str>)> {
         let (mut columns, metrics): (Vec<String>, Vec<&'static str>) =
-            f.columns.iter().map(|p| self.header(f.role, p)).unzip();
+            paths.iter().map(|p| self.header(role, p)).unzip();
         let plain = columns.clone();
-        for (header, path) in columns.iter_mut().zip(f.columns) {
+        for (header, path) in columns.iter_mut().zip(paths) {
             let shared = plain.iter().filter(|h| *h == header).count() > 1;
             if shared && let Some((last, before)) = path.hops.split_last() {
-                let from = before.last().map_or(f.role, |h| h.target);
+                let from = before.last().map_or(role, |h| h.target);
                 let reference = cap(&self.db.column(from, last.column).label);
                 *header = format!("{reference} {}", header.to_lowercase());
             }

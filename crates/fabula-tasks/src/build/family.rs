@@ -222,6 +222,9 @@ pub(super) enum Shape {
     Frontier,
     /// Two to four people the same kind of blurred clues describe, all to be named.
     FrontierSet,
+    /// A few people the same kind of blurred clues describe, tabulated with a value read on
+    /// another entity's page ([`FRONTIER_TABLE_COLUMNS`]).
+    FrontierTable,
     Table(Table),
 }
 
@@ -248,21 +251,27 @@ impl Family {
             Shape::Identify => 5,
             // A frontier question's facts may sit on a few pages; what makes it hard is finding
             // them among many candidates (see `frontier.rs`).
-            Shape::Frontier | Shape::FrontierSet => 2,
+            Shape::Frontier | Shape::FrontierSet | Shape::FrontierTable => 2,
             _ => 1,
         }
     }
 
-    /// Whether the family is a frontier one ([`FRONTIER`], [`FRONTIER_SET`]).
+    /// Whether the family is a frontier one ([`FRONTIER`], [`FRONTIER_SET`],
+    /// [`FRONTIER_TABLE`]).
     pub(super) fn is_frontier(&self) -> bool {
-        matches!(self.shape, Shape::Frontier | Shape::FrontierSet)
+        matches!(
+            self.shape,
+            Shape::Frontier | Shape::FrontierSet | Shape::FrontierTable
+        )
     }
 }
 
 /// The name of the frontier family (kind `identify`): see `frontier.rs`.
 pub(super) const FRONTIER: &str = "person_by_blurred_clues";
-/// The name of the frontier's name-all family (kind `aggregate`).
+/// The name of the frontier's name-all family (kind `aggregate`) and of its table family (kind
+/// `table`).
 pub(super) const FRONTIER_SET: &str = "people_by_blurred_clues";
+pub(super) const FRONTIER_TABLE: &str = "people_by_blurred_clues";
 
 /// The family of template `kind.name`, if there is one.
 pub(super) fn family(kind: &str, name: &str) -> Option<&'static Family> {
@@ -290,6 +299,15 @@ const fn name_via(hops: &'static [Hop]) -> Path {
 
 /// The starting row's own name.
 const OWN_NAME: Path = own(ColumnRole::Name);
+
+/// The columns of a frontier table: the person, the birth year, the birthplace and its
+/// population today, read on the birthplace's page.
+pub(super) const FRONTIER_TABLE_COLUMNS: [Path; 4] = [
+    OWN_NAME,
+    own(ColumnRole::BirthYear),
+    name_via(&[BIRTHPLACE]),
+    via(&[BIRTHPLACE], ColumnRole::Population),
+];
 
 const fn follow(kind: TaskKind, name: &'static str, subject: TableRole, path: Path) -> Family {
     let slot = match subject {
@@ -577,6 +595,11 @@ pub(super) const FAMILIES: &[Family] = &[
         kind: TaskKind::Aggregate,
         name: FRONTIER_SET,
         shape: Shape::FrontierSet,
+    },
+    Family {
+        kind: TaskKind::Table,
+        name: FRONTIER_TABLE,
+        shape: Shape::FrontierTable,
     },
     wide_table(
         "settlements_in_region",

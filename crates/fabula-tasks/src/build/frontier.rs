@@ -57,8 +57,9 @@ use fabula_world::theme::Field;
 
 use crate::blurred::{self, Hint, Nouns};
 
-use super::db::{Cell, Db, lit};
+use super::db::{Cell, Db, Query, lit};
 use super::draft::Body;
+use super::family::FRONTIER_TABLE_COLUMNS;
 use super::{Answer, Builder};
 
 use crate::difficulty::{
@@ -476,7 +477,12 @@ impl Builder<'_> {
     /// Describes person `x` by blurred clues meeting every constraint of the module docs, true
     /// of exactly `want` people in all (one for an identify question, [`FRONTIER_SET_SIZE`] for
     /// a name-all one, `x` among them); `None` when the clues the person allows do not.
-    pub(super) fn frontier(&mut self, x: i64, want: RangeInclusive<usize>) -> Option<Body> {
+    pub(super) fn frontier(
+        &mut self,
+        x: i64,
+        want: RangeInclusive<usize>,
+        table: bool,
+    ) -> Option<Body> {
         let single = want == (1..=1);
         let asked = if single {
             &self.frontier_asked
@@ -539,7 +545,12 @@ impl Builder<'_> {
         }
         // In the order the question states them: the clues about the birth together.
         let ids: Vec<i64> = answers.iter().map(|i| i as i64 + 1).collect();
-        let body = self.frontier_body(&ids, single, &blurred::arrange(&hints))?;
+        let hints = blurred::arrange(&hints);
+        let body = if table {
+            self.frontier_table_body(&ids, &hints)?
+        } else {
+            self.frontier_body(&ids, single, &hints)?
+        };
         if single {
             self.frontier_asked.insert(x);
         } else {
@@ -592,6 +603,63 @@ impl Builder<'_> {
         })
     }
 
+    /// The body of a frontier table about the people `ids`: a row each, its columns
+    /// [`FRONTIER_TABLE_COLUMNS`] (the birthplace's population read on its own page); the query
+    /// selects them, joined, under one parenthesised condition per clue.
+    fn frontier_table_body(&self, ids: &[i64], hints: &[Hint]) -> Option<Body> {
+        let db = &self.db;
+        let people = self.frontier.get()?;
+        let columns = &FRONTIER_TABLE_COLUMNS;
+        let mut cells = Vec::new();
+        let mut rows = Vec::new();
+        for &id in ids {
+            let me = people.profiles.get(usize::try_from(id - 1).ok()?)?;
+            for hint in hints {
+                cells.extend(hint_cells(db, people, id, me, hint)?);
+            }
+            let mut row = Vec::new();
+            for path in columns {
+                let (value, stated) = db.follow(Person, id, path)?;
+                row.push(value);
+                cells.extend(stated);
+            }
+            rows.push(row);
+        }
+        rows.sort();
+        let (headers, metrics) = self.headers_of(Person, columns)?;
+        let mut query = Query::new(db, Person);
+        for path in columns {
+            query.join_path(Person, path);
+        }
+        let select: Vec<String> = columns
+            .iter()
+            .map(|p| query.col(p.end(Person), p.column))
+            .collect();
+        let conditions: Vec<String> = hints.iter().map(|h| hint_sql(db, h)).collect();
+        let sql = format!(
+            "SELECT {} {} WHERE ({})",
+            select.join(", "),
+            query.from(),
+            conditions.join(") AND (")
+        );
+        let theme = &self.world.theme;
+        let nouns = Nouns {
+            settlement: &theme.settlement.singular,
+            organisation: &theme.organisation.singular,
+        };
+        let text = blurred::write(hints, nouns);
+        (blurred::parse(&text).as_deref() == Some(hints)).then(|| Body {
+            slots: vec![("clues", text)],
+            answer: Answer::Table {
+                columns: headers,
+                metrics,
+                rows,
+            },
+            cells,
+            sql,
+        })
+    }
+
     /// The body of a frontier question about the people `ids` (their ids; one for an identify
     /// question, whose answer is a name, else a set of names).
     fn frontier_body(&self, ids: &[i64], single: bool, hints: &[Hint]) -> Option<Body> {
@@ -637,6 +705,8 @@ impl Builder<'_> {
 
 /// How many people a name-all frontier question names.
 pub(super) const FRONTIER_SET_SIZE: RangeInclusive<usize> = 2..=4;
+/// How many rows a frontier table has.
+pub(super) const FRONTIER_TABLE_SIZE: RangeInclusive<usize> = 5..=12;
 
 /// Chooses clues until only `want` people are left, `me` among them: at each step one of the
 /// two clues (of kinds not yet used) that leave the fewest people while leaving at least

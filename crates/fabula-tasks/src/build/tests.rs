@@ -253,6 +253,10 @@ fn answer_problems(family: &Family, gold: &Value, mut rows: Vec<Vec<String>>) ->
     }
     let (lo, hi) = match family.shape {
         Shape::Table(t) => t.size,
+        Shape::FrontierTable => (
+            *super::frontier::FRONTIER_TABLE_SIZE.start(),
+            *super::frontier::FRONTIER_TABLE_SIZE.end(),
+        ),
         _ => (0, 0),
     };
     if !(lo..=hi).contains(&want.len()) || want.iter().any(|r| r.len() != columns) {
@@ -585,6 +589,7 @@ fn repeated_headers_are_qualified_by_their_reference() {
 fn frontier_questions_leave_no_handle_one_level_up() {
     let mut questions = 0;
     let mut sets = 0;
+    let mut tables = 0;
     let mut with_places = 0;
     let mut costs = Vec::new();
     let mut firsts = Vec::new();
@@ -607,15 +612,23 @@ fn frontier_questions_leave_no_handle_one_level_up() {
             // One name, or two to four for a name-all question.
             let answers: Vec<String> = match task.kind {
                 TaskKind::Aggregate => serde_json::from_str(&task.answer).unwrap(),
+                TaskKind::Table => {
+                    let table: Value = serde_json::from_str(&task.answer).unwrap();
+                    let rows = table["rows"].as_array().unwrap();
+                    rows.iter()
+                        .map(|r| r[0].as_str().unwrap().to_owned())
+                        .collect()
+                }
                 _ => vec![serde_json::from_str(&task.answer).unwrap()],
             };
-            let size = if task.kind == TaskKind::Aggregate {
-                super::frontier::FRONTIER_SET_SIZE
-            } else {
-                1..=1
+            let size = match task.kind {
+                TaskKind::Aggregate => super::frontier::FRONTIER_SET_SIZE,
+                TaskKind::Table => super::frontier::FRONTIER_TABLE_SIZE,
+                _ => 1..=1,
             };
             assert!(size.contains(&answers.len()), "{}", task.answer);
             sets += usize::from(task.kind == TaskKind::Aggregate);
+            tables += usize::from(task.kind == TaskKind::Table);
             for answer in &answers {
                 assert!(!notable.contains(answer.as_str()), "{answer} is notable");
             }
@@ -669,8 +682,9 @@ fn frontier_questions_leave_no_handle_one_level_up() {
     costs.sort_unstable();
     firsts.sort_unstable();
     eprintln!(
-        "{questions} frontier questions ({sets} name-all); cheapest plan least {}, median {}, \
-         largest {} calls; stopping at the first fit least {}, median {}, largest {}",
+        "{questions} frontier questions ({sets} name-all, {tables} tables); cheapest plan least \
+         {}, median {}, largest {} calls; stopping at the first fit least {}, median {}, \
+         largest {}",
         costs[0],
         costs[costs.len() / 2],
         costs[costs.len() - 1],
