@@ -36,10 +36,12 @@
 //!   answer is on them.
 //!
 //! A name-all question ([`FRONTIER_SET_SIZE`]) is built the same way, its clues true of two to
-//! four people, none of them notable, all to be named.
+//! four people, none of them notable, all to be named; a table ([`FRONTIER_TABLE_SIZE`]) of five
+//! to twelve, each tabulated with values read on their own and their birthplace's pages.
 //!
 //! The query is one `SELECT` of the person's name with one condition per clue; `fabula check`
-//! re-runs it and asks for exactly that one answer (two to four for a name-all question).
+//! re-runs it and asks for exactly that one answer (two to four for a name-all question; a
+//! table's query selects its columns, joined, under the same conditions).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
