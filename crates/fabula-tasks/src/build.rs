@@ -120,7 +120,7 @@ struct Builder<'a> {
     frontier: OnceCell<frontier::People>,
     /// The people a frontier question was written about: one question each.
     frontier_asked: BTreeSet<i64>,
-    /// The people named by a name-all frontier question already.
+    /// The people a name-all frontier question or a frontier table names already.
     frontier_set_asked: BTreeSet<i64>,
     /// Whether a frontier question may be about a person asked about already.
     frontier_again: bool,

@@ -19,7 +19,7 @@ use super::family::{
     Census, Compare, Count, CountBefore, Extreme, Family, Follow, Group, Order, Pairs, Path, Rows,
     Shape, SumBefore, Table, Tally, Term, Winner,
 };
-use super::frontier::{FRONTIER_SET_SIZE, FRONTIER_TABLE_SIZE};
+use super::frontier::Asks;
 use super::threshold;
 use super::{Answer, Builder, Draft};
 
@@ -102,9 +102,9 @@ impl Builder<'_> {
             Shape::Count(f) => self.count(f, x),
             Shape::CountBefore(f) => self.count_before(f),
             Shape::Identify => self.identify(x),
-            Shape::Frontier => self.frontier(x, 1..=1, false),
-            Shape::FrontierSet => self.frontier(x, FRONTIER_SET_SIZE, false),
-            Shape::FrontierTable => self.frontier(x, FRONTIER_TABLE_SIZE, true),
+            Shape::Frontier => self.frontier(x, Asks::One),
+            Shape::FrontierSet => self.frontier(x, Asks::All),
+            Shape::FrontierTable => self.frontier(x, Asks::Table),
             Shape::Extreme(f) => self.extreme(f, x),
             Shape::SumBefore(f) => self.sum_before(f, x),
             Shape::Term(f) => self.term(f, x),

@@ -477,19 +477,13 @@ impl Builder<'_> {
     }
 
     /// Describes person `x` by blurred clues meeting every constraint of the module docs, true
-    /// of exactly `want` people in all (one for an identify question, [`FRONTIER_SET_SIZE`] for
-    /// a name-all one, `x` among them); `None` when the clues the person allows do not.
-    pub(super) fn frontier(
-        &mut self,
-        x: i64,
-        want: RangeInclusive<usize>,
-        table: bool,
-    ) -> Option<Body> {
-        let single = want == (1..=1);
-        let asked = if single {
-            &self.frontier_asked
-        } else {
-            &self.frontier_set_asked
+    /// of as many people as the question `asks` for, `x` among them; `None` when the clues the
+    /// person allows do not.
+    pub(super) fn frontier(&mut self, x: i64, asks: Asks) -> Option<Body> {
+        let want = asks.people();
+        let asked = match asks {
+            Asks::One => &self.frontier_asked,
+            Asks::All | Asks::Table => &self.frontier_set_asked,
         };
         if asked.contains(&x) && !self.frontier_again {
             return None;
@@ -547,17 +541,14 @@ impl Builder<'_> {
         }
         // In the order the question states them: the clues about the birth together.
         let ids: Vec<i64> = answers.iter().map(|i| i as i64 + 1).collect();
-        let hints = blurred::arrange(&hints);
-        let body = if table {
-            self.frontier_table_body(&ids, &hints)?
-        } else {
-            self.frontier_body(&ids, single, &hints)?
+        let body = self.frontier_body(&ids, asks, &blurred::arrange(&hints))?;
+        match asks {
+            Asks::One => self.frontier_asked.insert(x),
+            Asks::All | Asks::Table => {
+                self.frontier_set_asked.extend(&ids);
+                true
+            }
         };
-        if single {
-            self.frontier_asked.insert(x);
-        } else {
-            self.frontier_set_asked.extend(&ids);
-        }
         Some(body)
     }
 
@@ -605,97 +596,81 @@ impl Builder<'_> {
         })
     }
 
-    /// The body of a frontier table about the people `ids`: a row each, its columns
-    /// [`FRONTIER_TABLE_COLUMNS`] (the birthplace's population read on its own page); the query
-    /// selects them, joined, under one parenthesised condition per clue.
-    fn frontier_table_body(&self, ids: &[i64], hints: &[Hint]) -> Option<Body> {
+    /// The body of a frontier question about the people `ids`, answered as it `asks`: a name,
+    /// a set of names, or a table of [`FRONTIER_TABLE_COLUMNS`] (the birthplace's population
+    /// read on its own page). The query has one parenthesised condition per clue, so a reader
+    /// can test the clues one by one; a table's selects its columns, joined.
+    fn frontier_body(&self, ids: &[i64], asks: Asks, hints: &[Hint]) -> Option<Body> {
         let db = &self.db;
         let people = self.frontier.get()?;
-        let columns = &FRONTIER_TABLE_COLUMNS;
         let mut cells = Vec::new();
-        let mut rows = Vec::new();
         for &id in ids {
             let me = people.profiles.get(usize::try_from(id - 1).ok()?)?;
             for hint in hints {
                 cells.extend(hint_cells(db, people, id, me, hint)?);
             }
-            let mut row = Vec::new();
-            for path in columns {
-                let (value, stated) = db.follow(Person, id, path)?;
-                row.push(value);
-                cells.extend(stated);
-            }
-            rows.push(row);
         }
-        rows.sort();
-        let (headers, metrics) = self.headers_of(Person, columns)?;
-        let mut query = Query::new(db, Person);
-        for path in columns {
-            query.join_path(Person, path);
-        }
-        let select: Vec<String> = columns
-            .iter()
-            .map(|p| query.col(p.end(Person), p.column))
-            .collect();
         let conditions: Vec<String> = hints.iter().map(|h| hint_sql(db, h)).collect();
-        let sql = format!(
-            "SELECT {} {} WHERE ({})",
-            select.join(", "),
-            query.from(),
-            conditions.join(") AND (")
-        );
+        let condition = format!("({})", conditions.join(") AND ("));
+        let names = || ids.iter().map(|&id| db.name(Person, id));
+        let (answer, sql) = match asks {
+            Asks::Table => {
+                let columns = &FRONTIER_TABLE_COLUMNS;
+                let mut rows = Vec::new();
+                for &id in ids {
+                    let mut row = Vec::new();
+                    for path in columns {
+                        let (value, stated) = db.follow(Person, id, path)?;
+                        row.push(value);
+                        cells.extend(stated);
+                    }
+                    rows.push(row);
+                }
+                rows.sort();
+                let (columns_text, metrics) = self.headers_of(Person, columns)?;
+                let mut query = Query::new(db, Person);
+                for path in columns {
+                    query.join_path(Person, path);
+                }
+                let select: Vec<String> = columns
+                    .iter()
+                    .map(|p| query.col(p.end(Person), p.column))
+                    .collect();
+                let answer = Answer::Table {
+                    columns: columns_text,
+                    metrics,
+                    rows,
+                };
+                let sql = format!(
+                    "SELECT {} {} WHERE {condition}",
+                    select.join(", "),
+                    query.from()
+                );
+                (answer, sql)
+            }
+            Asks::One | Asks::All => {
+                cells.extend(ids.iter().map(|&id| db.cell(Person, id, C::Name)));
+                let answer = if asks == Asks::One {
+                    Answer::Text(names().next()?)
+                } else {
+                    let mut names: Vec<String> = names().collect();
+                    names.sort();
+                    Answer::List(names)
+                };
+                let sql = format!(
+                    "SELECT p.{} FROM {} p WHERE {condition}",
+                    db.column(Person, C::Name).name,
+                    db.table(Person).name,
+                );
+                (answer, sql)
+            }
+        };
         let theme = &self.world.theme;
         let nouns = Nouns {
             settlement: &theme.settlement.singular,
             organisation: &theme.organisation.singular,
         };
         let text = blurred::write(hints, nouns);
-        (blurred::parse(&text).as_deref() == Some(hints)).then(|| Body {
-            slots: vec![("clues", text)],
-            answer: Answer::Table {
-                columns: headers,
-                metrics,
-                rows,
-            },
-            cells,
-            sql,
-        })
-    }
-
-    /// The body of a frontier question about the people `ids` (their ids; one for an identify
-    /// question, whose answer is a name, else a set of names).
-    fn frontier_body(&self, ids: &[i64], single: bool, hints: &[Hint]) -> Option<Body> {
-        let db = &self.db;
-        let people = self.frontier.get()?;
-        let mut cells = Vec::new();
-        for &id in ids {
-            let me = people.profiles.get(usize::try_from(id - 1).ok()?)?;
-            cells.push(db.cell(Person, id, C::Name));
-            for hint in hints {
-                cells.extend(hint_cells(db, people, id, me, hint)?);
-            }
-        }
-        let conditions: Vec<String> = hints.iter().map(|h| hint_sql(db, h)).collect();
-        // Each condition in parentheses, so a reader can test the clues one by one.
-        let sql = format!(
-            "SELECT p.{} FROM {} p WHERE ({})",
-            db.column(Person, C::Name).name,
-            db.table(Person).name,
-            conditions.join(") AND (")
-        );
-        let theme = &self.world.theme;
-        let nouns = Nouns {
-            settlement: &theme.settlement.singular,
-            organisation: &theme.organisation.singular,
-        };
-        let text = blurred::write(hints, nouns);
-        let answer = if single {
-            Answer::Text(db.name(Person, *ids.first()?))
-        } else {
-            let mut names: Vec<String> = ids.iter().map(|&id| db.name(Person, id)).collect();
-            names.sort();
-            Answer::List(names)
-        };
         (blurred::parse(&text).as_deref() == Some(hints)).then(|| Body {
             slots: vec![("clues", text)],
             answer,
@@ -709,6 +684,28 @@ impl Builder<'_> {
 pub(super) const FRONTIER_SET_SIZE: RangeInclusive<usize> = 2..=4;
 /// How many rows a frontier table has.
 pub(super) const FRONTIER_TABLE_SIZE: RangeInclusive<usize> = 5..=12;
+
+/// What a frontier question asks for about the people its clues fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Asks {
+    /// The one person (kind `identify`).
+    One,
+    /// Every one of [`FRONTIER_SET_SIZE`] people, named (kind `aggregate`).
+    All,
+    /// Every one of [`FRONTIER_TABLE_SIZE`] people, tabulated (kind `table`).
+    Table,
+}
+
+impl Asks {
+    /// How many people the clues may fit.
+    fn people(self) -> RangeInclusive<usize> {
+        match self {
+            Asks::One => 1..=1,
+            Asks::All => FRONTIER_SET_SIZE,
+            Asks::Table => FRONTIER_TABLE_SIZE,
+        }
+    }
+}
 
 /// Chooses clues until only `want` people are left, `me` among them: at each step one of the
 /// two clues (of kinds not yet used) that leave the fewest people while leaving at least
