@@ -157,19 +157,7 @@ fn tiny_model_renders_and_lwm_data_exports() {
     ));
     assert_eq!(records.len(), lines.len(), "one record per turn");
     for (record, sample) in records.iter().zip(&lines) {
-        assert_eq!(
-            sorted_keys(record),
-            [
-                "current_prompt",
-                "id",
-                "prompt",
-                "response",
-                "system_str",
-                "task",
-                "turn_idx"
-            ]
-        );
-        assert_eq!(record["task"], "search");
+        assert_bench_record(record);
         assert_eq!(record["system_str"], "You simulate a search engine.");
         let turn = record["turn_idx"].as_u64().unwrap();
         assert_eq!(turn, sample["turn_idx"].as_u64().unwrap() + 1);
@@ -209,6 +197,23 @@ fn sorted_keys(value: &serde_json::Value) -> Vec<&str> {
         .collect();
     keys.sort_unstable();
     keys
+}
+
+/// Asserts that a record has AgentWorldBench's fields, for its search task.
+fn assert_bench_record(record: &serde_json::Value) {
+    assert_eq!(
+        sorted_keys(record),
+        [
+            "current_prompt",
+            "id",
+            "prompt",
+            "response",
+            "system_str",
+            "task",
+            "turn_idx"
+        ]
+    );
+    assert_eq!(record["task"], "search");
 }
 
 /// The title of the world's first entity page, read from the world file.
@@ -373,19 +378,7 @@ fn task_trajectories_export_with_the_simulation_instruction() {
     let records = json_lines(&jsonl);
     let mut turns_of: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
     for record in &records {
-        assert_eq!(
-            sorted_keys(record),
-            [
-                "current_prompt",
-                "id",
-                "prompt",
-                "response",
-                "system_str",
-                "task",
-                "turn_idx"
-            ]
-        );
-        assert_eq!(record["task"], "search");
+        assert_bench_record(record);
         let turn = record["turn_idx"].as_u64().unwrap();
         let id = record["id"].as_str().unwrap();
         let (session, turn_in_id) = id.rsplit_once("-t").unwrap();
