@@ -73,6 +73,14 @@ fn each_corruption_is_reported_under_its_rule() {
             [],
         )
         .unwrap();
+        // No page defines the fields its frontier clues stand for any more.
+        let gone = c
+            .execute(
+                "DELETE FROM fabula_pages WHERE title LIKE 'Glossary: %'",
+                [],
+            )
+            .unwrap();
+        assert!(gone > 0, "the world has glossary pages");
     });
     corrupt(&world(4), |c| {
         let (t, _) = names(c, "tenure", "seat");
@@ -128,6 +136,7 @@ fn each_corruption_is_reported_under_its_rule() {
         ("world-00001.sqlite", "name.blocklist"),
         ("world-00002.sqlite", "time.founder"),
         ("world-00003.sqlite", "derived"),
+        ("world-00003.sqlite", "tasks.fields"),
         ("world-00004.sqlite", "time.overlap"),
         ("world-00005.sqlite", "meta"),
         ("world-00005.sqlite", "time.future"),

@@ -21,13 +21,9 @@ pub(crate) struct Glossaries(Vec<BTreeSet<String>>);
 impl Glossaries {
     /// Reads the glossary pages of a world.
     pub(crate) fn read(file: &WorldFile) -> fabula_file::Result<Glossaries> {
-        let pages = file.pages_without_facts()?;
+        let pages = file.pages_titled(TITLE)?;
         Ok(Glossaries(
-            pages
-                .iter()
-                .filter(|p| p.page.title.starts_with(TITLE))
-                .map(|p| listed(&p.page.body))
-                .collect(),
+            pages.iter().map(|p| listed(&p.page.body)).collect(),
         ))
     }
 

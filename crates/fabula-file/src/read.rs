@@ -209,6 +209,24 @@ impl WorldFile {
         Ok(pages)
     }
 
+    /// The pages whose title starts with `prefix`, in id order, their `facts` left empty: a
+    /// reader after one kind of page (`fabula check`'s glossaries) need not read every body.
+    pub fn pages_titled(&self, prefix: &str) -> Result<Vec<StoredPage>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, url, title, kind, published, body FROM fabula_pages \
+                 WHERE substr(title, 1, length(?1)) = ?1 ORDER BY id",
+            )
+            .map_err(self.sqlite())?;
+        let mut rows = stmt.query([prefix]).map_err(self.sqlite())?;
+        let mut pages = Vec::new();
+        while let Some(row) = rows.next().map_err(self.sqlite())? {
+            pages.push(self.page_row(row)?);
+        }
+        Ok(pages)
+    }
+
     /// The page at `url` with its facts, if the world has one.
     pub fn page(&self, url: &str) -> Result<Option<StoredPage>> {
         let mut stmt = self

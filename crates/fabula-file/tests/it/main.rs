@@ -151,6 +151,16 @@ fn written_rows_read_back_typed() {
     let bare = file.pages_without_facts().unwrap();
     assert_eq!(bare.len(), 2);
     assert!(bare.iter().all(|p| p.page.facts.is_empty()));
+    // Pages by the start of their title: the same rows as the whole list, filtered.
+    for prefix in ["wiki/K", "wiki/", "Kest", ""] {
+        let titled = file.pages_titled(prefix).unwrap();
+        let expected: Vec<_> = bare
+            .iter()
+            .filter(|p| p.page.title.starts_with(prefix))
+            .cloned()
+            .collect();
+        assert_eq!(titled, expected, "{prefix}");
+    }
     assert_eq!(Hiding::default(), Hiding::Partial);
 }
 
