@@ -341,8 +341,10 @@ fn modules_of_a_crate_import_each_other_without_a_cycle() {
 /// The crates that generate worlds, pages and tasks.
 const GENERATORS: [&str; 3] = ["fabula-world", "fabula-pages", "fabula-tasks"];
 /// The crates that serve a dataset.
-const SERVERS: [&str; 4] = [
+const SERVERS: [&str; 6] = [
     "fabula-server",
+    "fabula-compat",
+    "fabula-mcp",
     "fabula-admin",
     "fabula-browse",
     "fabula-lwm",
@@ -438,6 +440,16 @@ fn forbidden(name: &str) -> Vec<(String, &'static str)> {
             "dataset orchestration sits above the generator",
         ),
         "fabula-dataset" => forbid(&SERVERS, "generating a dataset links no server"),
+        // Each protocol family stands on the server's seam alone; the CLI mounts them side by side.
+        "fabula-compat" | "fabula-mcp" => forbid(
+            &[
+                "fabula-compat",
+                "fabula-mcp",
+                "fabula-admin",
+                "fabula-browse",
+            ],
+            "a protocol crate mounts on fabula-server's seam, beside the others",
+        ),
         _ => {}
     }
     if name != "fabula" {

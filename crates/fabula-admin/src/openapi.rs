@@ -166,7 +166,7 @@ fn add_error_responses(document: &mut Value) {
         };
         for operation in item.values_mut() {
             let codes = fabula_server::openapi::operation_errors(operation, OPERATION_ERRORS);
-            for (status, mut response) in fabula_server::openapi::error_responses(&codes, false) {
+            for (status, mut response) in fabula_server::openapi::error_responses(&codes, None) {
                 if status == "401" {
                     response["headers"]["WWW-Authenticate"]["schema"] =
                         json!({ "type": "string", "const": CHALLENGE });

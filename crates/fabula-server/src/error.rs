@@ -19,9 +19,6 @@ pub enum Error {
     /// An I/O error while serving.
     #[error("I/O error")]
     Io(#[from] std::io::Error),
-    /// The MCP server could not start its session or serve its transport.
-    #[error("MCP server: {0}")]
-    Mcp(String),
     /// The language world model could not be loaded.
     #[error("cannot load the world model")]
     Lwm(#[from] fabula_lwm::Error),

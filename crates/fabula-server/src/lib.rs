@@ -1,6 +1,8 @@
-//! The HTTP search service over a directory of world files: a native REST API, the Search-R1
-//! `/retrieve` shape, Tavily-shaped `/search` and `/extract`, and sessions whose seeded controls
-//! inject realistic faults.
+//! The HTTP search service over a directory of world files: the native REST API, sessions whose
+//! seeded controls inject realistic faults, and the seam ([`Suite`], [`app_with`]) on which the
+//! protocol crates mount their routes: `fabula-compat` (Search-R1, ASearcher, Tavily) and
+//! `fabula-mcp` (the MCP tool sets). `fabula serve` mounts them all; [`app`] is the native API
+//! alone.
 //!
 //! Routes (all bodies JSON; errors are `{"error": {"code", "message"}}` unless noted):
 //!
@@ -10,12 +12,6 @@
 //! | `GET /v1/worlds`                   | `{"worlds": [{"id", "name", "theme", "pages"}]}`       |
 //! | `POST /v1/worlds/{id}/search`      | see below                                              |
 //! | `POST /v1/worlds/{id}/extract`     | `{"url", "title", "date", "content", "next_start"}`    |
-//! | `POST /v1/worlds/{id}/retrieve`    | Search-R1: `{"result": [[{"document": {"id", "contents"}, "score"}]]}` |
-//! | `POST /retrieve`                   | the same, with `"world"` in the body                   |
-//! | `POST /access`, `POST /v1/worlds/{id}/access` | ASearcher: `{"urls"}` -> `{"result": [{"url", "title", "contents"} or null]}` ([`access`]) |
-//! | `POST /compat/tavily/{id}/search`  | Tavily: `{"query", "answer", "images", "results", "response_time"}` |
-//! | `POST /compat/tavily/{id}/extract` | Tavily: `{"results", "failed_results", "response_time"}` |
-//! | `POST /compat/tavily/{id}/crawl`, `/map` | 400 in Tavily's error shape: not supported        |
 //! | `POST /v1/sessions`                | `{"session", "world", "seed", "controls"}`             |
 //! | `POST /v1/sessions/{sid}/search`   | as the world's search, under the session's controls    |
 //! | `POST /v1/sessions/{sid}/extract`  | as the world's extract, under the session's controls   |
@@ -23,11 +19,14 @@
 //! | `POST /v1/sessions/{sid}/tools/web_search`, `/web_extractor`, `/dict_memory` | Qwen-AgentWorld's tools: `{"tool", "text", "structured"}` ([`tools`], [`memory`]) |
 //! | `DELETE /v1/sessions/{sid}`        | 204                                                    |
 //! | `GET /metrics`                     | Prometheus text: observations served by renderer, world-model render counters |
-//! | `GET /openapi.json`                | an OpenAPI 3.1 document of these routes ([`openapi`])  |
-//! | `/mcp/{world}`                     | MCP over Streamable HTTP, one session per MCP session ([`mcp`]) |
-//! | `/mcp/{world}/deep-research`       | the same with OpenAI deep research's `search` and `fetch` ([`deep_research`]) |
-//! | `/mcp/{world}/browsecomp-plus`     | the same with BrowseComp-Plus's `search` and `get_document` ([`browsecomp_plus`]) |
-//! | `/mcp/{world}/tongyi`              | the same with Tongyi DeepResearch's `search` and `visit` ([`tongyi`]) |
+//! | `GET /openapi.json`                | an OpenAPI 3.1 document of these routes and the mounted suites' ([`openapi`]) |
+//!
+//! Mounted by `fabula serve` from the protocol crates: `POST /retrieve` and
+//! `/v1/worlds/{id}/retrieve` (Search-R1), `POST /access` and `/v1/worlds/{id}/access`
+//! (ASearcher), `POST /compat/tavily/{id}/search`, `/extract` (and `/crawl`, `/map`, which
+//! refuse) from `fabula-compat`; `/mcp/{world}`, `/mcp/{world}/deep-research`,
+//! `/mcp/{world}/browsecomp-plus` and `/mcp/{world}/tongyi` (MCP over Streamable HTTP) from
+//! `fabula-mcp`.
 //!
 //! Search takes `{"query": ".."}` or `{"queries": [..]}` (at most 100), `"top_k"` (1..=50,
 //! default 10), `"page"` (1..=1000, default 1) and `"hiding"` (`"none"`, `"partial"` (default),
@@ -70,31 +69,25 @@
 //!
 //! Native and session search and extract answers carry `"rendered_by"` (`"template"` or `"lwm"`),
 //! the renderer that produced them; see [`lwm`] for how the world model's text maps back into
-//! them. The Search-R1 and Tavily shapes are unchanged.
+//! them. The protocol crates' shapes are unchanged.
 //!
 //! The agent-facing API reads only the pages of the world a request names (or its session's
 //! world); it never reads the tasks table.
 
-pub mod access;
 pub mod api_error;
-pub mod browsecomp_plus;
 mod config;
 pub mod controls;
-pub mod deep_research;
 pub mod edge;
 mod error;
 pub mod extractors;
 pub mod lwm;
-pub mod mcp;
 pub mod memory;
 pub mod native;
 pub mod openapi;
-pub mod search_r1;
 mod session_store;
 pub mod sessions;
 mod state;
-pub mod tavily;
-pub mod tongyi;
+mod suite;
 pub mod tools;
 pub mod wire;
 
@@ -113,16 +106,21 @@ use tokio::net::TcpListener;
 pub use crate::api_error::{ApiError, ErrorCode, TavilyError};
 pub use crate::config::{ServeConfig, default_allowed_hosts};
 pub use crate::error::{Error, Result};
-pub use crate::state::AppState;
+pub use crate::state::{AppState, Cost, host_of};
+pub use crate::suite::Suite;
 
-/// The whole service as a router, to serve or to drive in process with `tower::ServiceExt`.
+/// The native API alone as a router, to serve or to drive in process with `tower::ServiceExt`.
 pub fn app(state: AppState) -> Router {
-    app_with(state, Router::new())
+    app_with(state, Vec::new())
 }
 
-/// The service with `extra` routes beside its own (the world browser's HTML pages): they sit
-/// behind the same API key check, slash collapsing and fallbacks.
-pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
+/// The service with `suites` mounted beside the native API (the protocol crates' routes, the
+/// world browser's HTML pages): they sit behind the same API key check, slash collapsing,
+/// fallbacks and panic answer, and their document parts join `GET /openapi.json`.
+pub fn app_with(state: AppState, suites: Vec<Suite>) -> Router {
+    let parts: Vec<openapi::DocumentPart> =
+        suites.iter().filter_map(|suite| suite.document).collect();
+    let document = move || openapi::document_with(&parts);
     let mut router = Router::new()
         .route("/health", get(native::health))
         .route("/v1/worlds", get(native::list_worlds))
@@ -131,13 +129,6 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
             post(native::search).layer(search_body_limit()),
         )
         .route("/v1/worlds/{id}/extract", post(native::extract))
-        .merge(search_r1::routes())
-        .route("/access", post(access::access).layer(search_body_limit()))
-        .route(
-            "/v1/worlds/{id}/access",
-            post(access::access_world).layer(search_body_limit()),
-        )
-        .merge(tavily_routes())
         .route("/v1/sessions", post(sessions::create))
         .route("/v1/sessions/{sid}", delete(sessions::delete))
         .route(
@@ -159,9 +150,11 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
             post(tools::tool_dict_memory),
         )
         .route("/metrics", get(native::metrics))
-        .route("/openapi.json", get(openapi::serve(openapi::document)))
-        .merge(mcp::routes(&state))
-        .merge(extra)
+        .route("/openapi.json", get(openapi::serve(document)));
+    for suite in suites {
+        router = router.merge(suite.router);
+    }
+    let mut router = router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(extractors::MAX_BODY_BYTES));
@@ -180,19 +173,10 @@ pub fn app_with(state: AppState, extra: Router<AppState>) -> Router {
 }
 
 /// The search routes' own body limit, which replaces the router's 64 KiB (the innermost
-/// `DefaultBodyLimit` wins): see [`wire::MAX_SEARCH_BODY_BYTES`].
-fn search_body_limit() -> DefaultBodyLimit {
+/// `DefaultBodyLimit` wins): see [`wire::MAX_SEARCH_BODY_BYTES`]. The protocol crates' search
+/// routes take it too.
+pub fn search_body_limit() -> DefaultBodyLimit {
     DefaultBodyLimit::max(wire::MAX_SEARCH_BODY_BYTES)
-}
-
-/// The Tavily-shaped routes, whose handlers' panics are answered in Tavily's error shape.
-fn tavily_routes() -> Router<AppState> {
-    Router::new()
-        .route("/compat/tavily/{id}/search", post(tavily::search))
-        .route("/compat/tavily/{id}/extract", post(tavily::extract))
-        .route("/compat/tavily/{id}/crawl", post(tavily::crawl))
-        .route("/compat/tavily/{id}/map", post(tavily::map))
-        .route_layer(edge::panics::tavily_layer())
 }
 
 /// Rewrites `//` (and longer runs) in the path to `/`; the query is kept as sent.
@@ -290,7 +274,7 @@ pub struct BoundServer {
     listener: TcpListener,
     state: AppState,
     local_addr: SocketAddr,
-    extra: Router<AppState>,
+    suites: Vec<Suite>,
 }
 
 impl BoundServer {
@@ -304,9 +288,9 @@ impl BoundServer {
         self.local_addr
     }
 
-    /// Serves `extra` routes beside the service's own (see [`app_with`]).
-    pub fn with_routes(mut self, extra: Router<AppState>) -> BoundServer {
-        self.extra = self.extra.merge(extra);
+    /// Mounts `suite` beside the native API (see [`app_with`]).
+    pub fn with_suite(mut self, suite: Suite) -> BoundServer {
+        self.suites.push(suite);
         self
     }
 
@@ -320,7 +304,7 @@ impl BoundServer {
     {
         let timeouts = self.state.timeouts();
         let sweeper = tokio::spawn(sweep_worlds(self.state.clone()));
-        let router = app_with(self.state, self.extra);
+        let router = app_with(self.state, self.suites);
         let served = edge::serve_router(self.listener, router, timeouts, shutdown).await;
         sweeper.abort();
         served?;
@@ -365,13 +349,15 @@ pub async fn bind(config: ServeConfig) -> Result<BoundServer> {
         listener,
         state,
         local_addr,
-        extra: Router::new(),
+        suites: Vec::new(),
     })
 }
 
-/// Serves `config.worlds` on `config.addr` until SIGINT or SIGTERM, then drains gracefully.
-pub async fn serve(config: ServeConfig) -> Result<()> {
-    let server = bind(config).await?;
+/// Serves `config.worlds` on `config.addr` with `suites` beside the native API until SIGINT or
+/// SIGTERM, then drains gracefully.
+pub async fn serve(config: ServeConfig, suites: Vec<Suite>) -> Result<()> {
+    let mut server = bind(config).await?;
+    server.suites = suites;
     tracing::info!(addr = %server.local_addr(), "serving");
     server.run_until(edge::shutdown_signal()).await
 }

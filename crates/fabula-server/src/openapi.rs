@@ -4,11 +4,16 @@
 //!
 //! This module adds what the types cannot say: the error answers of each operation (the
 //! [`ErrorCode`]s of [`OPERATION_ERRORS`] and the ones every route shares, grouped by status),
-//! that a search names exactly one of `query` and `queries`, that `/retrieve` needs `world`, and
-//! the optional bearer key. A test keeps the document's routes equal to the router's, less the
-//! routes that are not REST operations and are left out on purpose: `/mcp/{world}` (MCP's
-//! Streamable HTTP, JSON-RPC with a handshake and SSE streams, described by its tools' `tools/list`;
-//! see [`crate::mcp`]) and Tavily's `/crawl` and `/map` (not supported: always 400).
+//! that a search names exactly one of `query` and `queries`, and the optional bearer key.
+//!
+//! A protocol crate mounted beside the native API ([`crate::Suite`]) brings its own part of the
+//! document ([`DocumentPart`]: its paths and schemas, its operations' error codes, its own error
+//! body where it has one); [`document_with`] merges the parts into one document. Routes that are
+//! not REST operations are left out on purpose and listed by their suite
+//! ([`crate::Suite::undocumented`]): MCP's Streamable HTTP endpoints (JSON-RPC with a handshake
+//! and SSE streams, described by their tools' `tools/list`) and Tavily's `/crawl` and `/map`
+//! (not supported: always 400). A test keeps the document's routes equal to the router's, less
+//! those.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -20,7 +25,7 @@ use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use crate::api_error::ErrorCode::{self, *};
-use crate::{access, native, search_r1, sessions, tavily, tools};
+use crate::{native, sessions, tools};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -36,12 +41,6 @@ use crate::{access, native, search_r1, sessions, tavily, tools};
         native::list_worlds,
         native::search,
         native::extract,
-        search_r1::retrieve_world,
-        search_r1::retrieve,
-        access::access,
-        access::access_world,
-        tavily::search,
-        tavily::extract,
         sessions::create,
         sessions::delete,
         sessions::search,
@@ -59,7 +58,7 @@ struct ApiDoc;
 /// (`get(serve(document))`): the document `document` builds, written out on the first request
 /// and kept.
 pub fn serve(
-    document: fn() -> Value,
+    document: impl Fn() -> Value + Clone + Send + Sync + 'static,
 ) -> impl Fn() -> std::future::Ready<Response> + Clone + Send + Sync + 'static {
     let text: Arc<OnceLock<Bytes>> = Arc::default();
     move || {
@@ -84,26 +83,6 @@ pub fn document_itself(document: &mut Value, tag: &str) {
     });
 }
 
-/// The routes the router serves that the document leaves out, as `(method, path)`: MCP's
-/// Streamable HTTP endpoints (both tool sets) (JSON-RPC messages, not REST operations; MCP clients learn its tools
-/// from `tools/list`) and Tavily's unsupported `/crawl` and `/map` (always 400 `bad_request`).
-pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
-    ("delete", "/mcp/{world}"),
-    ("get", "/mcp/{world}"),
-    ("post", "/mcp/{world}"),
-    ("delete", "/mcp/{world}/deep-research"),
-    ("get", "/mcp/{world}/deep-research"),
-    ("post", "/mcp/{world}/deep-research"),
-    ("delete", "/mcp/{world}/browsecomp-plus"),
-    ("get", "/mcp/{world}/browsecomp-plus"),
-    ("post", "/mcp/{world}/browsecomp-plus"),
-    ("delete", "/mcp/{world}/tongyi"),
-    ("get", "/mcp/{world}/tongyi"),
-    ("post", "/mcp/{world}/tongyi"),
-    ("post", "/compat/tavily/{id}/crawl"),
-    ("post", "/compat/tavily/{id}/map"),
-];
-
 /// The error codes each operation (by operation id) answers besides the shared ones (`shared_errors`).
 pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
     ("health", &[]),
@@ -113,12 +92,6 @@ pub const OPERATION_ERRORS: &[(&str, &[ErrorCode])] = &[
         "extract_world",
         &[WorldNotFound, UrlNotFound, WorldUnavailable],
     ),
-    ("retrieve_world", &[WorldNotFound, WorldUnavailable]),
-    ("retrieve", &[WorldNotFound, WorldUnavailable]),
-    ("access", &[WorldNotFound, WorldUnavailable]),
-    ("access_world", &[WorldNotFound, WorldUnavailable]),
-    ("tavily_search", &[WorldNotFound, WorldUnavailable]),
-    ("tavily_extract", &[WorldNotFound, WorldUnavailable]),
     (
         "create_session",
         &[WorldNotFound, TooManySessions, WorldUnavailable],
@@ -197,32 +170,68 @@ fn shared_errors(operation_id: &str, has_params: bool, has_body: bool) -> Vec<Er
 }
 
 /// The codes the HTTP layer answers before a request reaches a route, always in the API's own
-/// shape (the Tavily routes included).
+/// shape (a suite's routes with their own error body included).
 const HTTP_LAYER_CODES: &[ErrorCode] = &[UriTooLong, HeadersTooLarge];
 
-/// The whole OpenAPI 3.1 document.
+/// A protocol crate's part of the OpenAPI document ([`crate::Suite::document`]).
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentPart {
+    /// The part's own document: its `paths` and `components.schemas` (the rest is ignored),
+    /// typically a `utoipa` document with the suite's own amendments.
+    pub document: fn() -> Value,
+    /// The error codes each of its operations (by operation id) answers besides the shared ones.
+    pub errors: &'static [(&'static str, &'static [ErrorCode])],
+    /// The error body some of its operations answer with besides the API's own, if any.
+    pub error_body: Option<ErrorBody>,
+}
+
+/// An error body of a suite's own (Tavily's `{"detail": {"error"}}`).
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorBody {
+    /// Its schema's name in the part's `components.schemas`.
+    pub schema: &'static str,
+    /// The operations (by id) that answer with it past the HTTP layer.
+    pub operations: &'static [&'static str],
+}
+
+/// The OpenAPI 3.1 document of the native API alone.
 pub fn document() -> Value {
+    document_with(&[])
+}
+
+/// The whole OpenAPI 3.1 document: the native API's and every part's, merged (a part's schemas
+/// of the same name as the native ones are the same types, so the native ones are kept).
+pub fn document_with(parts: &[DocumentPart]) -> Value {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     document["servers"] = json!([{ "url": "/" }]);
     document["components"]["securitySchemes"] =
         json!({ "bearer": { "type": "http", "scheme": "bearer" } });
     // The key is optional: the server needs one only when it was started with `--api-key`.
     document["security"] = json!([{ "bearer": [] }, {}]);
-    document["components"]["schemas"]["TavilyError"] = json!({
-        "type": "object",
-        "required": ["detail"],
-        "properties": { "detail": {
-            "type": "object",
-            "required": ["error"],
-            "properties": { "error": { "type": "string" } }
-        } }
-    });
     require_one_query(&mut document);
     narrow_dict_memory(&mut document);
-    require_world_on_retrieve(&mut document);
     document_itself(&mut document, "native");
-    add_error_responses(&mut document);
+    add_error_responses(&mut document, OPERATION_ERRORS, None);
+    for part in parts {
+        let mut own = (part.document)();
+        add_error_responses(&mut own, part.errors, part.error_body);
+        merge_object(&mut document["paths"], own["paths"].take());
+        merge_object(
+            &mut document["components"]["schemas"],
+            own["components"]["schemas"].take(),
+        );
+    }
     document
+}
+
+/// Adds the entries of the object `from` that `into` lacks.
+fn merge_object(into: &mut Value, from: Value) {
+    let (Some(into), Value::Object(from)) = (into.as_object_mut(), from) else {
+        return;
+    };
+    for (key, value) in from {
+        into.entry(key).or_insert(value);
+    }
 }
 
 /// A search names exactly one of `query` and `queries`; a `null` counts as not named. So does
@@ -242,18 +251,14 @@ fn narrow_dict_memory(document: &mut Value) {
     document["components"]["schemas"]["DictMemoryArgs"]["oneOf"] = crate::memory::by_operation();
 }
 
-/// `/retrieve` names its world in the body (the corpus used for the contract holds several).
-fn require_world_on_retrieve(document: &mut Value) {
-    let body = &mut document["paths"]["/retrieve"]["post"]["requestBody"]["content"]["application/json"]
-        ["schema"];
-    *body = json!({ "allOf": [
-        body.take(),
-        { "required": ["world"], "properties": { "world": { "type": "integer" } } }
-    ] });
-}
-
-/// Adds every operation's error answers, one response per status, each listing its codes.
-fn add_error_responses(document: &mut Value) {
+/// Adds every operation's error answers to a document, one response per status, each listing
+/// its codes: those every operation shares and its own in `own` (by operation id); the
+/// operations of `error_body` may also answer in its shape past the HTTP layer.
+pub fn add_error_responses(
+    document: &mut Value,
+    own: &[(&str, &[ErrorCode])],
+    error_body: Option<ErrorBody>,
+) {
     let Some(paths) = document["paths"].as_object_mut() else {
         return;
     };
@@ -262,11 +267,12 @@ fn add_error_responses(document: &mut Value) {
             continue;
         };
         for operation in item.values_mut() {
-            let codes = operation_errors(operation, OPERATION_ERRORS);
-            let tavily = operation["operationId"]
-                .as_str()
-                .is_some_and(|id| id.starts_with("tavily_"));
-            for (status, response) in error_responses(&codes, tavily) {
+            let codes = operation_errors(operation, own);
+            let id = operation["operationId"].as_str().unwrap_or_default();
+            let schema = error_body
+                .filter(|body| body.operations.contains(&id))
+                .map(|body| body.schema);
+            for (status, response) in error_responses(&codes, schema) {
                 operation["responses"][status] = response;
             }
         }
@@ -288,8 +294,9 @@ pub fn operation_errors(operation: &Value, own: &[(&str, &[ErrorCode])]) -> Vec<
     codes
 }
 
-/// One response per status for `codes`, with `Retry-After` on 429.
-pub fn error_responses(codes: &[ErrorCode], tavily: bool) -> BTreeMap<String, Value> {
+/// One response per status for `codes`, with `Retry-After` on 429; past the HTTP layer, an
+/// answer may also take the shape of the schema `error_schema` names.
+pub fn error_responses(codes: &[ErrorCode], error_schema: Option<&str>) -> BTreeMap<String, Value> {
     let mut by_status: BTreeMap<String, Vec<ErrorCode>> = BTreeMap::new();
     for &code in codes {
         let status = code.status().as_u16().to_string();
@@ -302,9 +309,11 @@ pub fn error_responses(codes: &[ErrorCode], tavily: bool) -> BTreeMap<String, Va
     for (status, codes) in by_status {
         let names: Vec<&str> = codes.iter().map(|code| code.as_str()).collect();
         let mut schema = error_envelope(&names);
-        let tavily_shaped = tavily && !codes.iter().all(|code| HTTP_LAYER_CODES.contains(code));
-        if tavily_shaped {
-            schema = json!({ "oneOf": [schema, { "$ref": "#/components/schemas/TavilyError" }] });
+        if let Some(name) = error_schema
+            && !codes.iter().all(|code| HTTP_LAYER_CODES.contains(code))
+        {
+            let reference = format!("#/components/schemas/{name}");
+            schema = json!({ "oneOf": [schema, { "$ref": reference }] });
         }
         let mut response = json!({
             "description": names.join(", "),
@@ -355,10 +364,10 @@ mod tests {
 
     #[test]
     fn the_literal_limits_in_the_attributes_match_the_constants() {
-        use crate::{controls, search_r1, tavily, wire};
+        use crate::{controls, wire};
         let document = document();
         let schemas = "/components/schemas";
-        let checks: [(String, usize); 9] = [
+        let checks: [(String, usize); 7] = [
             (format!("{schemas}/Query/maxLength"), wire::MAX_QUERY_CHARS),
             (format!("{schemas}/Url/maxLength"), wire::MAX_URL_CHARS),
             (
@@ -376,14 +385,6 @@ mod tests {
             (
                 format!("{schemas}/ExtractRequest/properties/max_chars/maximum"),
                 wire::MAX_MAX_CHARS,
-            ),
-            (
-                format!("{schemas}/RetrieveRequest/properties/queries/maxItems"),
-                search_r1::MAX_RETRIEVE_QUERIES,
-            ),
-            (
-                format!("{schemas}/TavilySearchRequest/properties/max_results/maximum"),
-                tavily::MAX_MAX_RESULTS,
             ),
             (
                 format!("{schemas}/Controls/properties/timeout_ms/maximum"),

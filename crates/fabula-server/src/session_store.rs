@@ -168,7 +168,7 @@ tokio::task_local! {
 
 impl Via {
     /// The call of `tool` with `arguments` in `suite`, clipped.
-    pub(crate) fn new(suite: &'static str, tool: &str, arguments: &serde_json::Value) -> Via {
+    pub fn new(suite: &'static str, tool: &str, arguments: &serde_json::Value) -> Via {
         let mut call = format!("{tool} {arguments}");
         if let Some((at, _)) = call.char_indices().nth(VIA_CALL_CHARS) {
             call.truncate(at);
@@ -179,7 +179,7 @@ impl Via {
 
     /// Runs `work` with this call as the one its session calls serve, unless an outer call
     /// already is (an MCP call of Qwen-AgentWorld's tools keeps its own suite).
-    pub(crate) async fn scope<F: Future>(self, work: F) -> F::Output {
+    pub async fn scope<F: Future>(self, work: F) -> F::Output {
         if VIA.try_with(|_| ()).is_ok() {
             return work.await;
         }

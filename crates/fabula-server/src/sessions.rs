@@ -31,8 +31,8 @@ use crate::controls::{
     truncate_chars,
 };
 use crate::extractors::{ApiJson, ApiPath};
-pub use crate::session_store::LogEntry;
 use crate::session_store::Session;
+pub use crate::session_store::{LogEntry, Via};
 use crate::state::{AppState, Cost};
 use crate::wire::{
     BatchItem, ExtractRequest, ExtractResponse, HitJson, MAX_MAX_CHARS, SearchRequest, ValidSearch,
@@ -478,7 +478,7 @@ pub(crate) async fn session_extract_as(
 /// The first page of one query's hits in a session, `top_k` of them (the search's default when
 /// `None`), under its controls: what the MCP tool sets other than Qwen-AgentWorld's show. A
 /// query the session's controls failed is its error.
-pub(crate) async fn session_hits(
+pub async fn session_hits(
     state: &AppState,
     session_id: &str,
     query: String,
@@ -508,18 +508,22 @@ pub(crate) async fn session_hits(
 const MAX_WINDOWS: usize = 64;
 
 /// A whole page as a session reads it.
-pub(crate) struct WholePage {
+pub struct WholePage {
+    /// The page's url.
     pub url: String,
+    /// The page's title.
     pub title: String,
     /// The page as Markdown, every window of it.
     pub text: String,
+    /// The page's date, for dated pages.
     pub date: Option<String>,
+    /// The session's world.
     pub world: u32,
 }
 
 /// Reads a whole page window by window through the session's extract, so its controls apply
 /// (a `url_not_found` for a url that is no page of the world).
-pub(crate) async fn read_page(
+pub async fn read_page(
     state: &AppState,
     session_id: &str,
     url: &str,

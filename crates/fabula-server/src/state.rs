@@ -20,7 +20,7 @@ use crate::wire::{BatchItem, ExtractResponse};
 /// How much work one call does on a world's index, which decides where it runs (see
 /// [`AppState::with_world`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cost {
+pub enum Cost {
     /// One query or one page window: tens of microseconds on an open world.
     One,
     /// Several queries or pages.
@@ -29,7 +29,7 @@ pub(crate) enum Cost {
 
 impl Cost {
     /// The cost of `n` queries or pages.
-    pub(crate) fn of(n: usize) -> Cost {
+    pub fn of(n: usize) -> Cost {
         if n <= 1 { Cost::One } else { Cost::Many }
     }
 }
@@ -243,12 +243,7 @@ impl AppState {
     /// searches cost a few hundred microseconds, blocking threads doubled throughput; a bound of
     /// two per core lost a third of it.)
     ///
-    pub(crate) async fn with_world<T, F>(
-        &self,
-        world_id: u32,
-        cost: Cost,
-        work: F,
-    ) -> Result<T, ApiError>
+    pub async fn with_world<T, F>(&self, world_id: u32, cost: Cost, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&WorldIndex) -> Result<T, ApiError> + Send + 'static,
@@ -296,7 +291,7 @@ impl AppState {
     /// Runs `work` on the whole corpus (the passage index): inline when it is a single call and
     /// the passage index is open, else on a blocking thread under the same permits as
     /// [`AppState::with_world`], since the first use may build the index.
-    pub(crate) async fn with_corpus<T, F>(&self, cost: Cost, work: F) -> Result<T, ApiError>
+    pub async fn with_corpus<T, F>(&self, cost: Cost, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&Corpus) -> Result<T, ApiError> + Send + 'static,
@@ -368,9 +363,9 @@ impl AppState {
 impl AppState {
     /// The world whose pages live on `host`: the first one by id. Worlds are scanned in id
     /// order, each once, and every host of a scanned world is remembered (at most
-    /// [`MAX_HOSTS`]), so the answer never depends on which urls were asked for before. A world
+    /// 2^20, `MAX_HOSTS`), so the answer never depends on which urls were asked for before. A world
     /// that cannot be read when its turn comes is passed over. `None` when no world has the host.
-    pub(crate) async fn world_of_host(&self, host: String) -> Result<Option<u32>, ApiError> {
+    pub async fn world_of_host(&self, host: String) -> Result<Option<u32>, ApiError> {
         if let Some(&world) = self.inner.hosts.lock().hosts.get(&host) {
             return Ok(Some(world));
         }
@@ -414,7 +409,7 @@ impl AppState {
 }
 
 /// The host of an `http(s)://host/...` url.
-pub(crate) fn host_of(url: &str) -> Option<&str> {
+pub fn host_of(url: &str) -> Option<&str> {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"))?;

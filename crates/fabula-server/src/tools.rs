@@ -1,6 +1,6 @@
 //! The three agent tools of Qwen-AgentWorld's search environment, `web_search`,
 //! `web_extractor` and `dict_memory` ([`crate::memory`]), run inside a session and rendered as
-//! the text an agent reads. The MCP server ([`crate::mcp`]), the REST routes
+//! the text an agent reads. The MCP server (`fabula-mcp`), the REST routes
 //! `POST /v1/sessions/{sid}/tools/{web_search,web_extractor,dict_memory}` and the trainers' episode API share them, so an agent
 //! sees the same observations whichever front end it talks to.
 //!
@@ -213,7 +213,7 @@ pub fn unknown_tool(name: &str) -> ApiError {
 
 /// Reads a tool's arguments as the REST routes read their bodies: a whole number written with a
 /// fraction (`top_k: 5.0`) is the integer it is, as the tool's JSON Schema `integer` counts it.
-pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(
+pub fn parse_args<T: serde::de::DeserializeOwned>(
     tool: &str,
     arguments: Value,
 ) -> Result<T, ApiError> {

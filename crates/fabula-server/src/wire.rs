@@ -200,7 +200,7 @@ impl SearchRequest {
 }
 
 /// Checks that a query is not blank and not over [`MAX_QUERY_CHARS`] characters.
-pub(crate) fn validate_query(query: &str) -> Result<(), ApiError> {
+pub fn validate_query(query: &str) -> Result<(), ApiError> {
     if query.trim().is_empty() {
         return Err(ApiError::bad_request("a query must not be empty"));
     }
@@ -214,7 +214,7 @@ pub(crate) fn validate_query(query: &str) -> Result<(), ApiError> {
 }
 
 /// Checks a results-per-page value against `1..=max`.
-pub(crate) fn validate_top_k(top_k: usize, field: &str, max: usize) -> Result<usize, ApiError> {
+pub fn validate_top_k(top_k: usize, field: &str, max: usize) -> Result<usize, ApiError> {
     if top_k == 0 || top_k > max {
         return Err(ApiError::bad_request(format!(
             "`{field}` must be between 1 and {max}, got {top_k}"
@@ -224,7 +224,7 @@ pub(crate) fn validate_top_k(top_k: usize, field: &str, max: usize) -> Result<us
 }
 
 /// Checks that a url is not blank and not absurdly long.
-pub(crate) fn validate_url(url: &str) -> Result<(), ApiError> {
+pub fn validate_url(url: &str) -> Result<(), ApiError> {
     if url.trim().is_empty() {
         return Err(ApiError::bad_request("`url` must not be empty"));
     }

@@ -264,8 +264,7 @@ impl Servers {
             .await
             .with_context(|| format!("serving {}", worlds.display()))?;
         let state = server.state().clone();
-        let browse = fabula_browse::Browse::agent(state.clone());
-        let server = server.with_routes(browse.mount(axum::Router::new()));
+        let server = crate::serve::with_every_suite(server);
         let token = random_token();
         let admin_addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
         let admin = fabula_admin::bind(state, admin_addr, &token)

@@ -73,14 +73,14 @@ pub fn run_mcp(args: &McpArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?
-        .block_on(fabula_server::mcp::serve_stdio(
+        .block_on(fabula_mcp::serve_stdio(
             state,
             request,
             match args.tools {
-                Tools::Agentworld => fabula_server::mcp::ToolSet::AgentWorld,
-                Tools::DeepResearch => fabula_server::mcp::ToolSet::DeepResearch,
-                Tools::BrowsecompPlus => fabula_server::mcp::ToolSet::BrowseCompPlus,
-                Tools::Tongyi => fabula_server::mcp::ToolSet::Tongyi,
+                Tools::Agentworld => fabula_mcp::ToolSet::AgentWorld,
+                Tools::DeepResearch => fabula_mcp::ToolSet::DeepResearch,
+                Tools::BrowsecompPlus => fabula_mcp::ToolSet::BrowseCompPlus,
+                Tools::Tongyi => fabula_mcp::ToolSet::Tongyi,
             },
         ))
         .context("serving MCP over stdio")?;

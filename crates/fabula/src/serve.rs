@@ -192,6 +192,19 @@ fn return_freed_memory() {
     }
 }
 
+/// The server with every protocol crate mounted beside the native API: the compatibility shapes
+/// (Search-R1, ASearcher, Tavily), the MCP tool sets and the world browser's pages.
+pub fn with_every_suite(server: fabula_server::BoundServer) -> fabula_server::BoundServer {
+    let state = server.state().clone();
+    let browse = fabula_browse::Browse::agent(state.clone());
+    server
+        .with_suite(fabula_compat::suite(&state))
+        .with_suite(fabula_mcp::suite(&state))
+        .with_suite(fabula_server::Suite::routes(
+            browse.mount(axum::Router::new()),
+        ))
+}
+
 /// Runs `fabula serve`.
 pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
     init_logging();
@@ -203,8 +216,7 @@ pub fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         let server = fabula_server::bind(config)
             .await
             .with_context(|| format!("serving {}", args.worlds.display()))?;
-        let browse = fabula_browse::Browse::agent(server.state().clone());
-        let server = server.with_routes(browse.mount(axum::Router::new()));
+        let server = with_every_suite(server);
         eprintln!(
             "fabula: serving {} on http://{} (ready in {:.2} s; Ctrl-C or SIGTERM stops)",
             args.worlds.display(),

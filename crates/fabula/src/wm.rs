@@ -555,9 +555,9 @@ pub fn run_export_lwm_data(args: &LwmDataArgs) -> anyhow::Result<()> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading the system prompt {}", path.display()))?;
-            let definitions = serde_json::to_string_pretty(
-                &fabula_server::mcp::function_definitions(fabula_server::mcp::ToolSet::AgentWorld),
-            )?;
+            let definitions = serde_json::to_string_pretty(&fabula_mcp::function_definitions(
+                fabula_mcp::ToolSet::AgentWorld,
+            ))?;
             Some(text.replace("{tool_definitions}", &definitions))
         }
         None => None,

@@ -53,7 +53,9 @@ fn apps(dir: &Path) -> (Router, Router, AppState) {
     let state = state(dir);
     let agent = fabula_server::app_with(
         state.clone(),
-        Browse::agent(state.clone()).mount(Router::new()),
+        vec![fabula_server::Suite::routes(
+            Browse::agent(state.clone()).mount(Router::new()),
+        )],
     );
     let admin = Browse::admin(state.clone()).mount(Router::new());
     (agent, admin, state)

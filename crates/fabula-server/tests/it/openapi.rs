@@ -12,15 +12,16 @@ use tower::ServiceExt;
 
 use crate::support::TestApp;
 
-/// The `(method, path)` pairs the router declares, read from every source file of the crate
-/// (`.route("PATH", METHOD(..))` and `.route_service("PATH", ..)`, which serves GET, POST and
-/// DELETE), so the test follows the router whatever routes are added.
+/// The `(method, path)` pairs the router declares, read from every source file of the crate and
+/// of the protocol crates mounted with it (`.route("PATH", METHOD(..))` and
+/// `.route_service("PATH", ..)`, which serves GET, POST and DELETE), so the test follows the
+/// router whatever routes are added.
 fn declared_routes() -> Vec<(String, String)> {
     let mut sources = Vec::new();
-    collect_sources(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut sources,
-    );
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for name in ["fabula-server", "fabula-compat", "fabula-mcp"] {
+        collect_sources(&crates.join(name).join("src"), &mut sources);
+    }
     let mut routes = Vec::new();
     for source in &sources {
         for part in source.split(".route(").skip(1) {
@@ -78,21 +79,47 @@ async fn the_served_document_is_the_generated_one_and_is_stable() {
     let answer = app.get("/openapi.json").await;
     assert_eq!(answer.status.as_u16(), 200);
     assert_eq!(answer.json["openapi"], "3.1.0");
-    assert_eq!(answer.json, fabula_server::openapi::document());
+    assert_eq!(answer.json, whole_document());
     insta::assert_json_snapshot!(answer.json);
 }
 
-#[test]
-fn the_document_lists_every_route_of_the_router_and_no_other() {
+/// The whole document, the mounted suites' parts included (MCP has none).
+fn whole_document() -> Value {
+    fabula_server::openapi::document_with(&[fabula_compat::DOCUMENT_PART])
+}
+
+/// The routes the mounted suites leave out of the document.
+fn undocumented() -> Vec<(&'static str, &'static str)> {
+    [
+        fabula_compat::UNDOCUMENTED_ROUTES,
+        fabula_mcp::UNDOCUMENTED_ROUTES,
+    ]
+    .concat()
+}
+
+#[tokio::test]
+async fn the_document_lists_every_route_of_the_router_and_no_other() {
     let declared = declared_routes();
     assert!(declared.len() >= 17, "too few routes read: {declared:?}");
-    let undocumented = fabula_server::openapi::UNDOCUMENTED_ROUTES;
+    let undocumented = undocumented();
     let expected: Vec<(String, String)> = declared
         .into_iter()
         .filter(|(method, path)| !undocumented.contains(&(method.as_str(), path.as_str())))
         .collect();
-    let documented = documented_routes(&fabula_server::openapi::document());
-    assert_eq!(documented, expected);
+    let document = TestApp::new().get("/openapi.json").await.json;
+    assert_eq!(documented_routes(&document), expected);
+}
+
+#[test]
+fn the_native_document_lists_the_native_routes_only() {
+    let native = documented_routes(&fabula_server::openapi::document());
+    assert!(native.contains(&("post".to_owned(), "/v1/worlds/{id}/search".to_owned())));
+    assert!(
+        native
+            .iter()
+            .all(|(_, path)| !path.contains("retrieve") && !path.starts_with("/compat/")),
+        "{native:?}"
+    );
 }
 
 #[tokio::test]
@@ -100,7 +127,7 @@ async fn the_undocumented_routes_are_routed_and_refuse_plain_json() {
     // MCP's own client test (tests/it/mcp_limits.rs and the e2e tests) drives `/mcp/{world}`;
     // here each left-out route answers something other than "no such route".
     let app = TestApp::new();
-    for &(method, path) in fabula_server::openapi::UNDOCUMENTED_ROUTES {
+    for (method, path) in undocumented() {
         let uri = path.replace("{id}", "0").replace("{world}", "0");
         let answer = app
             .send(&method.to_uppercase(), &uri, Some(b"{}".to_vec()), &[])
@@ -128,7 +155,7 @@ async fn the_undocumented_routes_are_routed_and_refuse_plain_json() {
 #[tokio::test]
 async fn every_documented_route_is_routed() {
     let app = TestApp::new();
-    let document = fabula_server::openapi::document();
+    let document = whole_document();
     let mut n_checked = 0;
     for (method, path) in documented_routes(&document) {
         let uri = path
@@ -162,7 +189,7 @@ async fn every_documented_route_is_routed() {
 /// error's code is one of the codes documented for that status, and that a Tavily route's
 /// error has Tavily's shape; returns the answer's JSON.
 async fn check(app: &TestApp, method: &str, path: &str, uri: &str, body: Option<Value>) -> Value {
-    let document = fabula_server::openapi::document();
+    let document = whole_document();
     let operation = &document["paths"][path][method.to_lowercase()];
     assert!(operation.is_object(), "{method} {path} is not documented");
     let body = body.map(|body| serde_json::to_vec(&body).unwrap());

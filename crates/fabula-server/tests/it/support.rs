@@ -7,7 +7,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use fabula_file::{Meta, Page, PageFact, PageKind, Task, TaskKind, ValueKind, WorldContents};
-use fabula_server::{AppState, ServeConfig, app_with};
+use fabula_server::{AppState, ServeConfig, Suite, app_with};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -287,7 +287,9 @@ impl PageSpec {
     }
 }
 
-/// A router over the fixture worlds; the directory lives as long as the router.
+/// A router over the fixture worlds, with the suites the test binary mounts (its root's
+/// `suites`); the directory lives as long as the router. This file is shared by the integration
+/// tests of fabula-server (every suite) and of the protocol crates (their own).
 pub struct TestApp {
     pub router: Router,
     pub dir: TempDir,
@@ -326,8 +328,10 @@ impl TestApp {
         };
         adjust(&mut config);
         let state = AppState::open(&config).unwrap();
+        let mut suites = crate::suites(&state);
+        suites.push(Suite::routes(extra));
         TestApp {
-            router: app_with(state, extra),
+            router: app_with(state, suites),
             dir,
         }
     }

@@ -16,11 +16,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::api_error::{ApiError, ErrorCode};
-use crate::sessions::{read_page, session_hits};
-use crate::state::AppState;
-use crate::tools::{ToolOutput, parse_args};
-use crate::wire::MAX_QUERY_CHARS;
+use fabula_server::AppState;
+use fabula_server::api_error::{ApiError, ErrorCode};
+use fabula_server::sessions::{read_page, session_hits};
+use fabula_server::tools::{ToolOutput, parse_args};
+use fabula_server::wire::MAX_QUERY_CHARS;
 
 /// The name of the search tool.
 pub const SEARCH: &str = "search";

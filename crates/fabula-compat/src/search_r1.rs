@@ -23,10 +23,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api_error::{ApiError, ErrorCode};
-use crate::extractors::{ApiJson, ApiPath};
-use crate::state::{AppState, Cost};
-use crate::wire::{HidingName, MAX_TOP_K, validate_query, validate_top_k};
+use fabula_server::api_error::{ApiError, ErrorCode};
+use fabula_server::extractors::{ApiJson, ApiPath};
+use fabula_server::wire::{HidingName, MAX_TOP_K, validate_query, validate_top_k};
+use fabula_server::{AppState, Cost};
 
 /// Search-R1's default `topk` (its `retrieval_topk`, also verl's default).
 pub const DEFAULT_TOPK: usize = 3;

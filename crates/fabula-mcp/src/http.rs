@@ -23,8 +23,8 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
-use crate::api_error::{ApiError, ErrorCode};
-use crate::extractors::MAX_BODY_BYTES;
+use fabula_server::api_error::{ApiError, ErrorCode};
+use fabula_server::extractors::MAX_BODY_BYTES;
 
 /// The header naming an MCP session.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -268,7 +268,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 /// The error for a body that could not be read: too large, too slow, or broken.
 fn body_error(rejection: &BytesRejection) -> ApiError {
-    if crate::edge::deadline::is_body_timeout(rejection) {
+    if fabula_server::edge::deadline::is_body_timeout(rejection) {
         return ApiError::new(
             ErrorCode::RequestTimeout,
             "the request body did not arrive within the server's body timeout",

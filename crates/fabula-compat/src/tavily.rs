@@ -28,10 +28,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::api_error::{ApiError, ErrorCode, TavilyError};
-use crate::extractors::{TavilyJson, TavilyPath};
-use crate::state::{AppState, Cost};
-use crate::wire::{HidingName, MAX_URL_CHARS, QueryText, UrlText, validate_query, validate_url};
+use fabula_server::api_error::{ApiError, ErrorCode, TavilyError};
+use fabula_server::extractors::{TavilyJson, TavilyPath};
+use fabula_server::wire::{
+    HidingName, MAX_URL_CHARS, QueryText, UrlText, validate_query, validate_url,
+};
+use fabula_server::{AppState, Cost};
 use filters::{FilterRequest, Filters, PageFacts, PageFilter};
 
 /// Tavily's default `max_results`.

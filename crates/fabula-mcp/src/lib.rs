@@ -1,9 +1,11 @@
-//! The Model Context Protocol front end: the tools `web_search`, `web_extractor` and
-//! `dict_memory` of [`crate::tools`] (or, at `/mcp/{world}/deep-research` and with `fabula mcp
-//! --tools deep-research`, the `search` and `fetch` of [`crate::deep_research`]; at
-//! `/mcp/{world}/browsecomp-plus`, BrowseComp-Plus's `search` and `get_document`; at
-//! `/mcp/{world}/tongyi`, Tongyi DeepResearch's `search` and `visit`), served over stdio for one world and one session ([`serve_stdio`], used by
-//! `fabula mcp`) or as Streamable HTTP at `/mcp/{world}` inside the REST server ([`routes`]).
+//! The Model Context Protocol front end, four tool sets over the same sessions: Qwen-AgentWorld's
+//! `web_search`, `web_extractor` and `dict_memory` ([`fabula_server::tools`]) at `/mcp/{world}`;
+//! OpenAI deep research's `search` and `fetch` ([`deep_research`]) at
+//! `/mcp/{world}/deep-research`; BrowseComp-Plus's `search` and `get_document`
+//! ([`browsecomp_plus`]) at `/mcp/{world}/browsecomp-plus`; Tongyi DeepResearch's `search` and
+//! `visit` ([`tongyi`]) at `/mcp/{world}/tongyi`. Served over stdio for one world and one session
+//! ([`serve_stdio`], used by `fabula mcp --tools ...`) or as Streamable HTTP beside the REST API
+//! ([`router`], [`suite`], mounted by `fabula serve`).
 //!
 //! Over HTTP each MCP session gets its own fabula session, created on its first tool call. Its
 //! seed and controls come from the URL's query parameters (`seed`, and any control by name, e.g.
@@ -47,17 +49,22 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
 
-use crate::api_error::ApiError;
-use crate::controls::ControlsRequest;
-use crate::error::{Error, Result};
-use crate::extractors::MAX_BODY_BYTES;
-use crate::session_store::Via;
-use crate::sessions::{CreateSessionRequest, close_session, create_session};
-use crate::state::AppState;
-use crate::tools::input_schema;
-use crate::{browsecomp_plus, deep_research, tongyi, tools};
+use fabula_server::api_error::ApiError;
+use fabula_server::controls::ControlsRequest;
+use fabula_server::extractors::MAX_BODY_BYTES;
+use fabula_server::sessions::Via;
+use fabula_server::sessions::{CreateSessionRequest, close_session, create_session};
+use fabula_server::tools;
+use fabula_server::tools::input_schema;
+use fabula_server::{AppState, Suite};
 
+pub mod browsecomp_plus;
+pub mod deep_research;
+mod error;
 pub mod http;
+pub mod tongyi;
+
+pub use crate::error::{Error, Result};
 
 /// The header carrying a session's seed over HTTP.
 pub const SEED_HEADER: &str = "x-fabula-seed";
@@ -153,7 +160,7 @@ fn query_value(key: &str, value: &str) -> Value {
 /// The tools an MCP server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ToolSet {
-    /// Qwen-AgentWorld's `web_search`, `web_extractor` and `dict_memory` ([`crate::tools`]).
+    /// Qwen-AgentWorld's `web_search`, `web_extractor` and `dict_memory` ([`fabula_server::tools`]).
     #[default]
     AgentWorld,
     /// OpenAI deep research's `search` and `fetch` ([`crate::deep_research`]).
@@ -486,9 +493,9 @@ pub async fn serve_stdio(
     Ok(())
 }
 
-/// The route `/mcp/{world}`: Streamable HTTP with a session per MCP session, behind the
-/// limits and JSON errors of [`http`].
-pub fn routes(state: &AppState) -> Router<AppState> {
+/// The routes `/mcp/{world}` and one per other tool set (`/mcp/{world}/deep-research`, ...):
+/// Streamable HTTP with a session per MCP session, behind the limits and JSON errors of [`http`].
+pub fn router(state: &AppState) -> Router<AppState> {
     let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_BODY_BYTES);
     let config = match state.mcp_allowed_hosts() {
         Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
@@ -520,6 +527,34 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route_layer(middleware::from_fn_with_state(state.clone(), bind_request))
 }
 
+/// The routes as a suite to mount with `fabula_server::app_with`: no part of the OpenAPI
+/// document (MCP clients learn the tools from `tools/list`), every endpoint's three methods
+/// listed as undocumented.
+pub fn suite(state: &AppState) -> Suite {
+    Suite {
+        router: router(state),
+        document: None,
+        undocumented: UNDOCUMENTED_ROUTES,
+    }
+}
+
+/// The MCP endpoints, each answering GET (the SSE stream), POST (JSON-RPC) and DELETE (the
+/// session's end): JSON-RPC messages, not REST operations.
+pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
+    ("delete", "/mcp/{world}"),
+    ("get", "/mcp/{world}"),
+    ("post", "/mcp/{world}"),
+    ("delete", "/mcp/{world}/deep-research"),
+    ("get", "/mcp/{world}/deep-research"),
+    ("post", "/mcp/{world}/deep-research"),
+    ("delete", "/mcp/{world}/browsecomp-plus"),
+    ("get", "/mcp/{world}/browsecomp-plus"),
+    ("post", "/mcp/{world}/browsecomp-plus"),
+    ("delete", "/mcp/{world}/tongyi"),
+    ("get", "/mcp/{world}/tongyi"),
+    ("post", "/mcp/{world}/tongyi"),
+];
+
 /// Checks the world and the controls of an MCP request and attaches its [`McpBinding`].
 async fn bind_request(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
@@ -544,7 +579,7 @@ async fn bind_request(State(state): State<AppState>, mut request: Request, next:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api_error::ErrorCode;
+    use fabula_server::api_error::ErrorCode;
 
     #[test]
     fn query_parameters_become_controls() {
@@ -581,8 +616,8 @@ mod tests {
 
     #[test]
     fn query_values_are_percent_decoded() {
-        use crate::controls::ErrorKind::{RateLimit, ServerError, Timeout};
-        let check = |query: &str, expect: &[crate::controls::ErrorKind]| {
+        use fabula_server::controls::ErrorKind::{RateLimit, ServerError, Timeout};
+        let check = |query: &str, expect: &[fabula_server::controls::ErrorKind]| {
             let binding = McpBinding::from_request("1", Some(query), &HeaderMap::new()).unwrap();
             let controls = binding.controls.resolve().unwrap();
             assert_eq!(controls.error_kinds, expect, "{query}");

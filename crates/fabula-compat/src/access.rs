@@ -14,10 +14,10 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api_error::{ApiError, ErrorCode};
-use crate::extractors::{ApiJson, ApiPath};
-use crate::state::{AppState, Cost, host_of};
-use crate::wire::{UrlText, validate_url};
+use fabula_server::api_error::{ApiError, ErrorCode};
+use fabula_server::extractors::{ApiJson, ApiPath};
+use fabula_server::wire::{UrlText, validate_url};
+use fabula_server::{AppState, Cost, host_of};
 
 /// The most urls one access request may carry.
 pub const MAX_URLS: usize = 100;

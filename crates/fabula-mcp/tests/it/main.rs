@@ -1,0 +1,17 @@
+//! The one integration-test binary of fabula-mcp: its endpoints mounted beside the native API
+//! and driven in process over the fixture worlds that fabula-server's tests use.
+
+mod mcp_limits;
+#[path = "../../../fabula-server/tests/it/support.rs"]
+#[allow(
+    dead_code,
+    reason = "fabula-server's test support, of which this binary uses a part"
+)]
+mod support;
+
+use fabula_server::{AppState, Suite};
+
+/// The suite under test.
+fn suites(state: &AppState) -> Vec<Suite> {
+    vec![fabula_mcp::suite(state)]
+}
