@@ -417,9 +417,21 @@ fn category_field(organisation: &str) -> Option<Field> {
         .cloned()
 }
 
-/// "the 2140s or the 2150s".
+/// "the 2140s or the 2150s". A decade that starts a century is written as its years ("the
+/// 1290s or the years 1300 to 1309"): "the 1300s" alone reads as the century to many readers.
+/// Bounds keep the short form ("before the 1800s", "in the 1800s or later"), which means the
+/// same year under either reading.
 fn decade_list(decades: &[i64]) -> String {
-    let named: Vec<String> = decades.iter().map(|d| format!("the {d}s")).collect();
+    let named: Vec<String> = decades
+        .iter()
+        .map(|&d| {
+            if d % 100 == 0 {
+                format!("the years {d} to {}", d + 9)
+            } else {
+                format!("the {d}s")
+            }
+        })
+        .collect();
     or_list(&named)
 }
 
@@ -427,7 +439,19 @@ fn decade_list(decades: &[i64]) -> String {
 fn decades(rest: &str) -> Option<Vec<i64>> {
     let decades: Option<Vec<i64>> = split_or(&format!("the {rest}"))
         .iter()
-        .map(|d| d.strip_prefix("the ")?.strip_suffix('s')?.parse().ok())
+        .map(|d| {
+            let d = d.strip_prefix("the ")?;
+            match d.strip_prefix("years ") {
+                Some(years) => {
+                    let (from, to) = years.split_once(" to ")?;
+                    let (from, to): (i64, i64) = (from.parse().ok()?, to.parse().ok()?);
+                    (from % 100 == 0 && to == from + 9).then_some(from)
+                }
+                // The short form of a century's first decade is read too: files written before
+                // the long form keep parsing.
+                None => d.strip_suffix('s')?.parse().ok(),
+            }
+        })
         .collect();
     decades.filter(|d| !d.is_empty())
 }
@@ -541,8 +565,8 @@ mod tests {
             "worked, by occupation, in the humanities; founded an institute in the physical \
              sciences; was a member or an officer (not counting founders) of an institute of \
              more than 1,200 members; belonged, as a member or an officer (not counting \
-             founders), to an institute of the textile crafts; died in the 2190s, the 2200s or \
-             the 2210s; joined an institute as a member (not an office holder) before the \
+             founders), to an institute of the textile crafts; died in the 2190s, the years \
+             2200 to 2209 or the 2210s; joined an institute as a member (not an office holder) before the \
              2100s; and was among the members or officers (not counting founders) of an \
              institute that published an atlas in the 2130s or the 2140s",
         );
@@ -552,6 +576,16 @@ mod tests {
              in the 2120s or later",
         );
         check(&[Hint::DiedSince(1850)], "died in the 1850s or later");
+        check(
+            &[Hint::BornIn(vec![1300])],
+            "was born in the years 1300 to 1309",
+        );
+        // The short form of a century's first decade, as older files write it, still parses.
+        assert_eq!(
+            parse("died in the 1290s or the 1300s"),
+            Some(vec![Hint::DiedIn(vec![1290, 1300])])
+        );
+        assert_eq!(parse("died in the years 1300 to 1310"), None);
     }
 
     #[test]
@@ -597,7 +631,7 @@ mod tests {
         check(&[Hint::BornIn(vec![2140])], "was born in the 2140s");
         check(
             &[Hint::BornSince(2140), Hint::DiedIn(vec![2200])],
-            "was born in the 2140s or later; and died in the 2200s",
+            "was born in the 2140s or later; and died in the years 2200 to 2209",
         );
         // Out of order, birth clues take a clause each and still read back.
         check(

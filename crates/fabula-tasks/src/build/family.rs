@@ -536,6 +536,7 @@ pub(super) const FAMILIES: &[Family] = &[
     compare_of("person_oldest_of_three", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::Any, 3),
     compare_of("org_oldest_of_four", Organisation, ColumnRole::Founded, Order::Smallest, Pairs::Any, 4),
     compare_of("org_most_members_of_three", Organisation, ColumnRole::MemberCount, Order::Largest, Pairs::Any, 3),
+    compare_of("person_oldest_of_four", Person, ColumnRole::BirthYear, Order::Smallest, Pairs::Any, 4),
     extreme("region_largest_settlement", Settlement, ColumnRole::Population, Order::Largest, IN_REGION),
     extreme("region_oldest_settlement", Settlement, ColumnRole::Founded, Order::Smallest, IN_REGION),
     Family {
