@@ -19,8 +19,8 @@ pub const FRONTIER_MIN_NEAR_MISSES: usize = 2;
 /// How many people the clues of a name-all frontier question fit.
 pub const FRONTIER_SET_ANSWERS: std::ops::RangeInclusive<usize> = 2..=4;
 
-/// How many rows the clues of a frontier table fit.
-pub const FRONTIER_TABLE_ROWS: std::ops::RangeInclusive<usize> = 5..=12;
+/// How many rows the clues of a frontier table fit: tens of rows, as WideSearch's tables have.
+pub const FRONTIER_TABLE_ROWS: std::ops::RangeInclusive<usize> = 15..=40;
 
 #[cfg(test)]
 mod tests {

@@ -36,8 +36,11 @@
 //!   answer is on them.
 //!
 //! A name-all question ([`FRONTIER_SET_SIZE`]) is built the same way, its clues true of two to
-//! four people, none of them notable, all to be named; a table ([`FRONTIER_TABLE_SIZE`]) of five
-//! to twelve, each tabulated with values read on their own and their birthplace's pages.
+//! four people, none of them notable, all to be named; a table ([`FRONTIER_TABLE_SIZE`]) of 15
+//! to 40 (tens of rows, as WideSearch's), each tabulated with values read on their own and their
+//! birthplace's pages. At most half of a table's people may be notable: the lists hand an agent
+//! those, never the rest, so a plan reads the people's own pages (and a table of so many people
+//! allows no clues that leave only people no list names).
 //!
 //! The query is one `SELECT` of the person's name with one condition per clue; `fabula check`
 //! re-runs it and asks for exactly that one answer (two to four for a name-all question; a
@@ -506,8 +509,14 @@ impl Builder<'_> {
         let hints: Vec<Hint> = chosen.iter().map(|(h, _)| h.clone()).collect();
         let sets: Vec<&BitSet> = chosen.iter().map(|(_, s)| s).collect();
         let all: Vec<&Hint> = hints.iter().collect();
-        // Every answer is on no list, as `x` is.
-        if !answers.is_disjoint(&people.notable)
+        // Every answer is on no list, as `x` is; a table may have notable rows, at most half.
+        let notable = answers.intersection(&people.notable).count();
+        let allowed = if asks == Asks::Table {
+            answers.len() / 2
+        } else {
+            0
+        };
+        if notable > allowed
             || near_misses(&sets, n) < MIN_NEAR_MISSES
             || people
                 .birthplaces(&all)
@@ -683,7 +692,7 @@ impl Builder<'_> {
 /// How many people a name-all frontier question names.
 pub(super) const FRONTIER_SET_SIZE: RangeInclusive<usize> = 2..=4;
 /// How many rows a frontier table has.
-pub(super) const FRONTIER_TABLE_SIZE: RangeInclusive<usize> = 5..=12;
+pub(super) const FRONTIER_TABLE_SIZE: RangeInclusive<usize> = 15..=40;
 
 /// What a frontier question asks for about the people its clues fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -609,7 +609,7 @@ fn frontier_questions_leave_no_handle_one_level_up() {
                 assert_eq!(task.effort, None, "{}", task.question);
                 continue;
             }
-            // One name, or two to four for a name-all question.
+            // One name, two to four for a name-all question, 15 to 40 rows for a table.
             let answers: Vec<String> = match task.kind {
                 TaskKind::Aggregate => serde_json::from_str(&task.answer).unwrap(),
                 TaskKind::Table => {
@@ -629,9 +629,17 @@ fn frontier_questions_leave_no_handle_one_level_up() {
             assert!(size.contains(&answers.len()), "{}", task.answer);
             sets += usize::from(task.kind == TaskKind::Aggregate);
             tables += usize::from(task.kind == TaskKind::Table);
-            for answer in &answers {
-                assert!(!notable.contains(answer.as_str()), "{answer} is notable");
-            }
+            // None is notable; a table's rows, at most half.
+            let named = answers
+                .iter()
+                .filter(|a| notable.contains(a.as_str()))
+                .count();
+            let allowed = if task.kind == TaskKind::Table {
+                answers.len() / 2
+            } else {
+                0
+            };
+            assert!(named <= allowed, "{named} notable: {}", task.answer);
             let m = phrasings::match_question(&task.question).unwrap();
             let hints = crate::blurred::parse(m.slot("clues").unwrap()).unwrap();
             let (places, orgs, calls, first) = builder.frontier_handles(&hints);
