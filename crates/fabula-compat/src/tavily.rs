@@ -16,6 +16,7 @@
 //! `chunks_per_source`, `include_favicon`, `include_usage`, `exact_match`, `extract_depth`,
 //! `api_key`, ...) are accepted and ignored.
 
+mod extract;
 pub mod filters;
 
 use std::time::Instant;
@@ -28,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use extract::{TavilyJson, TavilyPath};
 use fabula_server::api_error::{ApiError, ErrorCode, TavilyError};
-use fabula_server::extractors::{TavilyJson, TavilyPath};
 use fabula_server::wire::{
     HidingName, MAX_URL_CHARS, QueryText, UrlText, validate_query, validate_url,
 };

@@ -235,7 +235,10 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// An [`ApiError`] rendered the way Tavily renders errors: `{"detail": {"error": ".."}}`.
+/// An [`ApiError`] rendered the way Tavily renders errors: `{"detail": {"error": ".."}}`. The
+/// Tavily routes are `fabula-compat`'s, but the type lives here: the edge answers requests under
+/// `/compat/tavily/` in this shape before any route runs (a missing key, a passed deadline, a
+/// panic), so the server's own layers must be able to write it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TavilyError(pub ApiError);
 

@@ -10,7 +10,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
 
-use crate::api_error::{ApiError, ErrorCode, TavilyError};
+use crate::api_error::{ApiError, ErrorCode};
 
 /// The largest request body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -36,23 +36,6 @@ where
     }
 }
 
-/// Like [`ApiJson`], for the Tavily-shaped routes: failures are rendered as Tavily errors.
-#[derive(Debug, Clone)]
-pub struct TavilyJson<T>(pub T);
-
-impl<S, T> FromRequest<S> for TavilyJson<T>
-where
-    S: Send + Sync,
-    T: DeserializeOwned,
-{
-    type Rejection = TavilyError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let ApiJson(value) = ApiJson::<T>::from_request(req, state).await?;
-        Ok(TavilyJson(value))
-    }
-}
-
 /// Path parameters parsed into `T`; a parameter of the wrong type is a `bad_request`.
 #[derive(Debug, Clone)]
 pub struct ApiPath<T>(pub T);
@@ -72,23 +55,6 @@ where
                 rejection.body_text()
             ))),
         }
-    }
-}
-
-/// Like [`ApiPath`], for the Tavily-shaped routes.
-#[derive(Debug, Clone)]
-pub struct TavilyPath<T>(pub T);
-
-impl<S, T> FromRequestParts<S> for TavilyPath<T>
-where
-    S: Send + Sync,
-    T: DeserializeOwned + Send,
-{
-    type Rejection = TavilyError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let ApiPath(value) = ApiPath::<T>::from_request_parts(parts, state).await?;
-        Ok(TavilyPath(value))
     }
 }
 
