@@ -122,3 +122,50 @@ pub fn document() -> Value {
     ] });
     document
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_literal_limits_in_the_attributes_match_the_constants() {
+        let document = document();
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(
+            schemas["RetrieveRequest"]["properties"]["queries"]["maxItems"].as_u64(),
+            Some(search_r1::MAX_RETRIEVE_QUERIES as u64)
+        );
+        assert_eq!(
+            schemas["TavilySearchRequest"]["properties"]["max_results"]["maximum"].as_u64(),
+            Some(tavily::MAX_MAX_RESULTS as u64)
+        );
+    }
+
+    #[test]
+    fn every_operation_has_an_error_table_entry_and_every_entry_an_operation() {
+        let document = document();
+        let mut ids: Vec<&str> = document["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|item| item.as_object().unwrap().values())
+            .filter_map(|operation| operation["operationId"].as_str())
+            .collect();
+        ids.sort_unstable();
+        let mut listed: Vec<&str> = OPERATION_ERRORS.iter().map(|(id, _)| *id).collect();
+        listed.sort_unstable();
+        assert_eq!(ids, listed);
+        let body = DOCUMENT_PART.error_body.unwrap();
+        assert!(body.operations.iter().all(|id| listed.contains(id)));
+        assert!(schemas_of(&document).contains(&body.schema));
+    }
+
+    fn schemas_of(document: &Value) -> Vec<&str> {
+        document["components"]["schemas"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+}

@@ -215,7 +215,16 @@ pub fn document_with(parts: &[DocumentPart]) -> Value {
     for part in parts {
         let mut own = (part.document)();
         add_error_responses(&mut own, part.errors, part.error_body);
-        merge_object(&mut document["paths"], own["paths"].take());
+        // A path both document (different methods of one route) keeps every operation.
+        if let Value::Object(paths) = own["paths"].take() {
+            for (path, item) in paths {
+                let into = &mut document["paths"][path.as_str()];
+                if into.is_null() {
+                    *into = json!({});
+                }
+                merge_object(into, item);
+            }
+        }
         merge_object(
             &mut document["components"]["schemas"],
             own["components"]["schemas"].take(),
@@ -224,7 +233,8 @@ pub fn document_with(parts: &[DocumentPart]) -> Value {
     document
 }
 
-/// Adds the entries of the object `from` that `into` lacks.
+/// Adds the entries of the object `from` that `into` lacks (an operation, a schema): the first
+/// document to name one keeps it.
 fn merge_object(into: &mut Value, from: Value) {
     let (Some(into), Value::Object(from)) = (into.as_object_mut(), from) else {
         return;
@@ -418,6 +428,58 @@ mod tests {
             .collect();
         listed.sort();
         assert_eq!(ids, listed);
+    }
+
+    fn a_part() -> Value {
+        json!({
+            "paths": {
+                "/v1/worlds": { "post": { "operationId": "part_post", "responses": {} } },
+                "/part/{id}": { "post": {
+                    "operationId": "part_only",
+                    "parameters": [{ "name": "id", "in": "path" }],
+                    "responses": {}
+                } }
+            },
+            "components": { "schemas": {
+                "PartError": { "type": "object" },
+                "Hit": { "type": "string" }
+            } }
+        })
+    }
+
+    #[test]
+    fn parts_join_the_document_with_their_own_errors() {
+        let part = DocumentPart {
+            document: a_part,
+            errors: &[("part_only", &[WorldNotFound])],
+            error_body: Some(ErrorBody {
+                schema: "PartError",
+                operations: &["part_only"],
+            }),
+        };
+        let document = document_with(&[part]);
+        // A method added to a native path sits beside the native one.
+        assert!(at(&document, "/paths/~1v1~1worlds/get").is_object());
+        assert!(at(&document, "/paths/~1v1~1worlds/post").is_object());
+        // The part's own codes and body, by status; the shared ones too.
+        let not_found = at(&document, "/paths/~1part~1{id}/post/responses/404");
+        let text = not_found.to_string();
+        assert!(
+            text.contains("world_not_found") && text.contains("PartError"),
+            "{text}"
+        );
+        assert!(at(&document, "/paths/~1part~1{id}/post/responses/400").is_object());
+        // The HTTP layer's answers are never in the part's shape.
+        let too_long = at(&document, "/paths/~1part~1{id}/post/responses/414").to_string();
+        assert!(!too_long.contains("PartError"), "{too_long}");
+        // A schema the native document has already is the native one.
+        assert_eq!(
+            at(&document, "/components/schemas/Hit"),
+            &document_with(&[])["components"]["schemas"]["Hit"]
+        );
+        assert!(at(&document, "/components/schemas/PartError").is_object());
+        // No part, no change.
+        assert_eq!(document_with(&[]), super::document());
     }
 
     #[test]
