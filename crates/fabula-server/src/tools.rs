@@ -80,13 +80,17 @@ pub fn web_extractor_schema() -> Value {
 /// deserializes: a root `type: object` with `properties`, and `required` when a field is; the
 /// type's title and doc left out), less what only Rust knows: the `$schema` dialect (2020-12 is
 /// MCP's default), integer `format`s (`uint`: the bounds say it) and the `null` default of an
-/// `Option` field (a client leaves the field out).
-pub fn input_schema<T: JsonSchema + 'static>() -> Value {
-    let mut schema = match rmcp::handler::server::common::schema_for_input::<T>() {
-        Ok(schema) => schema.as_ref().clone(),
-        Err(error) => unreachable!("a tool's arguments are a struct: {error}"),
+/// `Option` field (a client leaves the field out). Generated with schemars directly, as rmcp
+/// does, so the server links no MCP library (`fabula-mcp` serves these schemas).
+pub fn input_schema<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let Ok(Value::Object(mut schema)) = serde_json::to_value(generator.into_root_schema_for::<T>())
+    else {
+        unreachable!("a schema is a JSON object");
     };
-    schema.remove("$schema");
+    for rust_only in ["$schema", "title", "description"] {
+        schema.remove(rust_only);
+    }
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         for property in properties.values_mut().filter_map(Value::as_object_mut) {
             property.remove("format");
