@@ -524,6 +524,12 @@ fn the_crate_rules_catch_each_kind_of_breach() {
         &["fabula-load"],
     );
     check(
+        "fabula-mcp",
+        "[dependencies]\nfabula-server.workspace = true\nfabula-compat.workspace = true\n\
+         [dev-dependencies]\nfabula-browse.workspace = true\n",
+        &["fabula-compat", "fabula-browse"],
+    );
+    check(
         "fabula-agent",
         "[dependencies]\nfabula-tasks.workspace = true\nfabula-server.workspace = true\n\
          [dev-dependencies]\nfabula-audit.workspace = true\n",

@@ -57,7 +57,8 @@ pub const UNDOCUMENTED_ROUTES: &[(&str, &str)] = &[
 ];
 
 /// Every route of the crate: Search-R1's and ASearcher's with the search routes' larger body
-/// limits, Tavily's with Tavily's panic answer.
+/// limits, Tavily's with Tavily's panic answer. The routes take the state per request; the
+/// argument keeps the protocol crates' one signature (`fabula-mcp`'s router reads its limits).
 pub fn router(_state: &AppState) -> Router<AppState> {
     Router::new()
         .merge(search_r1::routes())
